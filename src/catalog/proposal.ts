@@ -1,0 +1,124 @@
+/**
+ * Change proposals (DataHub's MetadataChangeProposal) in, store write ops out.
+ *
+ * Glossary:
+ * - proposal: `{entityType, entityUrn, changeType, aspectName, aspect, systemMetadata}`; the
+ *   aspect arrives as `{value: "<json text>", contentType}` (REST, older files) or `{json: {...}}`
+ *   (newer file-sink output).
+ * - prepared proposal: a proposal checked against the registry and its aspect's schema, with
+ *   the value normalised and serialised once, ready to become a `WriteOp`.
+ */
+import {BadRequestError, InvalidAspectError, MdcliError} from '../errors.js'
+import {normalizeAspectValue} from '../model/normalize.js'
+import {keyAspectOf, requireAspect, validateUrn} from '../model/registry.js'
+import {validateAspect} from '../model/schemas.js'
+import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
+
+export interface ProposalInput {
+  entityType?: string
+  entityUrn?: string
+  changeType?: string
+  aspectName?: string
+  aspect?: {value?: unknown; contentType?: string; json?: unknown} | null
+  systemMetadata?: SystemMetadata | null
+  [k: string]: unknown
+}
+
+export interface PreparedProposal {
+  urn: string
+  entityType: string
+  aspectName: string
+  changeType: 'UPSERT' | 'DELETE'
+  kind: 'versioned' | 'timeseries'
+  /** Normalised aspect value (absent for DELETE). */
+  value?: unknown
+  /** The value as canonical JSON text. */
+  valueJson?: string
+  systemMetadata: SystemMetadata
+}
+
+const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE'] as const
+
+function parseAspectPayload(p: ProposalInput, where: string): unknown {
+  const a = p.aspect
+  if (a === null || a === undefined || typeof a !== 'object') throw new BadRequestError(`${where}: missing 'aspect' (expected {value, contentType} or {json})`)
+  if ('json' in a && a.json !== undefined) return a.json
+  const ct = a.contentType ?? 'application/json'
+  if (ct !== 'application/json') throw new BadRequestError(`${where}: contentType ${ct} is not supported (expected application/json)`)
+  if (typeof a.value === 'string') {
+    try {
+      return JSON.parse(a.value)
+    } catch (e) {
+      throw new BadRequestError(`${where}: aspect.value is not valid JSON (${(e as Error).message})`)
+    }
+  }
+  if (a.value !== null && typeof a.value === 'object') return a.value
+  throw new BadRequestError(`${where}: aspect.value must be the aspect serialised as a JSON string`)
+}
+
+/** Checks one proposal completely; throws a typed error naming what is wrong. */
+export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedProposal {
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new BadRequestError(`${where}: expected an object`)
+  if (typeof p.entityUrn !== 'string' || p.entityUrn.length === 0) throw new BadRequestError(`${where}: missing 'entityUrn'`)
+  const {urn, spec} = validateUrn(p.entityUrn)
+  if (p.entityType !== undefined && p.entityType !== spec.name) {
+    throw new BadRequestError(`${where}: entityType '${String(p.entityType)}' does not match the urn's entity type '${spec.name}'`)
+  }
+  if (typeof p.aspectName !== 'string' || p.aspectName.length === 0) throw new BadRequestError(`${where}: missing 'aspectName'`)
+  const aspect = requireAspect(spec.name, p.aspectName)
+  const changeType = (p.changeType ?? 'UPSERT') as string
+  if (!(SUPPORTED_CHANGE_TYPES as readonly string[]).includes(changeType)) {
+    throw new BadRequestError(`${where}: changeType ${changeType} is not supported (use one of ${SUPPORTED_CHANGE_TYPES.join(', ')})`)
+  }
+  const sm: SystemMetadata = p.systemMetadata && typeof p.systemMetadata === 'object' ? (normalizeAspectValue(p.systemMetadata) as SystemMetadata) : {}
+  if (changeType === 'DELETE') {
+    return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm}
+  }
+  const raw = parseAspectPayload(p, where)
+  const value = normalizeAspectValue(raw)
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InvalidAspectError(`${where}: aspect ${aspect.name} must be a JSON object`)
+  }
+  try {
+    validateAspect(aspect.name, value)
+  } catch (e) {
+    if (e instanceof MdcliError) throw new InvalidAspectError(`${where} (${urn.raw}): ${e.message}`, e.details)
+    throw e
+  }
+  if (aspect.kind === 'timeseries' && typeof (value as {timestampMillis?: unknown}).timestampMillis !== 'number') {
+    throw new InvalidAspectError(`${where}: timeseries aspect ${aspect.name} needs a numeric timestampMillis`)
+  }
+  return {
+    urn: urn.raw,
+    entityType: spec.name,
+    aspectName: aspect.name,
+    changeType: 'UPSERT',
+    kind: aspect.kind,
+    value,
+    valueJson: JSON.stringify(value),
+    systemMetadata: sm,
+  }
+}
+
+/** Turns a prepared proposal into the store op, stamping audit and system metadata. */
+export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: SystemMetadata): WriteOp {
+  if (p.changeType === 'DELETE') return {op: 'deleteAspect', urn: p.urn, aspectName: p.aspectName}
+  const systemMetadata: SystemMetadata = {...defaults, ...p.systemMetadata}
+  systemMetadata.lastObserved ??= created.time
+  const key = keyAspectOf(p.urn)
+  const keyAspect = {name: key.name, value: JSON.stringify(key.value)}
+  if (p.kind === 'timeseries') {
+    return {
+      op: 'timeseries',
+      urn: p.urn,
+      entityType: p.entityType,
+      aspectName: p.aspectName,
+      value: p.valueJson!,
+      timestampMillis: (p.value as {timestampMillis: number}).timestampMillis,
+      created,
+      systemMetadata,
+      keyAspect,
+    }
+  }
+  return {op: 'upsert', urn: p.urn, entityType: p.entityType, aspectName: p.aspectName, value: p.valueJson!, created, systemMetadata, keyAspect}
+}

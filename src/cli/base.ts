@@ -1,0 +1,65 @@
+/**
+ * The base of every command: the global `--debug/--no-debug` flag, settings, the client, and
+ * one place that turns errors into a single stderr line (a stack only with --debug) and a
+ * non-zero exit code, or a JSON error object under `--json`.
+ */
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {isMdcliError} from '../errors.js'
+import {MdcliClient} from '../client/client.js'
+import {resolveSettings, type Settings} from '../config/settings.js'
+
+export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
+
+export abstract class BaseCommand extends Command {
+  static override enableJsonFlag = true
+
+  static override baseFlags = {
+    debug: Flags.boolean({
+      allowNo: true,
+      helpGroup: 'GLOBAL',
+      summary: 'Debug logging (same as METADATA_DEBUG=true).',
+    }),
+  }
+
+  private cachedSettings?: Settings
+  private cachedClient?: MdcliClient
+
+  protected get debugEnabled(): boolean {
+    return this.argv.includes('--debug') || (!this.argv.includes('--no-debug') && this.settings().debug)
+  }
+
+  protected settings(): Settings {
+    this.cachedSettings ??= resolveSettings()
+    return this.cachedSettings
+  }
+
+  protected client(): MdcliClient {
+    this.cachedClient ??= MdcliClient.fromSettings(this.settings())
+    return this.cachedClient
+  }
+
+  protected logDebug(msg: string): void {
+    if (this.debugEnabled) process.stderr.write(`[debug] ${msg}\n`)
+  }
+
+  override async finally(err: Error | undefined): Promise<void> {
+    await this.cachedClient?.close()
+    return super.finally(err)
+  }
+
+  override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
+    // oclif's own exits (help, --version) and parse errors keep oclif's handling.
+    if (!isMdcliError(err)) {
+      if (err.oclif?.exit === 0) throw err
+      if (this.debugEnabled && err.stack) process.stderr.write(err.stack + '\n')
+      return super.catch(err)
+    }
+    process.exitCode = 1
+    if (this.jsonEnabled()) {
+      this.logJson({error: {code: err.code, status: err.status, message: err.message, ...(err.details === undefined ? {} : {details: err.details})}})
+      return
+    }
+    process.stderr.write(`Error: ${err.message}\n`)
+    if (this.debugEnabled && err.stack) process.stderr.write(err.stack + '\n')
+  }
+}

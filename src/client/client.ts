@@ -1,0 +1,148 @@
+/**
+ * The HTTP client every command (and the REST sink) uses to reach the server, on undici.
+ * Sends the token and the Rest.li protocol header; turns refused connections and error bodies
+ * into typed errors with one readable line.
+ */
+import {Agent, request} from 'undici'
+import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
+import {encodeUrnPath} from '../model/urn.js'
+import type {ProposalInput} from '../catalog/proposal.js'
+import type {Settings} from '../config/settings.js'
+
+export interface ClientOptions {
+  server: string
+  token?: string
+  /** Per-request timeout, ms. */
+  timeoutMs?: number
+  /** Shared connection pool; one is made when absent. */
+  dispatcher?: Agent
+  userAgent?: string
+}
+
+export interface EnvelopedAspect {
+  name: string
+  type: 'VERSIONED' | 'TIMESERIES'
+  version: number
+  value: unknown
+  created?: {time: number; actor: string}
+  systemMetadata?: Record<string, unknown>
+}
+
+export interface EntityResponse {
+  entityName: string
+  urn: string
+  aspects: Record<string, EnvelopedAspect>
+}
+
+export interface BatchOutcome {
+  written: number
+  failed: number
+  results: Array<{index: number; urn?: string; aspectName?: string; ok: boolean; changed?: boolean; error?: {code: string; status: number; message: string}}>
+}
+
+export class MdcliClient {
+  readonly server: string
+  private readonly token?: string
+  private readonly timeoutMs: number
+  private readonly dispatcher: Agent
+  private readonly ownsDispatcher: boolean
+
+  constructor(opts: ClientOptions) {
+    this.server = opts.server.replace(/\/+$/, '')
+    this.token = opts.token
+    this.timeoutMs = opts.timeoutMs ?? 30_000
+    this.ownsDispatcher = !opts.dispatcher
+    this.dispatcher = opts.dispatcher ?? new Agent({connections: 32, keepAliveTimeout: 10_000, connect: {timeout: 5_000}})
+  }
+
+  static fromSettings(s: Settings, extra: Partial<ClientOptions> = {}): MdcliClient {
+    return new MdcliClient({server: s.server, token: s.token, ...extra})
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close()
+  }
+
+  /** Sends a request; resolves the parsed JSON body (undefined when empty) of a 2xx answer. */
+  async call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+    const headers: Record<string, string> = {
+      'x-restli-protocol-version': '2.0.0',
+      accept: 'application/json',
+      ...extraHeaders,
+    }
+    if (this.token) headers.authorization = `Bearer ${this.token}`
+    let payload: string | undefined
+    if (body !== undefined) {
+      payload = typeof body === 'string' ? body : JSON.stringify(body)
+      headers['content-type'] ??= 'application/json'
+    }
+    let res
+    try {
+      res = await request(this.server + path, {
+        method,
+        headers,
+        body: payload,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      })
+    } catch (e) {
+      throw this.connectionError(e)
+    }
+    const text = await res.body.text()
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      if (text === '') return undefined as T
+      try {
+        return JSON.parse(text) as T
+      } catch {
+        throw new ServerError(`Server at ${this.server} answered ${res.statusCode} with a body that is not JSON`, res.statusCode)
+      }
+    }
+    let parsed: {code?: string; status?: number; message?: string; details?: unknown} = {}
+    try {
+      parsed = text ? JSON.parse(text) : {}
+    } catch {
+      parsed = {message: text.slice(0, 200) || undefined}
+    }
+    throw errorFromWire(parsed, res.statusCode)
+  }
+
+  private connectionError(e: unknown): MdcliError {
+    const err = e as {code?: string; message?: string; cause?: {code?: string}}
+    const code = err.code ?? err.cause?.code ?? ''
+    const why =
+      code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code.includes('TIMEOUT') ? 'timed out' : (err.message ?? 'no answer')
+    return new ConnectionError(`Could not reach the mdcli server at ${this.server} (${why}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
+  }
+
+  health(): Promise<void> {
+    return this.call('GET', '/health')
+  }
+
+  config(): Promise<Record<string, any>> {
+    return this.call('GET', '/config')
+  }
+
+  async ingestProposal(proposal: ProposalInput): Promise<string> {
+    const r = await this.call<{value: string}>('POST', '/aspects?action=ingestProposal', {proposal, async: 'false'})
+    return r.value
+  }
+
+  async ingestProposals(proposals: ProposalInput[], opts: {atomic?: boolean} = {}): Promise<BatchOutcome> {
+    const r = await this.call<{value: BatchOutcome}>('POST', '/aspects?action=ingestProposalBatch', {proposals, atomic: opts.atomic ?? false})
+    return r.value
+  }
+
+  getEntity(urn: string, aspects?: string[]): Promise<EntityResponse> {
+    const q = aspects && aspects.length > 0 ? `?aspects=List(${aspects.map(encodeURIComponent).join(',')})` : ''
+    return this.call('GET', `/entitiesV2/${encodeUrnPath(urn)}${q}`)
+  }
+
+  getAspect(urn: string, aspect: string, version = 0): Promise<{aspect: Record<string, unknown>; version: number}> {
+    return this.call('GET', `/aspects/${encodeUrnPath(urn)}?aspect=${encodeURIComponent(aspect)}&version=${version}`)
+  }
+
+  graphql<T = unknown>(query: string, variables: Record<string, unknown> = {}): Promise<{data?: T; errors?: Array<{message: string; path?: string[]; extensions?: Record<string, unknown>}>}> {
+    return this.call('POST', '/api/graphql', {query, variables}, {'content-type': 'application/json'})
+  }
+}

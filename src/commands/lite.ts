@@ -1,0 +1,75 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base.js'
+import {defaultStoreDir} from '../config/settings.js'
+import {startServer} from '../server/app.js'
+import {loadSampleData} from '../server/sample.js'
+import {UsageError} from '../errors.js'
+
+export default class Lite extends BaseCommand {
+  static override summary = 'Run the embedded metadata server (GraphQL + REST) on a local lowdb store.'
+  static override description = `Starts mdcli lite in the foreground: the catalog's REST endpoints and GraphQL API on one port,
+backed by a store directory on this machine. Stop it with Ctrl-C; every acknowledged write is on disk.`
+  static override enableJsonFlag = false
+  static override examples = [
+    {description: 'Start on 127.0.0.1:8080 with the default store', command: '<%= config.bin %> lite'},
+    {description: 'Start with a few sample entities in a fresh store', command: '<%= config.bin %> lite --sample'},
+    {description: 'Another port and store', command: '<%= config.bin %> lite --port 9002 --store ./catalog-store'},
+  ]
+
+  static override flags = {
+    port: Flags.integer({char: 'p', summary: 'Port to listen on (0 = any free port).', default: 8080, min: 0, max: 65535}),
+    host: Flags.string({summary: 'Address to bind; 127.0.0.1 keeps the server private to this machine.', default: '127.0.0.1'}),
+    store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
+    sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
+    'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = await this.parse(Lite)
+    const storeDir = flags.store ?? defaultStoreDir()
+    if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
+      process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
+    }
+    let server
+    try {
+      server = await startServer({
+        storeDir,
+        host: flags.host,
+        port: flags.port,
+        debug: this.debugEnabled,
+        checkpointBytes: flags['checkpoint-mb'] * 1024 * 1024,
+      })
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE') throw new UsageError(`Port ${flags.port} on ${flags.host} is already in use; pick another with --port`)
+      if (code === 'EACCES') throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}`)
+      throw e
+    }
+    if (flags.sample) {
+      const n = await loadSampleData(server.catalog)
+      if (n > 0) this.log(`Loaded ${n} sample aspects.`)
+    }
+    this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
+    await new Promise<void>((resolve) => {
+      let stopping = false
+      const stop = (sig: string) => {
+        if (stopping) return
+        stopping = true
+        this.log(`Received ${sig}, stopping…`)
+        server!
+          .close()
+          .then(() => {
+            this.log('Stopped.')
+            resolve()
+          })
+          .catch((e) => {
+            process.stderr.write(`Error while stopping: ${(e as Error).message}\n`)
+            process.exitCode = 1
+            resolve()
+          })
+      }
+      process.once('SIGINT', () => stop('SIGINT'))
+      process.once('SIGTERM', () => stop('SIGTERM'))
+    })
+  }
+}

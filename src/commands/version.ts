@@ -1,0 +1,38 @@
+import {BaseCommand} from '../cli/base.js'
+
+interface VersionInfo {
+  cli: string
+  node: string
+  server?: string
+  serverUrl: string
+  warning?: string
+}
+
+function majorMinor(v: string): string {
+  return v.split('.').slice(0, 2).join('.')
+}
+
+export default class Version extends BaseCommand {
+  static override summary = "Print the tool's version and, when a server answers, the server's."
+  static override examples = ['<%= config.bin %> version', '<%= config.bin %> version --json']
+
+  async run(): Promise<VersionInfo> {
+    await this.parse(Version)
+    const info: VersionInfo = {cli: this.config.version, node: process.version, serverUrl: this.settings().server}
+    try {
+      const cfg = await this.client().config()
+      const versions = (cfg.versions ?? {}) as Record<string, {version?: string}>
+      info.server = Object.values(versions)[0]?.version
+    } catch (e) {
+      this.logDebug(`no server version: ${(e as Error).message}`)
+    }
+    if (info.server && majorMinor(info.server) !== majorMinor(info.cli)) {
+      info.warning = `the CLI (${info.cli}) and the server (${info.server}) differ; use a CLI of the server's version (${majorMinor(info.server)}.x)`
+    }
+    this.log(`mdcli CLI version: ${info.cli}`)
+    this.log(`Node version: ${info.node}`)
+    this.log(info.server ? `Server version: ${info.server} (${info.serverUrl})` : `Server version: unknown (no answer from ${info.serverUrl})`)
+    if (info.warning) process.stderr.write(`Warning: ${info.warning}\n`)
+    return info
+  }
+}

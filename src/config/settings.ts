@@ -1,0 +1,129 @@
+/**
+ * Settings: environment variables over the config file written by `mdcli init` over defaults.
+ *
+ * The config file is `~/.mdclienv` (YAML, `gms: {server, token}` as in DataHub's `~/.datahubenv`),
+ * or the path in `MDCLI_CONFIG_FILE`. It is written owner-only (0600): it holds a token.
+ */
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {dirname, join} from 'node:path'
+import yaml from 'js-yaml'
+import {ConfigError} from '../errors.js'
+
+export interface ConfigFile {
+  gms?: {server?: string; token?: string | null}
+  [k: string]: unknown
+}
+
+export interface Settings {
+  /** Base URL of the server, no trailing slash. */
+  server: string
+  token?: string
+  debug: boolean
+  skipConfig: boolean
+  telemetryEnabled: boolean
+  telemetryTimeoutSec: number
+  /** Where the settings came from, for `--debug` and error messages. */
+  serverSource: 'env' | 'config' | 'default'
+  configPath: string
+}
+
+export const DEFAULT_SERVER = 'http://localhost:8080'
+
+type Env = Record<string, string | undefined>
+
+function truthy(v: string | undefined): boolean {
+  return v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase())
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim()
+}
+
+export function configPath(env: Env = process.env): string {
+  return nonEmpty(env.MDCLI_CONFIG_FILE) ?? join(env.HOME ?? homedir(), '.mdclienv')
+}
+
+/** The default directory of the `mdcli lite` store. */
+export function defaultStoreDir(env: Env = process.env): string {
+  const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
+  return join(data, 'mdcli', 'lite')
+}
+
+export function readConfigFile(path: string): ConfigFile | undefined {
+  if (!existsSync(path)) return undefined
+  let doc: unknown
+  try {
+    doc = yaml.load(readFileSync(path, 'utf8'))
+  } catch (e) {
+    throw new ConfigError(`Config file ${path} is not valid YAML: ${(e as Error).message.split('\n')[0]}`)
+  }
+  if (doc === null || doc === undefined) return {}
+  if (typeof doc !== 'object' || Array.isArray(doc)) throw new ConfigError(`Config file ${path} must hold a mapping with a 'gms' section`)
+  return doc as ConfigFile
+}
+
+/** Writes the config file owner-only, keeping keys other than `gms` that were already there. */
+export function writeConfigFile(path: string, gms: {server: string; token?: string | null}): void {
+  const prev = readConfigFile(path) ?? {}
+  const next: ConfigFile = {...prev, gms: {server: gms.server, token: gms.token ?? null}}
+  mkdirSync(dirname(path), {recursive: true})
+  writeFileSync(path, yaml.dump(next), {mode: 0o600})
+  chmodSync(path, 0o600)
+}
+
+/** Expands `{VAR}` placeholders in a token from the environment, as DataHub's CLI does. */
+function expandToken(t: string, env: Env): string {
+  return t.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? '')
+}
+
+export function normalizeServerUrl(url: string): string {
+  let u = url.trim()
+  if (!/^https?:\/\//i.test(u)) u = `http://${u}`
+  try {
+    new URL(u)
+  } catch {
+    throw new ConfigError(`'${url}' is not a valid server URL (expected e.g. http://localhost:8080)`)
+  }
+  return u.replace(/\/+$/, '')
+}
+
+export function resolveSettings(env: Env = process.env): Settings {
+  const path = configPath(env)
+  const skipConfig = truthy(env.METADATA_SKIP_CONFIG)
+  const file = skipConfig ? undefined : readConfigFile(path)
+  let server: string | undefined
+  let serverSource: Settings['serverSource'] = 'default'
+  const envUrl = nonEmpty(env.METADATA_GMS_URL)
+  const host = nonEmpty(env.METADATA_GMS_HOST)
+  if (envUrl) {
+    server = envUrl
+    serverSource = 'env'
+  } else if (host) {
+    const port = nonEmpty(env.METADATA_GMS_PORT)
+    const proto = nonEmpty(env.METADATA_GMS_PROTOCOL) ?? 'http'
+    if (proto !== 'http' && proto !== 'https') throw new ConfigError(`METADATA_GMS_PROTOCOL must be http or https, got '${proto}'`)
+    server = port ? `${proto}://${host}:${port}` : host.includes('://') ? host : `${proto}://${host}:8080`
+    serverSource = 'env'
+  } else if (nonEmpty(env.METADATA_GMS_PORT)) {
+    const proto = nonEmpty(env.METADATA_GMS_PROTOCOL) ?? 'http'
+    server = `${proto}://localhost:${env.METADATA_GMS_PORT!.trim()}`
+    serverSource = 'env'
+  } else if (file?.gms?.server) {
+    server = file.gms.server
+    serverSource = 'config'
+  }
+  const rawToken = nonEmpty(env.METADATA_GMS_TOKEN) ?? (typeof file?.gms?.token === 'string' ? nonEmpty(file.gms.token) : undefined)
+  const timeout = Number(nonEmpty(env.METADATA_TELEMETRY_TIMEOUT) ?? '10')
+  if (!Number.isFinite(timeout) || timeout < 0) throw new ConfigError(`METADATA_TELEMETRY_TIMEOUT must be a whole number of seconds, got '${env.METADATA_TELEMETRY_TIMEOUT}'`)
+  return {
+    server: normalizeServerUrl(server ?? DEFAULT_SERVER),
+    token: rawToken ? expandToken(rawToken, env) : undefined,
+    debug: truthy(env.METADATA_DEBUG),
+    skipConfig,
+    telemetryEnabled: env.METADATA_TELEMETRY_ENABLED === undefined ? true : truthy(env.METADATA_TELEMETRY_ENABLED),
+    telemetryTimeoutSec: timeout,
+    serverSource,
+    configPath: path,
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Access control and administration: policies and roles (`com.linkedin.policy`), access tokens
+ * (`com.linkedin.access.token`) and custom ownership types (`com.linkedin.ownership`).
+ */
+import {arrayOf, auditStamp, bool, enumOf, long, record, str, urn, versioned} from './common.js'
+import type {AspectSpec} from './types.js'
+
+const resourceFilter = record({}, {
+  // type/resources/allResources predate `filter` and are deprecated, but boot policies still use them.
+  type: str,
+  resources: arrayOf(str),
+  allResources: bool,
+  filter: record({
+    criteria: arrayOf(record({field: str, values: arrayOf(str)}, {condition: enumOf('EQUALS', 'STARTS_WITH')})),
+  }),
+})
+
+const actorFilter = record({}, {
+  users: arrayOf(urn),
+  groups: arrayOf(urn),
+  resourceOwners: bool,
+  resourceOwnersTypes: arrayOf(urn),
+  allUsers: bool,
+  allGroups: bool,
+  roles: arrayOf(urn),
+})
+
+export const POLICY_ASPECTS: AspectSpec[] = [
+  versioned('dataHubPolicyInfo', 'com.linkedin.policy.DataHubPolicyInfo', record(
+    // type is PLATFORM or METADATA and state ACTIVE or INACTIVE, but the PDL types both as string.
+    {displayName: str, description: str, type: str, state: str, privileges: arrayOf(str), actors: actorFilter},
+    {resources: resourceFilter, editable: bool, lastUpdatedTimestamp: long},
+  )),
+  versioned('dataHubRoleInfo', 'com.linkedin.policy.DataHubRoleInfo', record(
+    {name: str, description: str},
+    {editable: bool},
+  )),
+  versioned('dataHubAccessTokenInfo', 'com.linkedin.access.token.DataHubAccessTokenInfo', record(
+    {name: str, actorUrn: urn, ownerUrn: urn, createdAt: long},
+    {expiresAt: long, description: str},
+  )),
+  versioned('ownershipTypeInfo', 'com.linkedin.ownership.OwnershipTypeInfo', record(
+    {name: str, created: auditStamp, lastModified: auditStamp},
+    {description: str},
+  )),
+]

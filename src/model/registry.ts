@@ -1,0 +1,316 @@
+/**
+ * The entity registry: which entity types exist, how their urn maps to a key aspect, and which
+ * aspects each accepts. Mirrors DataHub's entity-registry.yml (v0.13.1) for the types the
+ * spec names, plus the few more that DataHub's sample data and access control use.
+ *
+ * Glossary:
+ * - key aspect: the aspect derived from the urn (`datasetKey` = {platform, name, origin});
+ *   writing any aspect of an entity creates it, and its key aspect comes into being with it.
+ * - versioned aspect: kept with history (version 0 = latest).
+ * - timeseries aspect: appended; reads return the latest value.
+ */
+import {UnknownAspectError, UnknownEntityTypeError, UrnError} from '../errors.js'
+import {FABRIC_TYPES, parseUrn, type Urn} from './urn.js'
+import {ASPECT_SPECS, type AspectSpec} from './aspects/index.js'
+
+export type KeyFieldKind = 'string' | 'urn' | 'fabric'
+
+export interface KeyField {
+  name: string
+  kind: KeyFieldKind
+  /** For `urn` fields: the entity type the nested urn must have. */
+  urnType?: string
+  optional?: boolean
+}
+
+export interface EntitySpec {
+  /** Registry name, as in urns: `dataset`, `corpuser`, `glossaryTerm`. */
+  name: string
+  /** GraphQL EntityType enum value: `DATASET`, `CORP_USER`. */
+  graphqlType: string
+  keyAspect: string
+  keyFields: KeyField[]
+  /** Non-key aspects this entity accepts (versioned and timeseries). */
+  aspects: string[]
+  /** Short name of the MCE snapshot class, when the entity has one. */
+  snapshot?: string
+  /** Whether search lists this type (searchable entity types in DataHub). */
+  searchable?: boolean
+}
+
+const S = (name: string): KeyField => ({name, kind: 'string'})
+const U = (name: string, urnType: string): KeyField => ({name, kind: 'urn', urnType})
+const F = (name: string): KeyField => ({name, kind: 'fabric'})
+
+const COMMON_ASSET = ['ownership', 'status', 'globalTags', 'glossaryTerms', 'institutionalMemory', 'browsePaths', 'browsePathsV2', 'domains', 'deprecation', 'dataPlatformInstance', 'subTypes', 'structuredProperties', 'forms', 'incidentsSummary']
+
+const ML_COMMON = ['ownership', 'status', 'globalTags', 'glossaryTerms', 'institutionalMemory', 'browsePaths', 'browsePathsV2', 'domains', 'deprecation', 'dataPlatformInstance', 'structuredProperties', 'forms']
+
+const ENTITIES: EntitySpec[] = [
+  {
+    name: 'dataset', graphqlType: 'DATASET', keyAspect: 'datasetKey', snapshot: 'DatasetSnapshot', searchable: true,
+    keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
+    aspects: [...COMMON_ASSET, 'viewProperties', 'datasetProfile', 'datasetUsageStatistics', 'operation', 'schemaMetadata', 'container', 'testResults', 'siblings', 'embed', 'datasetProperties', 'editableDatasetProperties', 'datasetDeprecation', 'datasetUpstreamLineage', 'upstreamLineage', 'editableSchemaMetadata', 'access'],
+  },
+  {
+    name: 'container', graphqlType: 'CONTAINER', keyAspect: 'containerKey', searchable: true,
+    keyFields: [S('guid')],
+    aspects: [...COMMON_ASSET, 'containerProperties', 'editableContainerProperties', 'container'],
+  },
+  {
+    name: 'dashboard', graphqlType: 'DASHBOARD', keyAspect: 'dashboardKey', snapshot: 'DashboardSnapshot', searchable: true,
+    keyFields: [S('dashboardTool'), S('dashboardId')],
+    aspects: [...COMMON_ASSET, 'container', 'dashboardUsageStatistics', 'inputFields', 'embed', 'dashboardInfo', 'editableDashboardProperties'],
+  },
+  {
+    name: 'chart', graphqlType: 'CHART', keyAspect: 'chartKey', snapshot: 'ChartSnapshot', searchable: true,
+    keyFields: [S('dashboardTool'), S('chartId')],
+    aspects: [...COMMON_ASSET, 'chartInfo', 'editableChartProperties', 'chartQuery', 'inputFields', 'chartUsageStatistics', 'embed', 'container'],
+  },
+  {
+    name: 'dataFlow', graphqlType: 'DATA_FLOW', keyAspect: 'dataFlowKey', snapshot: 'DataFlowSnapshot', searchable: true,
+    keyFields: [S('orchestrator'), S('flowId'), S('cluster')],
+    aspects: [...COMMON_ASSET, 'versionInfo', 'dataFlowInfo', 'editableDataFlowProperties'],
+  },
+  {
+    name: 'dataJob', graphqlType: 'DATA_JOB', keyAspect: 'dataJobKey', snapshot: 'DataJobSnapshot', searchable: true,
+    keyFields: [U('flow', 'dataFlow'), S('jobId')],
+    aspects: [...COMMON_ASSET, 'datahubIngestionRunSummary', 'datahubIngestionCheckpoint', 'versionInfo', 'dataJobInfo', 'dataJobInputOutput', 'editableDataJobProperties'],
+  },
+  {
+    name: 'domain', graphqlType: 'DOMAIN', keyAspect: 'domainKey', searchable: true,
+    keyFields: [S('id')],
+    aspects: ['domainProperties', 'institutionalMemory', 'ownership', 'structuredProperties', 'forms'],
+  },
+  {
+    name: 'glossaryTerm', graphqlType: 'GLOSSARY_TERM', keyAspect: 'glossaryTermKey', snapshot: 'GlossaryTermSnapshot', searchable: true,
+    keyFields: [S('name')],
+    aspects: ['glossaryTermInfo', 'glossaryRelatedTerms', 'institutionalMemory', 'schemaMetadata', 'ownership', 'deprecation', 'domains', 'status', 'browsePaths', 'structuredProperties', 'forms'],
+  },
+  {
+    name: 'glossaryNode', graphqlType: 'GLOSSARY_NODE', keyAspect: 'glossaryNodeKey', snapshot: 'GlossaryNodeSnapshot', searchable: true,
+    keyFields: [S('name')],
+    aspects: ['glossaryNodeInfo', 'institutionalMemory', 'ownership', 'status', 'structuredProperties', 'forms'],
+  },
+  {
+    name: 'tag', graphqlType: 'TAG', keyAspect: 'tagKey', snapshot: 'TagSnapshot', searchable: true,
+    keyFields: [S('name')],
+    aspects: ['tagProperties', 'ownership', 'deprecation', 'status'],
+  },
+  {
+    name: 'notebook', graphqlType: 'NOTEBOOK', keyAspect: 'notebookKey', searchable: true,
+    keyFields: [S('notebookTool'), S('notebookId')],
+    aspects: ['notebookInfo', 'notebookContent', 'editableNotebookProperties', 'ownership', 'status', 'globalTags', 'glossaryTerms', 'browsePaths', 'institutionalMemory', 'domains', 'subTypes', 'dataPlatformInstance', 'browsePathsV2'],
+  },
+  {
+    name: 'corpuser', graphqlType: 'CORP_USER', keyAspect: 'corpUserKey', snapshot: 'CorpUserSnapshot', searchable: true,
+    keyFields: [S('username')],
+    aspects: ['corpUserInfo', 'corpUserEditableInfo', 'corpUserStatus', 'groupMembership', 'globalTags', 'status', 'corpUserCredentials', 'nativeGroupMembership', 'corpUserSettings', 'origin', 'roleMembership', 'structuredProperties', 'forms'],
+  },
+  {
+    name: 'corpGroup', graphqlType: 'CORP_GROUP', keyAspect: 'corpGroupKey', snapshot: 'CorpGroupSnapshot', searchable: true,
+    keyFields: [S('name')],
+    aspects: ['corpGroupInfo', 'corpGroupEditableInfo', 'globalTags', 'ownership', 'status', 'origin', 'roleMembership', 'structuredProperties', 'forms'],
+  },
+  {
+    name: 'dataPlatform', graphqlType: 'DATA_PLATFORM', keyAspect: 'dataPlatformKey', snapshot: 'DataPlatformSnapshot',
+    keyFields: [S('platformName')],
+    aspects: ['dataPlatformInfo'],
+  },
+  {
+    name: 'dataPlatformInstance', graphqlType: 'DATA_PLATFORM_INSTANCE', keyAspect: 'dataPlatformInstanceKey',
+    keyFields: [U('platform', 'dataPlatform'), S('instance')],
+    aspects: ['dataPlatformInstanceProperties', 'ownership', 'globalTags', 'institutionalMemory', 'deprecation', 'status'],
+  },
+  {
+    name: 'mlModel', graphqlType: 'MLMODEL', keyAspect: 'mlModelKey', snapshot: 'MLModelSnapshot', searchable: true,
+    keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
+    aspects: [...ML_COMMON, 'editableMLModelProperties', 'mlModelProperties', 'intendedUse', 'mlModelFactorPrompts', 'mlModelMetrics', 'mlModelEvaluationData', 'mlModelTrainingData', 'mlModelQuantitativeAnalyses', 'mlModelEthicalConsiderations', 'mlModelCaveatsAndRecommendations', 'sourceCode', 'cost'],
+  },
+  {
+    name: 'mlModelGroup', graphqlType: 'MLMODEL_GROUP', keyAspect: 'mlModelGroupKey', snapshot: 'MLModelGroupSnapshot', searchable: true,
+    keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
+    aspects: [...ML_COMMON, 'mlModelGroupProperties', 'editableMLModelGroupProperties'],
+  },
+  {
+    name: 'mlFeature', graphqlType: 'MLFEATURE', keyAspect: 'mlFeatureKey', snapshot: 'MLFeatureSnapshot', searchable: true,
+    keyFields: [S('featureNamespace'), S('name')],
+    aspects: [...ML_COMMON, 'mlFeatureProperties', 'editableMlFeatureProperties'],
+  },
+  {
+    name: 'mlFeatureTable', graphqlType: 'MLFEATURE_TABLE', keyAspect: 'mlFeatureTableKey', snapshot: 'MLFeatureTableSnapshot', searchable: true,
+    keyFields: [U('platform', 'dataPlatform'), S('name')],
+    aspects: [...ML_COMMON, 'mlFeatureTableProperties', 'editableMlFeatureTableProperties'],
+  },
+  {
+    name: 'mlPrimaryKey', graphqlType: 'MLPRIMARY_KEY', keyAspect: 'mlPrimaryKeyKey', snapshot: 'MLPrimaryKeySnapshot', searchable: true,
+    keyFields: [S('featureNamespace'), S('name')],
+    aspects: [...ML_COMMON, 'mlPrimaryKeyProperties', 'editableMlPrimaryKeyProperties'],
+  },
+  {
+    name: 'dataHubPolicy', graphqlType: 'DATAHUB_POLICY', keyAspect: 'dataHubPolicyKey', snapshot: 'DataHubPolicySnapshot',
+    keyFields: [S('id')],
+    aspects: ['dataHubPolicyInfo'],
+  },
+  {
+    name: 'dataHubRole', graphqlType: 'DATAHUB_ROLE', keyAspect: 'dataHubRoleKey',
+    keyFields: [S('id')],
+    aspects: ['dataHubRoleInfo'],
+  },
+  {
+    name: 'dataHubAccessToken', graphqlType: 'ACCESS_TOKEN', keyAspect: 'dataHubAccessTokenKey',
+    keyFields: [S('id')],
+    aspects: ['dataHubAccessTokenInfo'],
+  },
+  {
+    name: 'ownershipType', graphqlType: 'CUSTOM_OWNERSHIP_TYPE', keyAspect: 'ownershipTypeKey',
+    keyFields: [S('id')],
+    aspects: ['ownershipTypeInfo', 'status'],
+  },
+  {
+    name: 'assertion', graphqlType: 'ASSERTION', keyAspect: 'assertionKey',
+    keyFields: [S('assertionId')],
+    aspects: ['assertionInfo', 'dataPlatformInstance', 'assertionRunEvent', 'status'],
+  },
+  {
+    name: 'dataProcessInstance', graphqlType: 'DATA_PROCESS_INSTANCE', keyAspect: 'dataProcessInstanceKey',
+    keyFields: [S('id')],
+    aspects: ['dataProcessInstanceInput', 'dataProcessInstanceOutput', 'dataProcessInstanceProperties', 'dataProcessInstanceRelationships', 'dataProcessInstanceRunEvent', 'status'],
+  },
+  {
+    name: 'post', graphqlType: 'POST', keyAspect: 'postKey',
+    keyFields: [S('id')],
+    aspects: ['postInfo'],
+  },
+  {
+    name: 'query', graphqlType: 'QUERY', keyAspect: 'queryKey',
+    keyFields: [S('id')],
+    aspects: ['queryProperties', 'querySubjects', 'status'],
+  },
+  {
+    name: 'schemaField', graphqlType: 'SCHEMA_FIELD', keyAspect: 'schemaFieldKey',
+    keyFields: [U('parent', 'dataset'), S('fieldPath')],
+    aspects: ['status'],
+  },
+]
+
+const BY_NAME = new Map<string, EntitySpec>(ENTITIES.map((e) => [e.name, e]))
+const BY_GRAPHQL = new Map<string, EntitySpec>(ENTITIES.map((e) => [e.graphqlType, e]))
+const ASPECTS_OF = new Map<string, Set<string>>(ENTITIES.map((e) => [e.name, new Set([e.keyAspect, ...e.aspects])]))
+
+/** Every registered entity type. */
+export function entitySpecs(): readonly EntitySpec[] {
+  return ENTITIES
+}
+
+export function findEntity(name: string): EntitySpec | undefined {
+  return BY_NAME.get(name)
+}
+
+/** The entity spec for a registry name; the error lists the known names. */
+export function entitySpec(name: string): EntitySpec {
+  const spec = BY_NAME.get(name)
+  if (!spec) {
+    throw new UnknownEntityTypeError(`Unknown entity type '${name}'. Known types: ${ENTITIES.map((e) => e.name).join(', ')}`)
+  }
+  return spec
+}
+
+export function entityByGraphqlType(type: string): EntitySpec | undefined {
+  return BY_GRAPHQL.get(type)
+}
+
+export function aspectSpec(name: string): AspectSpec | undefined {
+  return ASPECT_SPECS[name]
+}
+
+export function isTimeseries(aspectName: string): boolean {
+  return ASPECT_SPECS[aspectName]?.kind === 'timeseries'
+}
+
+/** Checks that `entityType` accepts `aspectName`; returns the aspect's spec. */
+export function requireAspect(entityType: string, aspectName: string): AspectSpec {
+  const entity = entitySpec(entityType)
+  const accepted = ASPECTS_OF.get(entity.name)!
+  const spec = ASPECT_SPECS[aspectName]
+  if (!accepted.has(aspectName) || !spec) {
+    const hint = spec ? '' : nearest(aspectName, [...accepted])
+    throw new UnknownAspectError(
+      `Unknown aspect ${aspectName} for entity ${entityType}${hint ? ` (did you mean ${hint}?)` : ''}`,
+    )
+  }
+  return spec
+}
+
+/** All aspects (key aspect first) an entity type accepts. */
+export function aspectsOf(entityType: string): string[] {
+  return [...ASPECTS_OF.get(entitySpec(entityType).name)!]
+}
+
+/**
+ * Parses an urn and checks it against the registry: known entity type, the right number of
+ * key parts, nested urns of the right type, valid fabric labels.
+ */
+export function validateUrn(raw: string): {urn: Urn; spec: EntitySpec} {
+  const urn = parseUrn(raw)
+  const spec = entitySpec(urn.entityType)
+  const fields = spec.keyFields
+  if (fields.length === 1) {
+    // Single-field keys take the key verbatim (it may contain commas, e.g. glossary paths).
+    return {urn, spec}
+  }
+  if (!urn.isTuple || urn.parts.length !== fields.length) {
+    throw new UrnError(
+      `Invalid urn ${raw}: a ${spec.name} key has ${fields.length} parts (${fields.map((f) => f.name).join(', ')}), found ${urn.isTuple ? urn.parts.length : 1}`,
+    )
+  }
+  fields.forEach((f, i) => {
+    const part = urn.parts[i]!
+    if (f.kind === 'urn') {
+      const nested = parseUrn(part)
+      if (f.urnType && nested.entityType !== f.urnType) {
+        throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be a ${f.urnType} urn, found ${part}`)
+      }
+    } else if (f.kind === 'fabric' && !(FABRIC_TYPES as readonly string[]).includes(part)) {
+      throw new UrnError(`Invalid urn ${raw}: '${part}' is not an environment (one of ${FABRIC_TYPES.join(', ')})`)
+    }
+  })
+  return {urn, spec}
+}
+
+/** The key aspect value derived from an urn, e.g. `{platform, name, origin}` for a dataset. */
+export function keyAspectOf(raw: string): {name: string; value: Record<string, string>} {
+  const {urn, spec} = validateUrn(raw)
+  const value: Record<string, string> = {}
+  if (spec.keyFields.length === 1) value[spec.keyFields[0]!.name] = urn.key
+  else spec.keyFields.forEach((f, i) => (value[f.name] = urn.parts[i]!))
+  return {name: spec.keyAspect, value}
+}
+
+/** Closest candidate by edit distance, for "did you mean" hints; undefined when nothing is close. */
+export function nearest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestD = Infinity
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase())
+    if (d < bestD) {
+      bestD = d
+      best = c
+    }
+  }
+  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined
+}
+
+function editDistance(a: string, b: string): number {
+  const prev = Array.from({length: b.length + 1}, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!
+    prev[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const tmp = prev[j]!
+      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1))
+      diag = tmp
+    }
+  }
+  return prev[b.length]!
+}

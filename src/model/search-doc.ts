@@ -1,0 +1,151 @@
+/**
+ * What search sees of an entity: one text blob for full-text matching, the display name, and the
+ * facet values browsing filters on (DataHub's `@Searchable(addToFilters)` fields).
+ *
+ * Built from the entity's latest aspects each time one of them changes, so its cost depends on
+ * the size of one entity, never on the size of the store.
+ */
+import {parseUrn} from './urn.js'
+
+export const FACET_FIELDS = ['_entityType', 'platform', 'origin', 'tags', 'owners', 'domains', 'glossaryTerms', 'container', 'typeNames'] as const
+export type FacetField = (typeof FACET_FIELDS)[number]
+
+export interface SearchDoc {
+  name: string
+  /** Space-joined words to index. */
+  text: string
+  removed: boolean
+  facets: {
+    platform?: string
+    origin?: string
+    tags: string[]
+    owners: string[]
+    domains: string[]
+    glossaryTerms: string[]
+    container?: string
+    typeNames: string[]
+  }
+}
+
+type Aspects = Record<string, any>
+
+function push(out: string[], v: unknown): void {
+  if (typeof v === 'string' && v.length > 0) out.push(v)
+}
+
+/** The readable id part of an urn: `urn:li:tag:pii` → `pii`; tuple keys → their non-urn parts. */
+export function urnWords(urn: string): string {
+  try {
+    const u = parseUrn(urn)
+    return u.parts.map((p) => (p.startsWith('urn:') ? urnWords(p) : p)).join(' ')
+  } catch {
+    return urn
+  }
+}
+
+/** The display name of an entity from its aspects, falling back to its key. */
+export function displayName(entityType: string, urn: string, a: Aspects): string {
+  const candidates = [
+    a.datasetProperties?.name,
+    a.containerProperties?.name,
+    a.dashboardInfo?.title,
+    a.chartInfo?.title,
+    a.dataFlowInfo?.name,
+    a.dataJobInfo?.name,
+    a.domainProperties?.name,
+    a.glossaryTermInfo?.name,
+    a.glossaryNodeInfo?.name,
+    a.tagProperties?.name,
+    a.notebookInfo?.title,
+    a.corpUserInfo?.displayName,
+    a.corpGroupInfo?.displayName,
+    a.dataPlatformInfo?.displayName,
+    a.mlModelProperties?.name,
+    a.mlFeatureTableProperties?.name,
+  ]
+  for (const c of candidates) if (typeof c === 'string' && c.length > 0) return c
+  const key = a[`${entityType}Key`] ?? {}
+  const k = key.name ?? key.id ?? key.username ?? key.platformName ?? key.dashboardId ?? key.chartId ?? key.flowId ?? key.jobId ?? key.notebookId ?? key.guid
+  return typeof k === 'string' ? k : urnWords(urn)
+}
+
+function tagUrns(g: any): string[] {
+  return Array.isArray(g?.tags) ? g.tags.map((t: any) => t?.tag).filter((x: unknown) => typeof x === 'string') : []
+}
+function termUrns(g: any): string[] {
+  return Array.isArray(g?.terms) ? g.terms.map((t: any) => t?.urn).filter((x: unknown) => typeof x === 'string') : []
+}
+
+export function buildSearchDoc(entityType: string, urn: string, a: Aspects): SearchDoc {
+  const words: string[] = []
+  const name = displayName(entityType, urn, a)
+  push(words, name)
+  push(words, urnWords(urn))
+
+  for (const k of ['datasetProperties', 'containerProperties', 'dashboardInfo', 'chartInfo', 'dataFlowInfo', 'dataJobInfo', 'domainProperties', 'tagProperties', 'notebookInfo', 'mlModelProperties', 'mlFeatureProperties', 'mlFeatureTableProperties', 'mlPrimaryKeyProperties', 'corpGroupInfo', 'dataPlatformInstanceProperties']) {
+    const p = a[k]
+    if (!p) continue
+    push(words, p.description)
+    push(words, p.qualifiedName)
+    push(words, p.title)
+    push(words, p.name)
+    if (p.customProperties && typeof p.customProperties === 'object') {
+      for (const [ck, cv] of Object.entries(p.customProperties)) words.push(`${ck}=${String(cv)}`)
+    }
+  }
+  for (const k of ['glossaryTermInfo', 'glossaryNodeInfo']) push(words, a[k]?.definition)
+  for (const k of ['editableDatasetProperties', 'editableContainerProperties', 'editableDashboardProperties', 'editableChartProperties', 'editableDataFlowProperties', 'editableDataJobProperties', 'editableNotebookProperties', 'corpGroupEditableInfo', 'editableMLModelProperties']) {
+    push(words, a[k]?.description)
+  }
+  const u = a.corpUserInfo
+  if (u) for (const f of ['displayName', 'fullName', 'email', 'title', 'firstName', 'lastName']) push(words, u[f])
+
+  const tags = new Set<string>(tagUrns(a.globalTags))
+  const terms = new Set<string>(termUrns(a.glossaryTerms))
+  const schema = a.schemaMetadata
+  if (Array.isArray(schema?.fields)) {
+    for (const f of schema.fields) {
+      push(words, f?.fieldPath)
+      push(words, f?.description)
+      tagUrns(f?.globalTags).forEach((t) => tags.add(t))
+      termUrns(f?.glossaryTerms).forEach((t) => terms.add(t))
+    }
+  }
+  const esm = a.editableSchemaMetadata
+  if (Array.isArray(esm?.editableSchemaFieldInfo)) {
+    for (const f of esm.editableSchemaFieldInfo) {
+      push(words, f?.fieldPath)
+      push(words, f?.description)
+      tagUrns(f?.globalTags).forEach((t) => tags.add(t))
+      termUrns(f?.glossaryTerms).forEach((t) => terms.add(t))
+    }
+  }
+  const owners: string[] = Array.isArray(a.ownership?.owners)
+    ? a.ownership.owners.map((o: any) => o?.owner).filter((x: unknown) => typeof x === 'string')
+    : []
+  const domains: string[] = Array.isArray(a.domains?.domains) ? a.domains.domains.filter((x: unknown) => typeof x === 'string') : []
+  for (const x of [...tags, ...terms, ...owners, ...domains]) push(words, urnWords(x))
+
+  const key = a[`${entityType}Key`] ?? {}
+  const platform: string | undefined =
+    (typeof key.platform === 'string' ? key.platform : undefined) ??
+    (typeof a.dataPlatformInstance?.platform === 'string' ? a.dataPlatformInstance.platform : undefined) ??
+    (typeof key.dashboardTool === 'string' ? `urn:li:dataPlatform:${key.dashboardTool}` : undefined) ??
+    (typeof key.orchestrator === 'string' ? `urn:li:dataPlatform:${key.orchestrator}` : undefined)
+
+  return {
+    name,
+    text: words.join(' '),
+    removed: a.status?.removed === true,
+    facets: {
+      platform,
+      origin: typeof key.origin === 'string' ? key.origin : undefined,
+      tags: [...tags],
+      owners,
+      domains,
+      glossaryTerms: [...terms],
+      container: typeof a.container?.container === 'string' ? a.container.container : undefined,
+      typeNames: Array.isArray(a.subTypes?.typeNames) ? a.subTypes.typeNames : [],
+    },
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * A small router over node:http: routes by method and path pattern, reads bodies with a size
+ * limit, and maps every thrown error to a JSON body once — a person-readable message, a fitting
+ * status, a stable code, never a stack trace or an internal path.
+ */
+import type {IncomingMessage, ServerResponse} from 'node:http'
+import {BadRequestError, MdcliError, TooLargeError} from '../errors.js'
+import type {Actor} from '../catalog/catalog.js'
+
+export interface RequestContext {
+  req: IncomingMessage
+  res: ServerResponse
+  method: string
+  /** Decoded path segments after the route's prefix, e.g. the urn of `/entitiesV2/{urn}`. */
+  params: string[]
+  query: URLSearchParams
+  actor: Actor
+  /** Reads and parses a JSON body (once), within the server's body limit. */
+  json<T = unknown>(): Promise<T>
+  /** Reads the raw body text, within the server's body limit. */
+  text(): Promise<string>
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void>
+
+interface Route {
+  method: string
+  prefix: string
+  /** True when the route also takes a remainder after the prefix (`/entitiesV2/<urn>`). */
+  rest: boolean
+  handler: Handler
+}
+
+export interface Logger {
+  info(msg: string): void
+  debug(msg: string): void
+  warn(msg: string): void
+  error(msg: string): void
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = body === undefined ? '' : JSON.stringify(body)
+  res.writeHead(status, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text)})
+  res.end(text)
+}
+
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0)
+    if (declared > limit) {
+      reject(new TooLargeError(`Request body of ${declared} bytes is over the limit of ${limit} bytes`))
+      req.resume()
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let failed = false
+    req.on('data', (c: Buffer) => {
+      if (failed) return
+      size += c.length
+      if (size > limit) {
+        failed = true
+        reject(new TooLargeError(`Request body is over the limit of ${limit} bytes`))
+        return
+      }
+      chunks.push(c)
+    })
+    req.on('end', () => {
+      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'))
+    })
+    req.on('error', (e) => {
+      if (!failed) reject(e)
+    })
+  })
+}
+
+export class Router {
+  private readonly routes: Route[] = []
+
+  constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (req: IncomingMessage) => Promise<Actor>}) {}
+
+  /** `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param. */
+  on(method: string, path: string, handler: Handler): this {
+    const rest = path.endsWith('/*')
+    this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, handler})
+    return this
+  }
+
+  private match(method: string, path: string): {route: Route; params: string[]} | 'method' | undefined {
+    let pathMatched = false
+    for (const r of this.routes) {
+      let params: string[] | undefined
+      if (r.rest) {
+        if (path.startsWith(r.prefix) && path.length > r.prefix.length) params = [decodeURIComponent(path.slice(r.prefix.length))]
+      } else if (path === r.prefix || path === `${r.prefix}/`) params = []
+      if (!params) continue
+      pathMatched = true
+      if (r.method === method) return {route: r, params}
+    }
+    return pathMatched ? 'method' : undefined
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint()
+    const url = new URL(req.url ?? '/', 'http://localhost')
+    const method = req.method ?? 'GET'
+    try {
+      const m = this.match(method, url.pathname)
+      if (m === undefined) {
+        sendJson(res, 404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
+        return
+      }
+      if (m === 'method') {
+        sendJson(res, 405, {status: 405, code: 'E_BAD_REQUEST', message: `Method ${method} is not allowed on ${url.pathname}`})
+        return
+      }
+      let bodyText: Promise<string> | undefined
+      const text = (): Promise<string> => (bodyText ??= readBody(req, this.opts.bodyLimit))
+      const actor = await this.opts.resolveActor(req)
+      const ctx: RequestContext = {
+        req,
+        res,
+        method,
+        params: m.params,
+        query: url.searchParams,
+        actor,
+        text,
+        async json<T>(): Promise<T> {
+          const t = await text()
+          if (t.trim() === '') throw new BadRequestError('Request body is empty; expected JSON')
+          try {
+            return JSON.parse(t) as T
+          } catch (e) {
+            throw new BadRequestError(`Request body is not valid JSON: ${(e as Error).message}`)
+          }
+        },
+      }
+      await m.route.handler(ctx)
+    } catch (e) {
+      this.fail(res, e, method, url.pathname)
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      this.opts.logger.debug(`${method} ${url.pathname} ${res.statusCode} ${ms.toFixed(1)}ms`)
+    }
+  }
+
+  private fail(res: ServerResponse, e: unknown, method: string, path: string): void {
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    if (e instanceof MdcliError) {
+      sendJson(res, e.status, {status: e.status, code: e.code, message: e.message, ...(e.details === undefined ? {} : {details: e.details})})
+      return
+    }
+    // Unexpected: log the cause on the server, give the client a message without internals.
+    this.opts.logger.error(`${method} ${path} failed: ${(e as Error)?.stack ?? String(e)}`)
+    sendJson(res, 500, {status: 500, code: 'E_INTERNAL', message: 'Internal server error; the server log has the details'})
+  }
+}

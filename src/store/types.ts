@@ -1,0 +1,197 @@
+/**
+ * The store contract. Everything above `store/` talks to a `MetadataStore`; nothing above it
+ * knows whether lowdb files or a SQL database sit behind it. The conformance suite in
+ * `test/store/conformance.ts` is written against this interface alone.
+ *
+ * Glossary:
+ * - row: one stored version of one aspect of one entity.
+ * - version 0: the latest value of a versioned aspect; older values are versions 1 (oldest),
+ *   2, … n (newest of the old), as in DataHub.
+ * - timeseries aspect: appended rows, no versions; reads return the latest by timestamp.
+ * - run: all rows written with the same `systemMetadata.runId`.
+ */
+import type {FacetField} from '../model/search-doc.js'
+
+export interface AuditStamp {
+  time: number
+  actor: string
+}
+
+export interface SystemMetadata {
+  lastObserved?: number
+  runId?: string
+  lastRunId?: string
+  pipelineName?: string
+  registryName?: string
+  registryVersion?: string
+  properties?: Record<string, string>
+}
+
+export const DEFAULT_RUN_ID = 'no-run-id-provided'
+
+/** One aspect as stored, with its envelope. */
+export interface StoredAspect {
+  urn: string
+  entityType: string
+  aspectName: string
+  kind: 'versioned' | 'timeseries'
+  /** 0 for the latest of a versioned aspect; 0 for every timeseries row. */
+  version: number
+  value: unknown
+  created: AuditStamp
+  systemMetadata: SystemMetadata
+}
+
+export interface EntityRecord {
+  urn: string
+  entityType: string
+  /** Latest value per aspect name (versioned: version 0; timeseries: latest row). */
+  aspects: Record<string, StoredAspect>
+}
+
+export type WriteOp =
+  | {
+      op: 'upsert'
+      urn: string
+      entityType: string
+      aspectName: string
+      /** The aspect value as JSON text (canonical: compare by string equality). */
+      value: string
+      created: AuditStamp
+      systemMetadata: SystemMetadata
+      /** Written too when the entity does not exist yet. */
+      keyAspect?: {name: string; value: string}
+    }
+  | {
+      op: 'timeseries'
+      urn: string
+      entityType: string
+      aspectName: string
+      value: string
+      timestampMillis: number
+      created: AuditStamp
+      systemMetadata: SystemMetadata
+      keyAspect?: {name: string; value: string}
+    }
+  /** Hard delete: every aspect, versions and timeseries rows of the entity. */
+  | {op: 'deleteEntity'; urn: string}
+  /** Hard delete of one aspect (all its versions or timeseries rows). */
+  | {op: 'deleteAspect'; urn: string; aspectName: string}
+  /** Drops version 0 and makes the newest older version the latest (removes the aspect if none). */
+  | {op: 'revert'; urn: string; aspectName: string}
+  /** Removes the timeseries rows of an aspect written by a run. */
+  | {op: 'deleteTimeseriesOfRun'; urn: string; aspectName: string; runId: string}
+
+export interface WriteResult {
+  urn: string
+  aspectName?: string
+  /** False when an upsert carried the value already stored (no new version). */
+  changed: boolean
+  /** True when the op brought the entity into being. */
+  createdEntity: boolean
+  /** Rows removed by a delete or revert. */
+  rowsRemoved: number
+}
+
+export interface FacetFilter {
+  field: FacetField | 'urn' | 'removed'
+  values: string[]
+  negated?: boolean
+}
+
+export interface SearchRequest {
+  /** Registry entity names; empty or absent = every searchable type. */
+  types?: string[]
+  /** Full text; `*` or empty lists everything. */
+  query: string
+  start?: number
+  count?: number
+  /** OR of AND-groups. */
+  filters?: FacetFilter[][]
+  includeSoftDeleted?: boolean
+  /** Facet fields to aggregate over all matches. */
+  facets?: FacetField[]
+  /**
+   * Cursor mode: results ordered by a stable internal sequence instead of relevance, starting
+   * after this cursor. Entities that exist throughout a walk are never skipped or repeated.
+   */
+  after?: string | null
+}
+
+export interface SearchHit {
+  urn: string
+  entityType: string
+  name: string
+}
+
+export interface SearchResponse {
+  total: number
+  hits: SearchHit[]
+  facets?: Partial<Record<FacetField, Array<{value: string; count: number}>>>
+  /** Cursor mode only: where the next page starts, null when done. */
+  next?: string | null
+}
+
+export interface RunSummary {
+  runId: string
+  /** Time of the first row written by the run. */
+  timestamp: number
+  rows: number
+}
+
+export interface RunRow {
+  urn: string
+  entityType: string
+  aspectName: string
+  version: number
+  kind: 'versioned' | 'timeseries'
+  keyAspect: boolean
+  created: AuditStamp
+}
+
+export interface ListUrnsRequest {
+  entityType?: string
+  start?: number
+  count?: number
+  includeSoftDeleted?: boolean
+}
+
+export interface StoreStats {
+  entities: number
+  aspectRows: number
+  /** Bytes on disk, all files of the store. */
+  diskBytes: number
+}
+
+export interface MetadataStore {
+  /** Loads the store; throws StoreCorruptError when a file cannot be read back. */
+  open(): Promise<void>
+  /** Flushes, checkpoints and releases the store. */
+  close(): Promise<void>
+
+  /**
+   * Applies ops in order as one durable batch; resolves only once the batch survives a crash
+   * of the process. Concurrent calls are grouped into one disk write.
+   */
+  write(ops: WriteOp[]): Promise<WriteResult[]>
+
+  getAspect(urn: string, aspectName: string, version?: number): Promise<StoredAspect | null>
+  /** Latest aspects of an entity (all, or the named ones); null when the entity does not exist. */
+  getEntity(urn: string, aspectNames?: string[]): Promise<EntityRecord | null>
+  getEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>>
+  /** Every version of a versioned aspect, version 0 first then 1, 2, …. */
+  listVersions(urn: string, aspectName: string): Promise<StoredAspect[]>
+  /** Timeseries rows, newest first. */
+  listTimeseries(urn: string, aspectName: string, opts?: {startTime?: number; endTime?: number; limit?: number}): Promise<StoredAspect[]>
+  exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean>
+  listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}>
+  search(req: SearchRequest): Promise<SearchResponse>
+  /** Urns of entities whose aspects mention `urn` (other than the entity itself). */
+  referencesTo(urn: string): Promise<Array<{urn: string; aspectName: string}>>
+
+  listRuns(opts?: {start?: number; count?: number}): Promise<RunSummary[]>
+  /** Every row (any version, and timeseries rows) whose systemMetadata.runId is `runId`. */
+  runRows(runId: string): Promise<RunRow[]>
+
+  stats(): Promise<StoreStats>
+}
