@@ -1,0 +1,141 @@
+/**
+ * Test helpers that drive the real product: start `mdcli lite` through the real binary on an
+ * ephemeral port with a temporary store, and run CLI commands against it.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** Repository root (the compiled helper lives in dist/test/helpers). */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+export const BIN = join(ROOT, 'bin', 'run.js')
+/** The shared fixtures folder beside the repository. */
+export const FIXTURES = join(ROOT, '..', 'shared', 'fixtures')
+
+export function tempDir(prefix = 'mdcli-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export interface LiteProcess {
+  url: string
+  port: number
+  storeDir: string
+  home: string
+  proc: ChildProcess
+  /** Everything the server wrote to stdout and stderr so far. */
+  output(): string
+  /** Environment for CLI commands aimed at this server. */
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv
+  /** Graceful stop (SIGTERM), waiting for exit. */
+  stop(): Promise<number | null>
+  /** SIGKILL, waiting for exit. */
+  kill(): Promise<void>
+}
+
+export interface StartOptions {
+  storeDir?: string
+  home?: string
+  args?: string[]
+  env?: Record<string, string>
+  timeoutMs?: number
+}
+
+export async function startLite(opts: StartOptions = {}): Promise<LiteProcess> {
+  const storeDir = opts.storeDir ?? tempDir('mdcli-store-')
+  const home = opts.home ?? tempDir('mdcli-home-')
+  const baseEnv: NodeJS.ProcessEnv = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', ...opts.env}
+  delete baseEnv.METADATA_GMS_URL
+  const proc = spawn(process.execPath, [BIN, 'lite', '--port', '0', '--store', storeDir, ...(opts.args ?? [])], {
+    env: baseEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  proc.stdout!.on('data', (d) => (out += d.toString()))
+  proc.stderr!.on('data', (d) => (out += d.toString()))
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`mdcli lite did not start in time:\n${out}`)), opts.timeoutMs ?? 20000)
+    const check = () => {
+      const m = /listening on (http:\/\/[^\s]+)/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        resolve(m[1]!)
+      }
+    }
+    proc.stdout!.on('data', check)
+    proc.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`mdcli lite exited with ${code} before listening:\n${out}`))
+    })
+  })
+  const port = Number(new URL(url).port)
+  return {
+    url,
+    port,
+    storeDir,
+    home,
+    proc,
+    output: () => out,
+    env: (extra = {}) => ({...process.env, HOME: home, METADATA_GMS_URL: url, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', ...extra}),
+    async stop() {
+      if (proc.exitCode !== null) return proc.exitCode
+      proc.kill('SIGTERM')
+      return exited
+    },
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return
+      proc.kill('SIGKILL')
+      await exited
+    },
+  }
+}
+
+export interface CliResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `mdcli <args>` as a user would; never throws on a non-zero exit. */
+export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [BIN, ...args], {env: opts.env ?? {...process.env, NO_COLOR: '1'}, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (d) => (stdout += d.toString()))
+    p.stderr.on('data', (d) => (stderr += d.toString()))
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL')
+      reject(new Error(`mdcli ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
+    }, opts.timeoutMs ?? 60000)
+    p.on('error', reject)
+    p.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({code, stdout, stderr})
+    })
+    p.stdin.end(opts.input ?? '')
+  })
+}
+
+/** JSON over HTTP to the server (fetch), returning status and parsed body. */
+export async function http(url: string, init: {method?: string; body?: unknown; headers?: Record<string, string>} = {}): Promise<{status: number; body: any; headers: Headers}> {
+  const res = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0', ...init.headers},
+    body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
+  })
+  const text = await res.text()
+  let body: any = text
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    /* not JSON */
+  }
+  return {status: res.status, body, headers: res.headers}
+}
+
+export function cleanup(...dirs: string[]): void {
+  for (const d of dirs) rmSync(d, {recursive: true, force: true})
+}
