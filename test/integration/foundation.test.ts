@@ -1,0 +1,245 @@
+/**
+ * The foundation end to end: a real `mdcli lite` on an ephemeral port, driven through the real
+ * binary and over HTTP.
+ */
+import {expect} from 'chai'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {ASPECT_SPECS_BY_CLASS} from '../../src/model/aspects/index.js'
+import {normalizeAspectValue} from '../../src/model/normalize.js'
+import {encodeUrnPath} from '../../src/model/urn.js'
+import {cleanup, FIXTURES, http, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
+
+const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)'
+
+describe('mdcli lite + core commands', function () {
+  let lite: LiteProcess
+  let work: string
+  before(async () => {
+    lite = await startLite()
+    work = tempDir()
+  })
+  after(async () => {
+    await lite.stop()
+    cleanup(lite.storeDir, lite.home, work)
+  })
+
+  const cli = (args: string[], input?: string) => runCli(args, {env: lite.env(), input})
+  const file = (name: string, content: unknown) => {
+    const p = join(work, name)
+    writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content))
+    return p
+  }
+
+  it('answers /health and /config', async () => {
+    expect((await http(`${lite.url}/health`)).status).to.equal(200)
+    const cfg = await http(`${lite.url}/config`)
+    expect(cfg.body.noCode).to.equal('true')
+    expect(cfg.body.versions['mdcli/server'].version).to.match(/^\d+\.\d+\.\d+/)
+  })
+
+  it('put then get round-trips an aspect through the real CLI', async () => {
+    const owners = {owners: [{owner: 'urn:li:corpuser:jdoe', type: 'DATAOWNER'}], lastModified: {time: 1, actor: 'urn:li:corpuser:jdoe'}}
+    const put = await cli(['put', '--urn', DS, '--aspect', 'ownership', '-d', file('own.json', owners)])
+    expect(put.stderr).to.equal('')
+    expect(put.stdout.trim()).to.equal('Update succeeded with status 200')
+    expect(put.code).to.equal(0)
+    const get = await cli(['get', '--urn', DS, '--aspect', 'ownership'])
+    expect(get.code).to.equal(0)
+    expect(JSON.parse(get.stdout)).to.deep.equal({ownership: owners})
+    // keys sorted, two-space indent, as DataHub prints
+    expect(get.stdout).to.include('{\n  "ownership": {\n    "lastModified"')
+    const all = JSON.parse((await cli(['get', '--urn', DS])).stdout)
+    expect(all.datasetKey).to.deep.equal({name: 'SampleHiveDataset', origin: 'PROD', platform: 'urn:li:dataPlatform:hive'})
+  })
+
+  it('`put aspect` and YAML data files work too, and versions accumulate', async () => {
+    const yml = file('tags.yaml', 'tags:\n  - tag: urn:li:tag:pii\n')
+    expect((await cli(['put', 'aspect', '--urn', DS, '-a', 'globalTags', '-d', yml])).code).to.equal(0)
+    expect((await cli(['put', '--urn', DS, '-a', 'globalTags', '-d', file('t2.json', {tags: [{tag: 'urn:li:tag:legacy'}]})])).code).to.equal(0)
+    const v1 = await http(`${lite.url}/aspects/${encodeUrnPath(DS)}?aspect=globalTags&version=1`)
+    expect(v1.status).to.equal(200)
+    expect(v1.body.aspect['com.linkedin.common.GlobalTags']).to.deep.equal({tags: [{tag: 'urn:li:tag:pii'}]})
+    const v0 = await http(`${lite.url}/aspects/${encodeUrnPath(DS)}?aspect=globalTags`)
+    expect(v0.body.aspect['com.linkedin.common.GlobalTags'].tags[0].tag).to.equal('urn:li:tag:legacy')
+    expect(v0.body.created.actor).to.equal('urn:li:corpuser:datahub')
+  })
+
+  it('reads aspects from stdin with -d -', async () => {
+    const r = await cli(['put', '--urn', 'urn:li:tag:stdin', '-a', 'tagProperties', '-d', '-'], '{"name": "stdin"}')
+    expect(r.code).to.equal(0)
+    expect(JSON.parse((await cli(['get', 'urn:li:tag:stdin', '-a', 'tagProperties'])).stdout)).to.deep.equal({tagProperties: {name: 'stdin'}})
+  })
+
+  it('put platform creates dataPlatformInfo', async () => {
+    const r = await cli(['put', 'platform', '--name', 'MyDB', '--display_name', 'My DB', '--logo', 'https://example.com/logo.png'])
+    expect(r.code).to.equal(0)
+    expect(r.stdout).to.match(/Successfully wrote data platform metadata for urn:li:dataPlatform:mydb/)
+    const info = JSON.parse((await cli(['get', '--urn', 'urn:li:dataPlatform:mydb', '-a', 'dataPlatformInfo'])).stdout).dataPlatformInfo
+    expect(info).to.deep.equal({name: 'MyDB', displayName: 'My DB', type: 'OTHERS', datasetNameDelimiter: '.', logoUrl: 'https://example.com/logo.png'})
+  })
+
+  it('version prints the CLI and the server version; --json gives an object', async () => {
+    const r = await cli(['version'])
+    expect(r.stdout).to.match(/mdcli CLI version: \d+\.\d+\.\d+/)
+    expect(r.stdout).to.match(/Server version: \d+\.\d+\.\d+/)
+    const j = JSON.parse((await cli(['version', '--json'])).stdout)
+    expect(j.cli).to.equal(j.server)
+  })
+
+  it('ingests every aspect of single_mce.json through the REST endpoint and reads it back unchanged', async () => {
+    const mce = JSON.parse(readFileSync(join(FIXTURES, 'datahub', 'single_mce.json'), 'utf8'))
+    const [[, snapshot]] = Object.entries(mce.proposedSnapshot) as [[string, {urn: string; aspects: Array<Record<string, unknown>>}]]
+    const expected: Record<string, unknown> = {}
+    for (const aspect of snapshot.aspects) {
+      const [[cls, value]] = Object.entries(aspect)
+      const spec = ASPECT_SPECS_BY_CLASS[cls.replace('com.linkedin.pegasus2avro.', 'com.linkedin.')]!
+      const r = await http(`${lite.url}/aspects?action=ingestProposal`, {
+        body: {proposal: {entityType: 'corpuser', entityUrn: snapshot.urn, changeType: 'UPSERT', aspectName: spec.name, aspect: {contentType: 'application/json', value: JSON.stringify(value)}}},
+      })
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect(r.body.value).to.equal(snapshot.urn)
+      expected[spec.name] = normalizeAspectValue(value)
+    }
+    const back = await http(`${lite.url}/entitiesV2/${encodeUrnPath(snapshot.urn)}?aspects=List(${Object.keys(expected).join(',')})`)
+    expect(back.status).to.equal(200)
+    expect(back.body.entityName).to.equal('corpuser')
+    for (const [name, value] of Object.entries(expected)) {
+      expect(back.body.aspects[name].value).to.deep.equal(value)
+      expect(back.body.aspects[name].type).to.equal('VERSIONED')
+    }
+    expect((expected.corpUserInfo as any).displayName).to.equal('Harshal Sheth')
+  })
+
+  it('takes a batch of proposals, writing the valid ones and naming the invalid', async () => {
+    const good = (n: number) => ({entityUrn: `urn:li:tag:batch${n}`, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {json: {name: `b${n}`}}})
+    const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [good(1), {...good(2), aspect: {json: {nom: 'x'}}}, good(3)]}})
+    expect(r.status).to.equal(200)
+    expect(r.body.value.written).to.equal(2)
+    expect(r.body.value.results[1].error.message).to.match(/proposal 1.*missing required field 'name'/)
+    const atomic = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: [good(4), {...good(5), aspectName: 'nope'}]}})
+    expect(atomic.status).to.equal(400)
+    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:tag:batch4')}`)).status).to.equal(404)
+  })
+
+  describe('bad input: one clear line, non-zero exit, nothing written', () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,untouched,PROD)'
+    afterEach(async () => {
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)).status, 'nothing may be written').to.equal(404)
+    })
+    const cases: Array<[string, () => string[], RegExp]> = [
+      ['a malformed urn', () => ['put', '--urn', 'urn:li:dataset:(oops', '-a', 'status', '-d', file('s.json', {removed: false})], /Invalid urn .*tuple key must end/],
+      ['an unknown aspect', () => ['put', '--urn', urn, '-a', 'statuss', '-d', file('s.json', {removed: false})], /Unknown aspect statuss for entity dataset \(did you mean status\?\)/],
+      ['a value that breaks its schema', () => ['put', '--urn', urn, '-a', 'ownership', '-d', file('bad.json', {owners: [{owner: 'jdoe'}]})], /does not match its schema: \/owners\/0: missing required field 'type'/],
+      ['a missing -d file', () => ['put', '--urn', urn, '-a', 'status', '-d', join(work, 'nope.json')], /File not found: .*nope\.json/],
+      ['an unparsable -d file', () => ['put', '--urn', urn, '-a', 'status', '-d', file('broken.json', '{"removed": tru')], /broken\.json is not valid JSON/],
+    ]
+    for (const [what, args, msg] of cases) {
+      it(what, async () => {
+        const r = await cli(args())
+        expect(r.code).to.equal(1)
+        expect(r.stderr.trim().split('\n')).to.have.length(1)
+        expect(r.stderr).to.match(msg)
+        expect(r.stdout).to.equal('')
+      })
+    }
+
+    it('REST: each bad proposal is a 4xx JSON error naming the problem', async () => {
+      const post = (proposal: unknown) => http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal}})
+      const base = {entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: 'status', aspect: {contentType: 'application/json', value: '{"removed": false}'}}
+      const bad = [
+        [{...base, entityUrn: 'urn:li:dataset:(x'}, 'E_BAD_URN', /Invalid urn/],
+        [{...base, aspectName: 'nope'}, 'E_UNKNOWN_ASPECT', /Unknown aspect nope/],
+        [{...base, aspect: {contentType: 'application/json', value: '{"removed": "yes"}'}}, 'E_INVALID_ASPECT', /\/removed: must be boolean/],
+        [{...base, aspect: {contentType: 'application/json', value: '{not json'}}, 'E_BAD_REQUEST', /not valid JSON/],
+        [{...base, entityType: 'chart'}, 'E_BAD_REQUEST', /does not match the urn's entity type/],
+        [{...base, changeType: 'EXPLODE'}, 'E_BAD_REQUEST', /changeType EXPLODE is not supported/],
+      ] as const
+      for (const [proposal, code, msg] of bad) {
+        const r = await post(proposal)
+        expect(r.status, JSON.stringify(r.body)).to.equal(400)
+        expect(r.body.code).to.equal(code)
+        expect(r.body.message).to.match(msg)
+        expect(JSON.stringify(r.body)).to.not.match(/at .*\.js:\d+/)
+      }
+      const notJson = await http(`${lite.url}/aspects?action=ingestProposal`, {body: '{"proposal": '})
+      expect(notJson.status).to.equal(400)
+      expect(notJson.body.message).to.match(/not valid JSON/)
+    })
+
+    it('REST: unknown entity and aspect version are 404s', async () => {
+      expect((await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=status`)).status).to.equal(404)
+      const e = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)
+      expect(e.status).to.equal(404)
+      expect(e.body.message).to.include(urn)
+    })
+
+    it('REST: a body over the limit is refused with 413', async () => {
+      const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: 'x'.repeat(33 * 1024 * 1024)})
+      expect(r.status).to.equal(413)
+    })
+
+    it('a server that does not answer is one clear line', async () => {
+      const r = await runCli(['get', '--urn', urn], {env: lite.env({METADATA_GMS_URL: 'http://127.0.0.1:9'})})
+      expect(r.code).to.equal(1)
+      expect(r.stderr).to.match(/^Error: Could not reach the mdcli server at http:\/\/127\.0\.0\.1:9 \(connection refused\)/)
+    })
+
+    it('get without an urn says what is missing', async () => {
+      const r = await cli(['get'])
+      expect(r.code).to.equal(1)
+      expect(r.stderr).to.match(/Maybe provide an urn/)
+    })
+  })
+
+  it('--json errors are an object on stdout', async () => {
+    const r = await cli(['get', '--urn', 'urn:li:nosuch:x', '--json'])
+    expect(r.code).to.equal(1)
+    expect(JSON.parse(r.stdout).error.code).to.equal('E_UNKNOWN_ENTITY_TYPE')
+  })
+})
+
+describe('settings and init', function () {
+  it('init writes an owner-only config that later commands use; the environment wins', async () => {
+    const lite = await startLite()
+    try {
+      const env = {...lite.env()}
+      delete env.METADATA_GMS_URL
+      const r = await runCli(['init', '--host', lite.url, '--token', 'abc', '--force'], {env})
+      expect(r.code, r.stderr).to.equal(0)
+      expect(r.stdout).to.match(/Written to .*\.mdclienv/)
+      const path = join(lite.home, '.mdclienv')
+      expect(statSync(path).mode & 0o777).to.equal(0o600)
+      expect(readFileSync(path, 'utf8')).to.match(/server: http:\/\/127\.0\.0\.1:\d+/)
+      const v = JSON.parse((await runCli(['version', '--json'], {env})).stdout)
+      expect(v.serverUrl).to.equal(lite.url)
+      const viaEnv = JSON.parse((await runCli(['version', '--json'], {env: {...env, METADATA_GMS_URL: 'http://127.0.0.1:9'}})).stdout)
+      expect(viaEnv.serverUrl).to.equal('http://127.0.0.1:9')
+      expect(viaEnv.server).to.equal(undefined)
+      const again = await runCli(['init', '--host', lite.url], {env})
+      expect(again.code).to.equal(1)
+      expect(again.stderr).to.match(/already exists; pass --force/)
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    }
+  })
+
+  it('the global --debug flag works before the command and prints debug lines', async () => {
+    const home = tempDir()
+    const r = await runCli(['--debug', 'version'], {env: {...process.env, HOME: home, METADATA_GMS_URL: 'http://127.0.0.1:9'}})
+    expect(r.code).to.equal(0)
+    expect(r.stderr).to.match(/\[debug\] no server version/)
+    cleanup(home)
+  })
+
+  it('prints help and version', async () => {
+    const help = await runCli(['--help'])
+    expect(help.stdout).to.match(/COMMANDS/)
+    expect(help.stdout).to.match(/lite/)
+    const v = await runCli(['--version'])
+    expect(v.stdout).to.match(/^mdcli\/\d+\.\d+\.\d+/)
+    const putHelp = await runCli(['put', '--help'])
+    expect(putHelp.stdout).to.match(/EXAMPLES/)
+  })
+})

@@ -1,0 +1,275 @@
+/**
+ * The store conformance suite: every MetadataStore implementation runs these tests unchanged.
+ * It speaks only through the interface, so a SQL store proves itself with the same file.
+ *
+ * `factory()` gives a fresh empty store and a way to reopen it (close, then open a new
+ * instance on the same data), so persistence is tested through the interface too.
+ */
+import {expect} from 'chai'
+import type {MetadataStore, SystemMetadata, WriteOp} from '../../src/store/types.js'
+
+export interface StoreHarness {
+  store: MetadataStore
+  /** Closes the current instance and opens a new one on the same data. */
+  reopen(): Promise<MetadataStore>
+  cleanup(): Promise<void>
+}
+
+const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
+const ACTOR = 'urn:li:corpuser:tester'
+
+function keyOf(urn: string) {
+  if (urn.startsWith('urn:li:dataset:')) {
+    const name = urn.slice('urn:li:dataset:(urn:li:dataPlatform:hive,'.length, -',PROD)'.length)
+    return {name: 'datasetKey', value: JSON.stringify({platform: 'urn:li:dataPlatform:hive', name, origin: 'PROD'})}
+  }
+  const type = urn.split(':')[2]!
+  return {name: `${type === 'corpuser' ? 'corpUser' : type}Key`, value: JSON.stringify({name: urn.split(':').slice(3).join(':')})}
+}
+
+export function up(urn: string, aspectName: string, value: unknown, opts: {time?: number; runId?: string; actor?: string} = {}): WriteOp {
+  const sm: SystemMetadata = {runId: opts.runId ?? 'run-a', lastObserved: opts.time ?? 1000}
+  return {
+    op: 'upsert',
+    urn,
+    entityType: urn.split(':')[2]!,
+    aspectName,
+    value: JSON.stringify(value),
+    created: {time: opts.time ?? 1000, actor: opts.actor ?? ACTOR},
+    systemMetadata: sm,
+    keyAspect: keyOf(urn),
+  }
+}
+
+export function ts(urn: string, aspectName: string, timestampMillis: number, value: Record<string, unknown>, runId = 'run-ts'): WriteOp {
+  return {
+    op: 'timeseries',
+    urn,
+    entityType: urn.split(':')[2]!,
+    aspectName,
+    value: JSON.stringify({timestampMillis, ...value}),
+    timestampMillis,
+    created: {time: timestampMillis, actor: ACTOR},
+    systemMetadata: {runId, lastObserved: timestampMillis},
+    keyAspect: keyOf(urn),
+  }
+}
+
+export function storeConformance(name: string, factory: () => Promise<StoreHarness>): void {
+  describe(`MetadataStore conformance: ${name}`, function () {
+    let h: StoreHarness
+    let store: MetadataStore
+    beforeEach(async () => {
+      h = await factory()
+      store = h.store
+    })
+    afterEach(async () => {
+      await h.cleanup()
+    })
+
+    it('creates the entity with its key aspect on the first write', async () => {
+      const [r] = await store.write([up(DS('a'), 'status', {removed: false})])
+      expect(r!.createdEntity).to.equal(true)
+      const e = await store.getEntity(DS('a'))
+      expect(e!.entityType).to.equal('dataset')
+      expect(Object.keys(e!.aspects).sort()).to.deep.equal(['datasetKey', 'status'])
+      expect(e!.aspects.datasetKey!.value).to.deep.equal({platform: 'urn:li:dataPlatform:hive', name: 'a', origin: 'PROD'})
+      expect(await store.exists(DS('a'))).to.equal(true)
+      expect(await store.exists(DS('nope'))).to.equal(false)
+      expect(await store.getEntity(DS('nope'))).to.equal(null)
+    })
+
+    it('keeps versions as DataHub does: 0 latest, 1 oldest, n newest of the old', async () => {
+      await store.write([up(DS('v'), 'globalTags', {tags: [{tag: 'urn:li:tag:a'}]}, {time: 1})])
+      await store.write([up(DS('v'), 'globalTags', {tags: [{tag: 'urn:li:tag:b'}]}, {time: 2})])
+      await store.write([up(DS('v'), 'globalTags', {tags: [{tag: 'urn:li:tag:c'}]}, {time: 3})])
+      const v = await store.listVersions(DS('v'), 'globalTags')
+      expect(v.map((x) => x.version)).to.deep.equal([0, 1, 2])
+      expect(v.map((x) => (x.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:c', 'urn:li:tag:a', 'urn:li:tag:b'])
+      expect((await store.getAspect(DS('v'), 'globalTags', 1))!.created.time).to.equal(1)
+      expect(await store.getAspect(DS('v'), 'globalTags', 3)).to.equal(null)
+    })
+
+    it('writes no new version for an identical value, but moves lastObserved and lastRunId', async () => {
+      await store.write([up(DS('same'), 'status', {removed: false}, {time: 10, runId: 'first'})])
+      const [r] = await store.write([up(DS('same'), 'status', {removed: false}, {time: 20, runId: 'second'})])
+      expect(r!.changed).to.equal(false)
+      const vs = await store.listVersions(DS('same'), 'status')
+      expect(vs).to.have.length(1)
+      expect(vs[0]!.systemMetadata.runId).to.equal('first')
+      expect(vs[0]!.systemMetadata.lastRunId).to.equal('second')
+      expect(vs[0]!.systemMetadata.lastObserved).to.equal(20)
+    })
+
+    it('stamps audit and system metadata', async () => {
+      await store.write([up(DS('s'), 'status', {removed: false}, {time: 42, runId: 'r-42', actor: 'urn:li:corpuser:x'})])
+      const a = await store.getAspect(DS('s'), 'status')
+      expect(a!.created).to.deep.equal({time: 42, actor: 'urn:li:corpuser:x'})
+      expect(a!.systemMetadata.runId).to.equal('r-42')
+      expect(a!.kind).to.equal('versioned')
+    })
+
+    it('appends timeseries rows and reads the latest', async () => {
+      await store.write([ts(DS('t'), 'datasetProfile', 2000, {rowCount: 2})])
+      await store.write([ts(DS('t'), 'datasetProfile', 1000, {rowCount: 1})])
+      await store.write([ts(DS('t'), 'datasetProfile', 3000, {rowCount: 3})])
+      const latest = await store.getAspect(DS('t'), 'datasetProfile')
+      expect(latest!.kind).to.equal('timeseries')
+      expect((latest!.value as any).rowCount).to.equal(3)
+      const rows = await store.listTimeseries(DS('t'), 'datasetProfile', {startTime: 1500})
+      expect(rows.map((r) => (r.value as any).rowCount)).to.deep.equal([3, 2])
+      const e = await store.getEntity(DS('t'), ['datasetProfile'])
+      expect((e!.aspects.datasetProfile!.value as any).rowCount).to.equal(3)
+    })
+
+    it('reads selected aspects of one or many entities', async () => {
+      await store.write([up(DS('m1'), 'status', {removed: false}), up(DS('m1'), 'globalTags', {tags: []}), up(DS('m2'), 'status', {removed: false})])
+      const e = await store.getEntity(DS('m1'), ['globalTags', 'nosuch'])
+      expect(Object.keys(e!.aspects)).to.deep.equal(['globalTags'])
+      const many = await store.getEntities([DS('m1'), DS('m2'), DS('missing')], ['status'])
+      expect([...many.keys()].sort()).to.deep.equal([DS('m1'), DS('m2')])
+    })
+
+    it('reverts to the previous version and drops an aspect with no history', async () => {
+      await store.write([up(DS('r'), 'globalTags', {tags: [{tag: 'urn:li:tag:a'}]}), up(DS('r'), 'status', {removed: false})])
+      await store.write([up(DS('r'), 'globalTags', {tags: [{tag: 'urn:li:tag:b'}]})])
+      await store.write([{op: 'revert', urn: DS('r'), aspectName: 'globalTags'}])
+      expect(((await store.getAspect(DS('r'), 'globalTags'))!.value as any).tags[0].tag).to.equal('urn:li:tag:a')
+      expect(await store.listVersions(DS('r'), 'globalTags')).to.have.length(1)
+      await store.write([{op: 'revert', urn: DS('r'), aspectName: 'globalTags'}])
+      expect(await store.getAspect(DS('r'), 'globalTags')).to.equal(null)
+    })
+
+    it('hard-deletes an entity with every aspect, version and timeseries row', async () => {
+      await store.write([up(DS('d'), 'status', {removed: false}), ts(DS('d'), 'datasetProfile', 5, {rowCount: 1})])
+      await store.write([up(DS('d'), 'status', {removed: true})])
+      const [r] = await store.write([{op: 'deleteEntity', urn: DS('d')}])
+      expect(r!.rowsRemoved).to.equal(4)
+      expect(await store.exists(DS('d'))).to.equal(false)
+      expect(await store.getAspect(DS('d'), 'datasetProfile')).to.equal(null)
+      expect((await store.search({types: ['dataset'], query: '*', includeSoftDeleted: true})).hits.map((h) => h.urn)).to.not.include(DS('d'))
+    })
+
+    it('deletes one aspect', async () => {
+      await store.write([up(DS('da'), 'status', {removed: false}), up(DS('da'), 'globalTags', {tags: []})])
+      await store.write([{op: 'deleteAspect', urn: DS('da'), aspectName: 'globalTags'}])
+      expect(await store.getAspect(DS('da'), 'globalTags')).to.equal(null)
+      expect(await store.exists(DS('da'))).to.equal(true)
+    })
+
+    it('knows soft-deleted entities exist and hides them on request', async () => {
+      await store.write([up(DS('soft'), 'status', {removed: true})])
+      expect(await store.exists(DS('soft'))).to.equal(true)
+      expect(await store.exists(DS('soft'), {includeSoftDeleted: false})).to.equal(false)
+      expect((await store.listUrns({entityType: 'dataset'})).urns).to.not.include(DS('soft'))
+      expect((await store.listUrns({entityType: 'dataset', includeSoftDeleted: true})).urns).to.include(DS('soft'))
+    })
+
+    it('lists urns by type with paging', async () => {
+      await store.write(['a', 'b', 'c', 'd'].map((n) => up(DS(`l${n}`), 'status', {removed: false})))
+      await store.write([up('urn:li:tag:x', 'tagProperties', {name: 'x'})])
+      const page = await store.listUrns({entityType: 'dataset', start: 1, count: 2})
+      expect(page.total).to.equal(4)
+      expect(page.urns).to.deep.equal([DS('lb'), DS('lc')])
+      expect((await store.listUrns({entityType: 'tag'})).urns).to.deep.equal(['urn:li:tag:x'])
+    })
+
+    it('searches full text over names, descriptions, tags, owners and field paths', async () => {
+      await store.write([
+        up(DS('orders'), 'datasetProperties', {name: 'orders', description: 'web shop purchases'}),
+        up(DS('customers'), 'datasetProperties', {name: 'customers', description: 'people who bought'}),
+        up(DS('customers'), 'globalTags', {tags: [{tag: 'urn:li:tag:pii'}]}),
+        up(DS('customers'), 'ownership', {owners: [{owner: 'urn:li:corpuser:alice', type: 'DATAOWNER'}]}),
+        up(DS('events'), 'schemaMetadata', {fields: [{fieldPath: 'session_identifier'}]}),
+        up('urn:li:tag:pii', 'tagProperties', {name: 'pii'}),
+      ])
+      const q = async (query: string, types = ['dataset']) => (await store.search({types, query})).hits.map((h) => h.urn)
+      expect(await q('purchases')).to.deep.equal([DS('orders')])
+      expect(await q('pii')).to.deep.equal([DS('customers')])
+      expect(await q('alice')).to.deep.equal([DS('customers')])
+      expect(await q('session_identifier')).to.deep.equal([DS('events')])
+      expect(await q('people bought')).to.deep.equal([DS('customers')])
+      expect(await q('nothingmatches')).to.deep.equal([])
+      expect(await q('pii', ['tag'])).to.deep.equal(['urn:li:tag:pii'])
+      const all = await store.search({types: ['dataset'], query: '*', count: 2})
+      expect(all.total).to.equal(3)
+      expect(all.hits).to.have.length(2)
+      const across = await store.search({query: 'pii', facets: ['_entityType', 'tags']})
+      expect(across.total).to.equal(2)
+      expect(across.facets!._entityType).to.deep.include({value: 'dataset', count: 1})
+      expect(across.facets!.tags).to.deep.equal([{value: 'urn:li:tag:pii', count: 1}])
+      const filtered = await store.search({types: ['dataset'], query: '*', filters: [[{field: 'owners', values: ['urn:li:corpuser:alice']}]]})
+      expect(filtered.hits.map((h) => h.urn)).to.deep.equal([DS('customers')])
+      const negated = await store.search({types: ['dataset'], query: '*', filters: [[{field: 'owners', values: ['urn:li:corpuser:alice'], negated: true}]]})
+      expect(negated.total).to.equal(2)
+    })
+
+    it('sees changes in search at once and hides soft-deleted entities', async () => {
+      await store.write([up(DS('x'), 'datasetProperties', {name: 'x', description: 'alpha'})])
+      expect((await store.search({types: ['dataset'], query: 'alpha'})).total).to.equal(1)
+      await store.write([up(DS('x'), 'datasetProperties', {name: 'x', description: 'beta'})])
+      expect((await store.search({types: ['dataset'], query: 'alpha'})).total).to.equal(0)
+      expect((await store.search({types: ['dataset'], query: 'beta'})).total).to.equal(1)
+      await store.write([up(DS('x'), 'status', {removed: true})])
+      expect((await store.search({types: ['dataset'], query: 'beta'})).total).to.equal(0)
+      expect((await store.search({types: ['dataset'], query: 'beta', includeSoftDeleted: true})).total).to.equal(1)
+    })
+
+    it('walks every match with a cursor, none skipped or repeated under concurrent writes', async () => {
+      await store.write(Array.from({length: 50}, (_, i) => up(DS(`w${String(i).padStart(2, '0')}`), 'datasetProperties', {name: `w${i}`, description: 'walk'})))
+      const seen: string[] = []
+      let after: string | null = ''
+      let i = 0
+      while (after !== null) {
+        const r = await store.search({types: ['dataset'], query: 'walk', count: 7, after: after === '' ? null : after})
+        seen.push(...r.hits.map((h) => h.urn))
+        after = r.next ?? null
+        // Entities created and changed during the walk must not disturb the others.
+        await store.write([up(DS(`new${i}`), 'datasetProperties', {name: `n${i}`, description: 'walk'}), up(DS('w03'), 'globalTags', {tags: [{tag: `urn:li:tag:t${i}`}]})])
+        i++
+      }
+      const original = Array.from({length: 50}, (_, k) => DS(`w${String(k).padStart(2, '0')}`))
+      for (const u of original) expect(seen.filter((s) => s === u), u).to.have.length(1)
+      expect(new Set(seen).size).to.equal(seen.length)
+    })
+
+    it('tracks runs and their rows', async () => {
+      await store.write([up(DS('run1'), 'status', {removed: false}, {runId: 'ingest-1', time: 100}), up(DS('run1'), 'globalTags', {tags: []}, {runId: 'ingest-1', time: 100})])
+      await store.write([up(DS('run1'), 'globalTags', {tags: [{tag: 'urn:li:tag:z'}]}, {runId: 'ingest-2', time: 200})])
+      const runs = await store.listRuns()
+      const r1 = runs.find((r) => r.runId === 'ingest-1')!
+      expect(r1.rows).to.equal(3)
+      expect(r1.timestamp).to.equal(100)
+      expect(runs[0]!.runId).to.equal('ingest-2')
+      const rows = await store.runRows('ingest-1')
+      expect(rows.map((r) => `${r.aspectName}@${r.version}${r.keyAspect ? ' key' : ''}`).sort()).to.deep.equal(['datasetKey@0 key', 'globalTags@1', 'status@0'])
+    })
+
+    it('finds the entities that reference an urn', async () => {
+      await store.write([
+        up(DS('down'), 'upstreamLineage', {upstreams: [{dataset: DS('up'), type: 'TRANSFORMED'}]}),
+        up(DS('up'), 'status', {removed: false}),
+        up(DS('other'), 'status', {removed: false}),
+      ])
+      expect(await store.referencesTo(DS('up'))).to.deep.equal([{urn: DS('down'), aspectName: 'upstreamLineage'}])
+    })
+
+    it('applies concurrent batches completely', async () => {
+      await Promise.all(Array.from({length: 40}, (_, i) => store.write([up(DS(`c${i}`), 'status', {removed: false}), up(DS('shared'), 'globalTags', {tags: [{tag: `urn:li:tag:${i}`}]})])))
+      expect((await store.listUrns({entityType: 'dataset'})).total).to.equal(41)
+      expect(await store.listVersions(DS('shared'), 'globalTags')).to.have.length(40)
+    })
+
+    it('keeps everything across a reopen', async () => {
+      await store.write([up(DS('p'), 'globalTags', {tags: [{tag: 'urn:li:tag:a'}]}, {time: 1}), ts(DS('p'), 'datasetProfile', 7, {rowCount: 7})])
+      await store.write([up(DS('p'), 'globalTags', {tags: [{tag: 'urn:li:tag:b'}]}, {time: 2}), up(DS('gone'), 'status', {removed: false})])
+      await store.write([{op: 'deleteEntity', urn: DS('gone')}])
+      store = await h.reopen()
+      expect((await store.listVersions(DS('p'), 'globalTags')).map((v) => (v.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:b', 'urn:li:tag:a'])
+      expect(((await store.getAspect(DS('p'), 'datasetProfile'))!.value as any).rowCount).to.equal(7)
+      expect(await store.exists(DS('gone'))).to.equal(false)
+      expect((await store.search({types: ['dataset'], query: '*'})).hits.map((x) => x.urn)).to.deep.equal([DS('p')])
+      expect((await store.listRuns()).map((r) => r.runId).sort()).to.deep.equal(['run-a', 'run-ts'])
+    })
+  })
+}
