@@ -10,7 +10,7 @@
  */
 import {BadRequestError, InvalidAspectError, MdcliError} from '../errors.js'
 import {normalizeAspectValue} from '../model/normalize.js'
-import {keyAspectOf, requireAspect, validateUrn} from '../model/registry.js'
+import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
 import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
 
@@ -34,6 +34,8 @@ export interface PreparedProposal {
   value?: unknown
   /** The value as canonical JSON text. */
   valueJson?: string
+  /** The key aspect derived from the urn, as JSON text. */
+  keyAspect: {name: string; value: string}
   systemMetadata: SystemMetadata
 }
 
@@ -56,6 +58,9 @@ function parseAspectPayload(p: ProposalInput, where: string): unknown {
   throw new BadRequestError(`${where}: aspect.value must be the aspect serialised as a JSON string`)
 }
 
+/** Text that may hold something `normalizeAspectValue` changes; plain JSON skips the copy. */
+const NEEDS_NORMALIZING = /null|pegasus2avro|"(?:string|long|int|boolean|double|float|bytes|array|map)"\s*:/
+
 /** Checks one proposal completely; throws a typed error naming what is wrong. */
 export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedProposal {
   if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new BadRequestError(`${where}: expected an object`)
@@ -70,12 +75,14 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   if (!(SUPPORTED_CHANGE_TYPES as readonly string[]).includes(changeType)) {
     throw new BadRequestError(`${where}: changeType ${changeType} is not supported (use one of ${SUPPORTED_CHANGE_TYPES.join(', ')})`)
   }
+  const keyAspect = {name: spec.keyAspect, value: JSON.stringify(keyValueOf(spec, urn))}
   const sm: SystemMetadata = p.systemMetadata && typeof p.systemMetadata === 'object' ? (normalizeAspectValue(p.systemMetadata) as SystemMetadata) : {}
   if (changeType === 'DELETE') {
-    return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm}
+    return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm, keyAspect}
   }
   const raw = parseAspectPayload(p, where)
-  const value = normalizeAspectValue(raw)
+  const rawText = p.aspect && typeof p.aspect.value === 'string' ? p.aspect.value : undefined
+  const value = rawText !== undefined && !NEEDS_NORMALIZING.test(rawText) ? raw : normalizeAspectValue(raw)
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new InvalidAspectError(`${where}: aspect ${aspect.name} must be a JSON object`)
   }
@@ -97,6 +104,7 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
     value,
     valueJson: JSON.stringify(value),
     systemMetadata: sm,
+    keyAspect,
   }
 }
 
@@ -105,8 +113,7 @@ export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: Sy
   if (p.changeType === 'DELETE') return {op: 'deleteAspect', urn: p.urn, aspectName: p.aspectName}
   const systemMetadata: SystemMetadata = {...defaults, ...p.systemMetadata}
   systemMetadata.lastObserved ??= created.time
-  const key = keyAspectOf(p.urn)
-  const keyAspect = {name: key.name, value: JSON.stringify(key.value)}
+  const keyAspect = p.keyAspect
   if (p.kind === 'timeseries') {
     return {
       op: 'timeseries',

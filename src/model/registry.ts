@@ -278,13 +278,18 @@ export function validateUrn(raw: string): {urn: Urn; spec: EntitySpec} {
   return {urn, spec}
 }
 
-/** The key aspect value derived from an urn, e.g. `{platform, name, origin}` for a dataset. */
-export function keyAspectOf(raw: string): {name: string; value: Record<string, string>} {
-  const {urn, spec} = validateUrn(raw)
+/** The key aspect value of a parsed urn, e.g. `{platform, name, origin}` for a dataset. */
+export function keyValueOf(spec: EntitySpec, urn: Urn): Record<string, string> {
   const value: Record<string, string> = {}
   if (spec.keyFields.length === 1) value[spec.keyFields[0]!.name] = urn.key
   else spec.keyFields.forEach((f, i) => (value[f.name] = urn.parts[i]!))
-  return {name: spec.keyAspect, value}
+  return value
+}
+
+/** The key aspect derived from an urn string. */
+export function keyAspectOf(raw: string): {name: string; value: Record<string, string>} {
+  const {urn, spec} = validateUrn(raw)
+  return {name: spec.keyAspect, value: keyValueOf(spec, urn)}
 }
 
 /** Closest candidate by edit distance, for "did you mean" hints; undefined when nothing is close. */

@@ -1,0 +1,142 @@
+/**
+ * Shared pieces of the benchmarks: start the real `mdcli lite` as a child process, read its
+ * peak memory, time things, summarise latencies. Every benchmark talks to 127.0.0.1 only and
+ * stops by itself.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {cpus, tmpdir, totalmem} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+export function rmDir(dir: string): void {
+  rmSync(dir, {recursive: true, force: true})
+}
+
+export interface LiteChild {
+  url: string
+  proc: ChildProcess
+  /** ms from spawn to the listening line. */
+  startMs: number
+  stop(): Promise<number>
+  kill(): Promise<void>
+}
+
+export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<LiteChild> {
+  const t0 = performance.now()
+  const proc = spawn(process.execPath, [...nodeArgs, BIN, 'lite', '--port', '0', '--store', storeDir, ...extraArgs], {
+    env: {...process.env, HOME: tempDir('mdcli-bench-home-'), METADATA_TELEMETRY_ENABLED: 'false'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  proc.stderr!.on('data', (d) => (out += d))
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout!.on('data', (d) => {
+      out += d
+      const m = /listening on (http:\/\/\S+)/.exec(out)
+      if (m) resolve(m[1]!)
+    })
+    proc.once('exit', (c) => reject(new Error(`mdcli lite exited ${c}: ${out}`)))
+  })
+  const startMs = performance.now() - t0
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()))
+  return {
+    url,
+    proc,
+    startMs,
+    async stop() {
+      const t = performance.now()
+      proc.kill('SIGTERM')
+      await exited
+      return performance.now() - t
+    },
+    async kill() {
+      proc.kill('SIGKILL')
+      await exited
+    },
+  }
+}
+
+/** Peak resident set size of a live process, bytes (VmHWM). */
+export function peakRss(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) * 1024 : 0
+}
+
+export function duBytes(dir: string): number {
+  let total = 0
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name)
+    const st = statSync(p)
+    total += st.isDirectory() ? duBytes(p) : st.size
+  }
+  return total
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+export function machine(): string {
+  return `${cpus().length} cores (${cpus()[0]?.model ?? 'cpu'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`
+}
+
+export const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`
+
+/** Deterministic PRNG (mulberry32), so every run generates the same data. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const WORDS = 'customer order revenue invoice payment account product inventory shipment supplier campaign session event click user profile address region country currency price discount refund return warehouse store employee salary department ledger journal balance forecast budget metric report dashboard churn retention cohort funnel conversion signup login device browser page search query result rank score model feature label training sample batch stream topic partition offset schema table view column index key value record field type status state flag date time timestamp created updated deleted source target lineage owner steward domain tag term glossary policy audit log error warning'.split(' ')
+
+/** A Zipf-like word source over a fixed vocabulary: a few words are common, most are rare. */
+export function wordSource(r: () => number): () => string {
+  const vocab = [...WORDS, ...Array.from({length: 2800}, (_, i) => `w${i.toString(36)}`)]
+  return () => vocab[Math.floor(vocab.length * r() ** 2.2)]!
+}
+
+/** Five aspects of a synthetic dataset, about 250 bytes each on average. */
+export function datasetAspects(i: number, word: () => string, r: () => number): Array<{urn: string; aspectName: string; value: unknown}> {
+  const name = `db${i % 50}.${word()}_${word()}_${i}`
+  const urn = `urn:li:dataset:(urn:li:dataPlatform:${['hive', 'postgres', 'snowflake', 'kafka'][i % 4]},${name},PROD)`
+  const desc = Array.from({length: 12 + Math.floor(r() * 13)}, word).join(' ')
+  const fields = Array.from({length: 6}, (_, k) => ({
+    fieldPath: `${word()}_${k}`,
+    nullable: true,
+    type: {type: {'com.linkedin.schema.StringType': {}}},
+    nativeDataType: 'varchar',
+  }))
+  return [
+    {urn, aspectName: 'datasetProperties', value: {name, description: desc, customProperties: {team: word()}}},
+    {urn, aspectName: 'ownership', value: {owners: [{owner: `urn:li:corpuser:user${i % 500}`, type: 'TECHNICAL_OWNER'}], lastModified: {time: 1700000000000, actor: 'urn:li:corpuser:bench'}}},
+    {urn, aspectName: 'globalTags', value: {tags: [{tag: `urn:li:tag:${word()}`}, {tag: `urn:li:tag:${word()}`}]}},
+    {urn, aspectName: 'schemaMetadata', value: {schemaName: name, platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}}, fields}},
+    {urn, aspectName: 'status', value: {removed: false}},
+  ]
+}
+
+export function proposal(a: {urn: string; aspectName: string; value: unknown}, runId?: string): Record<string, unknown> {
+  return {
+    entityUrn: a.urn,
+    changeType: 'UPSERT',
+    aspectName: a.aspectName,
+    aspect: {contentType: 'application/json', value: JSON.stringify(a.value)},
+    ...(runId ? {systemMetadata: {runId, lastObserved: Date.now()}} : {}),
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Foundation benchmark: write 1,000,000 aspects over 200,000 entities through the batch REST
+ * endpoint with 8 concurrent clients, read 10,000 random entities through GET /entitiesV2,
+ * then restart the server on the same store.
+ *
+ * Targets (2 cores): ≥ 20,000 aspects/s; the last 100,000 no slower than half the first;
+ * read p50 < 2 ms; peak RSS < 2 GiB; restart < 10 s.
+ */
+import {Pool} from 'undici'
+import {encodeUrnPath} from '../src/model/urn.js'
+import {datasetAspects, duBytes, machine, mib, peakRss, percentile, proposal, rmDir, rng, startLiteChild, tempDir, wordSource} from './lib.js'
+
+export interface StoreBenchOptions {
+  entities?: number
+  clients?: number
+  batch?: number
+  reads?: number
+}
+
+export async function main(opts: StoreBenchOptions = {}): Promise<Record<string, number>> {
+  const entities = opts.entities ?? Number(process.env.BENCH_ENTITIES ?? 200_000)
+  const clients = opts.clients ?? 8
+  const batch = opts.batch ?? 1000
+  const reads = opts.reads ?? 10_000
+  const totalAspects = entities * 5
+  const dir = tempDir('mdcli-bench-store-')
+  console.log(`store bench on ${machine()}: ${totalAspects.toLocaleString()} aspects over ${entities.toLocaleString()} entities, ${clients} clients, batches of ${batch}`)
+  // Bodies are made before the clock starts, so the load generator's JSON work does not
+  // compete with the server for the machine's two cores.
+  const word = wordSource(rng(1))
+  const r = rng(2)
+  const urns: string[] = []
+  const bodies: Array<{body: Buffer; n: number}> = []
+  for (let e = 0; e < entities; ) {
+    const props: unknown[] = []
+    while (props.length < batch && e < entities) {
+      const as = datasetAspects(e++, word, r)
+      urns.push(as[0]!.urn)
+      for (const a of as) props.push(proposal(a, 'bench-store'))
+    }
+    bodies.push({body: Buffer.from(JSON.stringify({proposals: props})), n: props.length})
+  }
+  const lite = await startLiteChild(dir, [], process.env.BENCH_PROF ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])
+  const pool = new Pool(lite.url, {connections: clients, pipelining: 1})
+  let next = 0
+  let written = 0
+  const marks: Array<{aspects: number; t: number}> = [{aspects: 0, t: performance.now()}]
+  const deadline = Date.now() + 15 * 60_000
+
+  const worker = async () => {
+    while (next < bodies.length && Date.now() < deadline) {
+      const {body, n} = bodies[next++]!
+      const res = await pool.request({path: '/aspects?action=ingestProposalBatch', method: 'POST', headers: {'content-type': 'application/json'}, body})
+      const out = (await res.body.json()) as {value?: {failed: number}; message?: string}
+      if (res.statusCode !== 200 || out.value!.failed > 0) throw new Error(`batch failed: ${res.statusCode} ${JSON.stringify(out).slice(0, 300)}`)
+      written += n
+      marks.push({aspects: written, t: performance.now()})
+    }
+  }
+  await Promise.all(Array.from({length: clients}, worker))
+  marks.sort((a, b) => a.aspects - b.aspects)
+  const rateBetween = (from: number, to: number) => {
+    const a = marks.find((m) => m.aspects >= from)!
+    const b = marks.find((m) => m.aspects >= to) ?? marks[marks.length - 1]!
+    return ((b.aspects - a.aspects) / (b.t - a.t)) * 1000
+  }
+  const totalS = (marks[marks.length - 1]!.t - marks[0]!.t) / 1000
+  const overall = written / totalS
+  const first = rateBetween(0, Math.min(100_000, written))
+  const last = rateBetween(Math.max(0, written - 100_000), written)
+  console.log(`wrote ${written.toLocaleString()} aspects in ${totalS.toFixed(1)} s: ${overall.toFixed(0)} aspects/s overall, first 100k ${first.toFixed(0)}/s, last 100k ${last.toFixed(0)}/s`)
+
+  const lat: number[] = []
+  const rr = rng(3)
+  for (let i = 0; i < reads; i++) {
+    const urn = urns[Math.floor(rr() * urns.length)]!
+    const t = performance.now()
+    const res = await pool.request({path: `/entitiesV2/${encodeUrnPath(urn)}`, method: 'GET'})
+    await res.body.text()
+    lat.push(performance.now() - t)
+    if (res.statusCode !== 200) throw new Error(`read ${urn}: ${res.statusCode}`)
+  }
+  lat.sort((a, b) => a - b)
+  const p50 = percentile(lat, 50)
+  const p99 = percentile(lat, 99)
+  console.log(`read ${reads.toLocaleString()} random entities: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`)
+  const rss = peakRss(lite.proc.pid!)
+  await pool.close()
+  const stopMs = await lite.stop()
+  const disk = duBytes(dir)
+  console.log(`server peak RSS ${mib(rss)}; clean stop (with checkpoint) ${(stopMs / 1000).toFixed(1)} s; store on disk ${mib(disk)}`)
+
+  const again = await startLiteChild(dir)
+  const restartMs = again.startMs
+  // A read proves the data is back, not just the port.
+  const check = await fetch(`${again.url}/entitiesV2/${encodeUrnPath(urns[urns.length - 1]!)}`)
+  if (check.status !== 200) throw new Error('restart lost data')
+  await again.stop()
+  console.log(`restart to first answer: ${(restartMs / 1000).toFixed(1)} s`)
+  rmDir(dir)
+  const figures = {aspects: written, aspectsPerSec: Math.round(overall), first100kPerSec: Math.round(first), last100kPerSec: Math.round(last), readP50Ms: +p50.toFixed(3), readP99Ms: +p99.toFixed(3), peakRssMiB: Math.round(rss / 2 ** 20), diskMiB: Math.round(disk / 2 ** 20), stopMs: Math.round(stopMs), restartMs: Math.round(restartMs)}
+  console.log(JSON.stringify({bench: 'store', ...figures}))
+  return figures
+}
