@@ -22,6 +22,8 @@ export interface AuthzRequest {
 export interface Authorizer {
   /** Resolves when the actor may perform every request; throws UnauthorizedError otherwise. */
   authorize(actor: Actor, requests: AuthzRequest[], message?: string): Promise<void>
+  /** Told about every written urn, so cached decisions (policies, groups) can be dropped. */
+  observeWrite?(urns: Iterable<string>): void
 }
 
 /** Lets every actor do everything: the behaviour until access policies are switched on. */

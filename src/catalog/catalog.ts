@@ -17,7 +17,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../store/types.js'
-import {type Authorizer, allowAll, type Privilege} from './authorize.js'
+import {type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
 import {prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
 
 export interface Actor {
@@ -73,7 +73,7 @@ export class Catalog {
       }
     })
     const valid = prepared.filter((p): p is PreparedProposal => p !== undefined)
-    await this.authorizer.authorize(actor, valid.map((p) => ({resourceUrn: p.urn, privileges: proposalPrivileges(p)})))
+    await this.authorizer.authorize(actor, await this.proposalRequests(valid))
     const results = await this.apply(actor, valid, opts.defaults)
     let r = 0
     prepared.forEach((p, index) => {
@@ -89,12 +89,35 @@ export class Catalog {
     const time = this.now()
     const created = {time, actor: actor.urn}
     const base: SystemMetadata = {runId: DEFAULT_RUN_ID, ...defaults, lastObserved: defaults.lastObserved ?? time}
-    return this.store.write(prepared.map((p) => toWriteOp(p, created, base)))
+    return this.writeOps(prepared.map((p) => toWriteOp(p, created, base)))
   }
 
   /** Raw store ops for delete, rollback and migration, after their own authorization. */
   async writeOps(ops: WriteOp[]): Promise<WriteResult[]> {
-    return this.store.write(ops)
+    const results = await this.store.write(ops)
+    this.authorizer.observeWrite?.(ops.map((o) => o.urn))
+    return results
+  }
+
+  /**
+   * What writing raw proposals needs (REST ingestProposal, put): EDIT_ENTITY on an existing
+   * entity, CREATE_ENTITY or EDIT_ENTITY on a new one, DELETE_ENTITY for deletes; and the
+   * platform privilege guarding access-control entities and memberships.
+   */
+  private async proposalRequests(prepared: PreparedProposal[]): Promise<AuthzRequest[]> {
+    const requests: AuthzRequest[] = []
+    const seen = new Set<string>()
+    for (const p of prepared) {
+      const key = `${p.urn}\u0000${p.changeType}`
+      if (!seen.has(key)) {
+        seen.add(key)
+        const privileges = p.changeType === 'DELETE' ? [['DELETE_ENTITY']] : (await this.store.exists(p.urn)) ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]
+        requests.push({resourceUrn: p.urn, privileges})
+      }
+      const platform = GUARDED_TYPES[p.entityType] ?? GUARDED_ASPECTS[p.aspectName]
+      if (platform) requests.push({privileges: [[platform]]})
+    }
+    return requests
   }
 
   // ------------------------------------------------------------------ reads
@@ -131,7 +154,15 @@ export class Catalog {
   }
 }
 
-/** Privileges that allow writing a proposal: editing the entity, or creating it. */
-function proposalPrivileges(p: PreparedProposal): Privilege[][] {
-  return [['EDIT_ENTITY'], [p.changeType === 'DELETE' ? 'DELETE_ENTITY' : 'CREATE_ENTITY']]
+/** Entity types whose writes change who may do what: platform privileges guard them. */
+const GUARDED_TYPES: Record<string, string> = {
+  dataHubPolicy: 'MANAGE_POLICIES',
+  dataHubRole: 'MANAGE_POLICIES',
+  dataHubAccessToken: 'MANAGE_ACCESS_TOKENS',
+}
+const GUARDED_ASPECTS: Record<string, string> = {
+  roleMembership: 'MANAGE_USERS_AND_GROUPS',
+  groupMembership: 'MANAGE_USERS_AND_GROUPS',
+  nativeGroupMembership: 'MANAGE_USERS_AND_GROUPS',
+  corpUserCredentials: 'MANAGE_USER_CREDENTIALS',
 }

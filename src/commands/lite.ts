@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {defaultStoreDir} from '../config/settings.js'
+import {defaultStoreDir, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {startServer} from '../server/app.js'
 import {loadSampleData} from '../server/sample.js'
 import {UsageError} from '../errors.js'
@@ -21,7 +21,21 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     host: Flags.string({summary: 'Address to bind; 127.0.0.1 keeps the server private to this machine.', default: '127.0.0.1'}),
     store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
+    auth: Flags.boolean({summary: 'Require access tokens and check access policies. --no-auth is for throwaway local use only.', default: true, allowNo: true}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
+  }
+
+  /** Shows the first-start admin token once and saves it for the next `mdcli` command. */
+  private announceAdminToken(url: string, token: string): void {
+    this.log('Created the admin user urn:li:corpuser:datahub and its access token (shown only this once):')
+    this.log(`  ${token}`)
+    const settings = resolveSettings()
+    if (settings.skipConfig) {
+      this.log('METADATA_SKIP_CONFIG is set: the token was not saved; pass it as METADATA_GMS_TOKEN.')
+      return
+    }
+    writeConfigFile(settings.configPath, {server: url, token})
+    this.log(`Saved the server address and token to ${settings.configPath} (owner-only).`)
   }
 
   async run(): Promise<void> {
@@ -38,6 +52,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         port: flags.port,
         debug: this.debugEnabled,
         checkpointBytes: flags['checkpoint-mb'] * 1024 * 1024,
+        auth: flags.auth,
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
@@ -48,6 +63,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     if (flags.sample) {
       const n = await loadSampleData(server.catalog)
       if (n > 0) this.log(`Loaded ${n} sample aspects.`)
+    }
+    if (server.adminToken) this.announceAdminToken(server.url, server.adminToken)
+    if (!server.auth) {
+      process.stderr.write('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.\n')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
     await new Promise<void>((resolve) => {

@@ -3,13 +3,17 @@
  */
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {Catalog, SYSTEM_ACTOR} from '../catalog/catalog.js'
-import type {Authorizer} from '../catalog/authorize.js'
+import {Catalog} from '../catalog/catalog.js'
+import {allowAll, type Authorizer} from '../catalog/authorize.js'
+import {bootstrapAccess} from '../catalog/access/bootstrap.js'
+import {PolicyAuthorizer} from '../catalog/access/policy-authorizer.js'
+import {TokenService} from '../catalog/access/tokens.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 import {Router, type Logger} from './http.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
+import {openActorResolver, tokenActorResolver} from './auth.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -19,6 +23,9 @@ export interface ServerOptions {
   logger?: Logger
   /** Largest request body accepted, in bytes. */
   bodyLimit?: number
+  /** Tokens and access policies (default). Off: every request acts as the root user. */
+  auth?: boolean
+  /** Overrides the policy authorizer (tests of the refusal path). */
   authorizer?: Authorizer
   checkpointBytes?: number
 }
@@ -30,6 +37,10 @@ export interface RunningServer {
   catalog: Catalog
   store: MetadataStore
   logger: Logger
+  tokens: TokenService
+  auth: boolean
+  /** The admin token, when this start created it (first start of a store); shown once. */
+  adminToken?: string
   close(): Promise<void>
 }
 
@@ -38,12 +49,14 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
   const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m)})
-  const catalog = new Catalog({store, authorizer: opts.authorizer})
+  const auth = opts.auth !== false
+  const catalog = new Catalog({store, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
+  const tokens = new TokenService(catalog)
+  const {adminToken} = await bootstrapAccess(catalog)
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger,
-    // Until access tokens exist every request acts as the root user; the resolution lives here alone.
-    resolveActor: async () => SYSTEM_ACTOR,
+    resolveActor: auth ? tokenActorResolver(tokens) : openActorResolver,
   })
   registerRest(router, catalog, {startedAt: Date.now()})
 
@@ -69,6 +82,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     catalog,
     store,
     logger,
+    tokens,
+    auth,
+    adminToken,
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

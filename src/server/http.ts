@@ -21,9 +21,14 @@ export interface RequestContext {
   text(): Promise<string>
 }
 
+/** The actor of requests to public routes, which never write. */
+export const ANONYMOUS: Actor = {urn: 'urn:li:corpuser:__anonymous'}
+
 export type Handler = (ctx: RequestContext) => Promise<void>
 
 interface Route {
+  /** Reachable without a token (health, config, the GraphiQL page). */
+  public: boolean
   method: string
   prefix: string
   /** True when the route also takes a remainder after the prefix (`/entitiesV2/<urn>`). */
@@ -80,9 +85,9 @@ export class Router {
   constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (req: IncomingMessage) => Promise<Actor>}) {}
 
   /** `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param. */
-  on(method: string, path: string, handler: Handler): this {
+  on(method: string, path: string, handler: Handler, opts: {public?: boolean} = {}): this {
     const rest = path.endsWith('/*')
-    this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, handler})
+    this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, handler, public: opts.public === true})
     return this
   }
 
@@ -116,7 +121,7 @@ export class Router {
       }
       let bodyText: Promise<string> | undefined
       const text = (): Promise<string> => (bodyText ??= readBody(req, this.opts.bodyLimit))
-      const actor = await this.opts.resolveActor(req)
+      const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(req)
       const ctx: RequestContext = {
         req,
         res,

@@ -49,7 +49,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
   router.on('GET', '/health', async ({res}) => {
     res.writeHead(200, {'content-length': 0})
     res.end()
-  })
+  }, {public: true})
 
   router.on('GET', '/config', async ({res}) => {
     sendJson(res, 200, {
@@ -63,7 +63,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       startedAt: info.startedAt,
       server: {type: 'mdcli-lite'},
     })
-  })
+  }, {public: true})
 
   router.on('POST', '/aspects', async (ctx) => {
     const act = action(ctx)

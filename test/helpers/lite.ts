@@ -3,7 +3,7 @@
  * ephemeral port with a temporary store, and run CLI commands against it.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -14,12 +14,21 @@ export const BIN = join(ROOT, 'bin', 'run.js')
 /** The shared fixtures folder beside the repository. */
 export const FIXTURES = join(ROOT, '..', 'shared', 'fixtures')
 
+function readIfExists(path: string): string {
+  return existsSync(path) ? readFileSync(path, 'utf8') : ''
+}
+
 export function tempDir(prefix = 'mdcli-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
+/** Admin token of each running test server, by origin, so `http()` can authenticate. */
+const TOKENS = new Map<string, string>()
+
 export interface LiteProcess {
   url: string
+  /** The admin access token (printed at first start, or read back from the saved config). */
+  token: string
   port: number
   storeDir: string
   home: string
@@ -71,14 +80,19 @@ export async function startLite(opts: StartOptions = {}): Promise<LiteProcess> {
     })
   })
   const port = Number(new URL(url).port)
+  const printed = /^\s+(mdt_[A-Za-z0-9_-]+)\s*$/m.exec(out)?.[1]
+  const saved = /token: (mdt_[A-Za-z0-9_-]+)/.exec(readIfExists(join(home, '.mdclienv')))?.[1]
+  const token = printed ?? saved ?? ''
+  if (token) TOKENS.set(new URL(url).origin, token)
   return {
     url,
+    token,
     port,
     storeDir,
     home,
     proc,
     output: () => out,
-    env: (extra = {}) => ({...process.env, HOME: home, METADATA_GMS_URL: url, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', ...extra}),
+    env: (extra = {}) => ({...process.env, HOME: home, METADATA_GMS_URL: url, METADATA_GMS_TOKEN: token, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', ...extra}),
     async stop() {
       if (proc.exitCode !== null) return proc.exitCode
       proc.kill('SIGTERM')
@@ -119,11 +133,15 @@ export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: s
   })
 }
 
-/** JSON over HTTP to the server (fetch), returning status and parsed body. */
-export async function http(url: string, init: {method?: string; body?: unknown; headers?: Record<string, string>} = {}): Promise<{status: number; body: any; headers: Headers}> {
+/**
+ * JSON over HTTP to the server (fetch), returning status and parsed body. Authenticates as the
+ * admin of the test server it talks to, unless `token` says otherwise (null: send none).
+ */
+export async function http(url: string, init: {method?: string; body?: unknown; headers?: Record<string, string>; token?: string | null} = {}): Promise<{status: number; body: any; headers: Headers}> {
+  const token = init.token === undefined ? TOKENS.get(new URL(url).origin) : init.token
   const res = await fetch(url, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0', ...init.headers},
+    headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0', ...(token ? {authorization: `Bearer ${token}`} : {}), ...init.headers},
     body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
   })
   const text = await res.text()

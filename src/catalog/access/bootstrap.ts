@@ -1,0 +1,35 @@
+/**
+ * First start of a catalog: the root user (with the Admin role), DataHub's roles and default
+ * policies, and one admin access token — created only when the store has none of them, so a
+ * restart never mints a second token.
+ */
+import {DEFAULT_RUN_ID} from '../../store/types.js'
+import {type Catalog, SYSTEM_ACTOR} from '../catalog.js'
+import {prepareProposal, type ProposalInput} from '../proposal.js'
+import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
+import {TokenService} from './tokens.js'
+
+const p = (entityUrn: string, aspectName: string, json: unknown): ProposalInput => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
+
+async function any(catalog: Catalog, entityType: string): Promise<boolean> {
+  return (await catalog.store.listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
+}
+
+/** Sets up access control on an empty catalog; returns the admin token when one was made now. */
+export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: string}> {
+  const proposals: ProposalInput[] = []
+  if (!(await any(catalog, 'dataHubPolicy'))) {
+    for (const [name, urn] of Object.entries(ROLES)) proposals.push(p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false}))
+    for (const {id, info} of DEFAULT_POLICIES) proposals.push(p(`urn:li:dataHubPolicy:${id}`, 'dataHubPolicyInfo', info))
+  }
+  if (!(await catalog.store.exists(ROOT_USER))) {
+    proposals.push(p(ROOT_USER, 'corpUserInfo', {active: true, displayName: 'Admin', title: 'Root user'}))
+    proposals.push(p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}))
+  }
+  if (proposals.length > 0) {
+    await catalog.apply(SYSTEM_ACTOR, proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
+  }
+  if (await any(catalog, 'dataHubAccessToken')) return {}
+  const {accessToken} = await new TokenService(catalog).create(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
+  return {adminToken: accessToken}
+}

@@ -1,0 +1,138 @@
+/**
+ * Personal access tokens.
+ *
+ * A token is `mdt_` + 32 random bytes (base64url), shown once at creation. The catalog keeps
+ * only its SHA-256, as the id of a `dataHubAccessToken` entity (as DataHub keys tokens by a
+ * hash) with `dataHubAccessTokenInfo {name, actorUrn, ownerUrn, createdAt, expiresAt}`.
+ * Verifying hashes the presented token, looks the entity up and compares the hashes in
+ * constant time; revoking hard-deletes the entity, so it stops working at the next request.
+ */
+import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
+import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
+import {validateUrn} from '../../model/registry.js'
+import type {Actor, Catalog} from '../catalog.js'
+import {prepareProposal} from '../proposal.js'
+
+export const TOKEN_PREFIX = 'mdt_'
+
+export const DURATIONS: Record<string, number | null> = {
+  ONE_HOUR: 3600_000,
+  ONE_DAY: 86_400_000,
+  ONE_WEEK: 7 * 86_400_000,
+  ONE_MONTH: 30 * 86_400_000,
+  THREE_MONTHS: 90 * 86_400_000,
+  SIX_MONTHS: 180 * 86_400_000,
+  ONE_YEAR: 365 * 86_400_000,
+  NO_EXPIRY: null,
+}
+
+export interface TokenMetadata {
+  urn: string
+  id: string
+  name: string
+  description?: string
+  actorUrn: string
+  ownerUrn: string
+  createdAt: number
+  expiresAt?: number
+}
+
+interface TokenInfo {
+  name: string
+  actorUrn: string
+  ownerUrn: string
+  createdAt: number
+  expiresAt?: number
+  description?: string
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+const tokenUrn = (id: string) => `urn:li:dataHubAccessToken:${id}`
+
+export class TokenService {
+  constructor(private readonly catalog: Catalog) {}
+
+  /** Creates a token for `actorUrn`; the only time the secret exists outside the caller. */
+  async create(by: Actor, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
+    if (!input.name || input.name.trim() === '') throw new BadRequestError('A token needs a name')
+    const {spec} = validateUrn(input.actorUrn)
+    if (spec.name !== 'corpuser') throw new BadRequestError(`A token acts for a user; expected a corp user urn, found ${input.actorUrn}`)
+    const duration = input.duration ?? 'ONE_MONTH'
+    if (!(duration in DURATIONS)) throw new BadRequestError(`Unknown duration ${duration}; one of ${Object.keys(DURATIONS).join(', ')}`)
+    // Tokens for yourself need GENERATE_PERSONAL_ACCESS_TOKENS; for anyone else MANAGE_ACCESS_TOKENS.
+    const privilege = input.actorUrn === by.urn ? [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']] : [['MANAGE_ACCESS_TOKENS']]
+    await this.catalog.authorizer.authorize(by, [{privileges: privilege}])
+    const accessToken = TOKEN_PREFIX + randomBytes(32).toString('base64url')
+    const id = hashToken(accessToken)
+    const createdAt = this.catalog.now()
+    const ms = DURATIONS[duration]
+    const info: TokenInfo = {name: input.name, actorUrn: input.actorUrn, ownerUrn: by.urn, createdAt, ...(ms === null || ms === undefined ? {} : {expiresAt: createdAt + ms}), ...(input.description ? {description: input.description} : {})}
+    await this.catalog.apply(by, [prepareProposal({entityUrn: tokenUrn(id), aspectName: 'dataHubAccessTokenInfo', changeType: 'UPSERT', aspect: {json: info}})])
+    return {accessToken, metadata: {urn: tokenUrn(id), id, ...info}}
+  }
+
+  /** Resolves the actor of a presented token; 401 for unknown, revoked or expired tokens. */
+  async verify(token: string): Promise<Actor> {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
+    const id = hashToken(token)
+    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
+    // The lookup matched on the hash already; comparing again in constant time keeps the check
+    // free of early exits should the lookup ever become a prefix or range scan.
+    if (!timingSafeEqual(Buffer.from(a.urn.slice(tokenUrn('').length), 'hex'), Buffer.from(id, 'hex'))) {
+      throw new UnauthenticatedError('Invalid access token: unknown or revoked')
+    }
+    const info = a.value as TokenInfo
+    if (info.expiresAt !== undefined && info.expiresAt <= this.catalog.now()) {
+      throw new UnauthenticatedError(`Access token '${info.name}' expired at ${new Date(info.expiresAt).toISOString()}`)
+    }
+    return {urn: info.actorUrn}
+  }
+
+  async get(id: string): Promise<TokenMetadata> {
+    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    if (!a) throw new NotFoundError(`No access token with id ${id}`)
+    return {urn: tokenUrn(id), id, ...(a.value as TokenInfo)}
+  }
+
+  private async canManage(by: Actor): Promise<boolean> {
+    try {
+      await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** Tokens the caller may see: all with MANAGE_ACCESS_TOKENS, else the ones they own or act as. */
+  async listFor(by: Actor, filter: {actorUrn?: string; ownerUrn?: string} = {}): Promise<TokenMetadata[]> {
+    const all = await this.list(filter)
+    if (await this.canManage(by)) return all
+    return all.filter((t) => t.ownerUrn === by.urn || t.actorUrn === by.urn)
+  }
+
+  async list(filter: {actorUrn?: string; ownerUrn?: string} = {}): Promise<TokenMetadata[]> {
+    const {urns} = await this.catalog.store.listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
+    const out: TokenMetadata[] = []
+    for (const e of (await this.catalog.store.getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
+      const info = e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined
+      if (!info) continue
+      if (filter.actorUrn && info.actorUrn !== filter.actorUrn) continue
+      if (filter.ownerUrn && info.ownerUrn !== filter.ownerUrn) continue
+      out.push({urn: e.urn, id: e.urn.slice('urn:li:dataHubAccessToken:'.length), ...info})
+    }
+    return out.sort((a, b) => b.createdAt - a.createdAt)
+  }
+
+  /** Revokes a token: its owner, the user it acts for, or a holder of MANAGE_ACCESS_TOKENS. */
+  async revoke(by: Actor, id: string): Promise<void> {
+    const t = await this.get(id)
+    if (t.ownerUrn !== by.urn && t.actorUrn !== by.urn && !(await this.canManage(by))) {
+      await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+    }
+    await this.catalog.writeOps([{op: 'deleteEntity', urn: tokenUrn(id)}])
+  }
+}
