@@ -8,6 +8,7 @@ import type {Authorizer} from '../catalog/authorize.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 import {Router, type Logger} from './http.js'
+import {registerHistory} from './history.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
 
@@ -46,6 +47,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     resolveActor: async () => SYSTEM_ACTOR,
   })
   registerRest(router, catalog, {startedAt: Date.now()})
+  registerHistory(router, catalog)
 
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)
