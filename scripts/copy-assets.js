@@ -16,4 +16,5 @@ function walk(dir) {
     }
   }
 }
+// A branch may not have every root yet (plugins/ arrives with ingestion).
 for (const r of roots) if (existsSync(r)) walk(r)

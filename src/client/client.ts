@@ -7,6 +7,9 @@ import {Agent, request} from 'undici'
 import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
 import {encodeUrnPath} from '../model/urn.js'
 import type {ProposalInput} from '../catalog/proposal.js'
+import type {DeleteReport, RelatedAspect} from '../catalog/delete.js'
+import type {MigrateRequest, MigrationReport} from '../catalog/migrate.js'
+import type {ChangeCategory, ChangeTransaction} from '../catalog/timeline.js'
 import type {Settings} from '../config/settings.js'
 
 export interface ClientOptions {
@@ -40,6 +43,9 @@ export interface BatchOutcome {
   results: Array<{index: number; urn?: string; aspectName?: string; ok: boolean; changed?: boolean; error?: {code: string; status: number; message: string}}>
 }
 
+/** Timeout of calls that work through many entities in one request (delete, migrate). */
+const LONG_TIMEOUT_MS = 30 * 60_000
+
 export class MdcliClient {
   readonly server: string
   private readonly token?: string
@@ -63,8 +69,11 @@ export class MdcliClient {
     if (this.ownsDispatcher) await this.dispatcher.close()
   }
 
-  /** Sends a request; resolves the parsed JSON body (undefined when empty) of a 2xx answer. */
-  async call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  /**
+   * Sends a request; resolves the parsed JSON body (undefined when empty) of a 2xx answer.
+   * `timeoutMs` overrides the client's timeout for calls that do long work (delete, migrate).
+   */
+  async call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}, timeoutMs = this.timeoutMs): Promise<T> {
     const headers: Record<string, string> = {
       'x-restli-protocol-version': '2.0.0',
       accept: 'application/json',
@@ -83,8 +92,8 @@ export class MdcliClient {
         headers,
         body: payload,
         dispatcher: this.dispatcher,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       })
     } catch (e) {
       throw this.connectionError(e)
@@ -140,6 +149,52 @@ export class MdcliClient {
 
   getAspect(urn: string, aspect: string, version = 0): Promise<{aspect: Record<string, unknown>; version: number}> {
     return this.call('GET', `/aspects/${encodeUrnPath(urn)}?aspect=${encodeURIComponent(aspect)}&version=${version}`)
+  }
+
+  /** The change transactions of a dataset (`GET /openapi/timeline/v1/{urn}`). */
+  timeline(urn: string, opts: {categories?: ChangeCategory[]; startTime?: number; endTime?: number; raw?: boolean} = {}): Promise<ChangeTransaction[]> {
+    const q = new URLSearchParams()
+    if (opts.categories && opts.categories.length > 0) q.set('categories', opts.categories.join(','))
+    if (opts.startTime !== undefined) q.set('startTime', String(opts.startTime))
+    if (opts.endTime !== undefined) q.set('endTime', String(opts.endTime))
+    if (opts.raw) q.set('raw', 'true')
+    const qs = q.toString()
+    return this.call('GET', `/openapi/timeline/v1/${encodeUrnPath(urn)}${qs ? `?${qs}` : ''}`)
+  }
+
+  /** Hard or soft delete of up to 10,000 urns (`POST /entities?action=delete`). */
+  async deleteEntities(req: {urns: string[]; soft?: boolean; dryRun?: boolean; checkReferences?: boolean}): Promise<DeleteReport> {
+    const r = await this.call<{value: DeleteReport}>('POST', '/entities?action=delete', req, {}, LONG_TIMEOUT_MS)
+    return r.value
+  }
+
+  /** Aspects of other entities referring to `urn`; removes the references unless `dryRun`. */
+  async deleteReferences(urn: string, dryRun = true): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
+    const r = await this.call<{value: {total: number; relatedAspects: RelatedAspect[]}}>('POST', '/entities?action=deleteReferences', {urn, dryRun}, {}, LONG_TIMEOUT_MS)
+    return r.value
+  }
+
+  /**
+   * One page of urns matching an entity type, a query and facet filters
+   * (`POST /entities?action=search`); pass `after` (null to start) to walk past 10,000 matches.
+   */
+  async searchEntities(req: {
+    entity?: string
+    input?: string
+    filter?: {or: Array<{and: Array<{field: string; value: string}>}>}
+    includeSoftDeleted?: boolean
+    start?: number
+    count?: number
+    after?: string | null
+  }): Promise<{numEntities: number; entities: Array<{entity: string; entityType: string}>; next?: string | null}> {
+    const r = await this.call<{value: {numEntities: number; entities: Array<{entity: string; entityType: string}>; next?: string | null}}>('POST', '/entities?action=search', req)
+    return r.value
+  }
+
+  /** Plans (dryRun) or runs `migrate dataplatform2instance` on the server. */
+  async migratePlatformInstance(req: MigrateRequest): Promise<MigrationReport> {
+    const r = await this.call<{value: MigrationReport}>('POST', '/migrate?action=dataplatform2instance', req, {}, LONG_TIMEOUT_MS)
+    return r.value
   }
 
   graphql<T = unknown>(query: string, variables: Record<string, unknown> = {}): Promise<{data?: T; errors?: Array<{message: string; path?: string[]; extensions?: Record<string, unknown>}>}> {

@@ -66,7 +66,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     }
     if (server.adminToken) this.announceAdminToken(server.url, server.adminToken)
     if (!server.auth) {
-      process.stderr.write('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.\n')
+      this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
     await new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@ import {TokenService} from '../catalog/access/tokens.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 import {Router, type Logger} from './http.js'
+import {registerHistory} from './history.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
 import {openActorResolver, tokenActorResolver} from './auth.js'
@@ -59,6 +60,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     resolveActor: auth ? tokenActorResolver(tokens) : openActorResolver,
   })
   registerRest(router, catalog, {startedAt: Date.now()})
+  registerHistory(router, catalog)
 
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)

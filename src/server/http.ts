@@ -33,6 +33,8 @@ interface Route {
   prefix: string
   /** True when the route also takes a remainder after the prefix (`/entitiesV2/<urn>`). */
   rest: boolean
+  /** Rest.li action (`?action=`) this route serves; undefined = any action. */
+  action?: string
   handler: Handler
 }
 
@@ -84,15 +86,22 @@ export class Router {
 
   constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (req: IncomingMessage) => Promise<Actor>}) {}
 
-  /** `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param. */
-  on(method: string, path: string, handler: Handler, opts: {public?: boolean} = {}): this {
+  /**
+   * `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param.
+   * `opts.action` binds the route to one Rest.li action (`POST /entities?action=delete`), so that
+   * modules can each register their own actions on a shared path; a route with an action wins
+   * over one without for that action. `opts.public` routes answer without a token.
+   */
+  on(method: string, path: string, handler: Handler, opts: {action?: string; public?: boolean} = {}): this {
     const rest = path.endsWith('/*')
-    this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, handler, public: opts.public === true})
+    this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, action: opts.action, handler, public: opts.public === true})
     return this
   }
 
-  private match(method: string, path: string): {route: Route; params: string[]} | 'method' | undefined {
+  private match(method: string, path: string, action: string | null): {route: Route; params: string[]} | 'method' | {actions: string[]} | undefined {
     let pathMatched = false
+    let fallback: {route: Route; params: string[]} | undefined
+    const actions: string[] = []
     for (const r of this.routes) {
       let params: string[] | undefined
       if (r.rest) {
@@ -100,8 +109,13 @@ export class Router {
       } else if (path === r.prefix || path === `${r.prefix}/`) params = []
       if (!params) continue
       pathMatched = true
-      if (r.method === method) return {route: r, params}
+      if (r.method !== method) continue
+      if (r.action === undefined) fallback ??= {route: r, params}
+      else if (r.action === action) return {route: r, params}
+      else actions.push(r.action)
     }
+    if (fallback) return fallback
+    if (actions.length > 0) return {actions}
     return pathMatched ? 'method' : undefined
   }
 
@@ -110,7 +124,7 @@ export class Router {
     const url = new URL(req.url ?? '/', 'http://localhost')
     const method = req.method ?? 'GET'
     try {
-      const m = this.match(method, url.pathname)
+      const m = this.match(method, url.pathname, url.searchParams.get('action'))
       if (m === undefined) {
         sendJson(res, 404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
         return
@@ -118,6 +132,10 @@ export class Router {
       if (m === 'method') {
         sendJson(res, 405, {status: 405, code: 'E_BAD_REQUEST', message: `Method ${method} is not allowed on ${url.pathname}`})
         return
+      }
+      if ('actions' in m) {
+        const a = url.searchParams.get('action')
+        throw new BadRequestError(`${a ? `Unknown action '${a}'` : "Missing '?action=' query parameter"} on ${method} ${url.pathname} (expected ${m.actions.join(', ')})`)
       }
       let bodyText: Promise<string> | undefined
       const text = (): Promise<string> => (bodyText ??= readBody(req, this.opts.bodyLimit))

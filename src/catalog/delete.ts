@@ -1,0 +1,327 @@
+/**
+ * Deleting entities, finding what refers to them, and the urn search that filter deletes walk.
+ *
+ * Glossary:
+ * - hard delete: every row of the entity goes — all versions of every versioned aspect, every
+ *   timeseries row — and the entity leaves search (store op `deleteEntity`).
+ * - soft delete: the entity stays but `status {removed: true}` hides it from search, browse and
+ *   lineage; written with run id `__mdcli-delete-cli`, as DataHub's CLI writes `__datahub-delete-cli`.
+ * - reference: an aspect of another entity that holds the urn (lineage, container membership,
+ *   tags on entities, …). Deleting never cascades: references are reported, not followed.
+ * - versioned rows / timeseries rows: what a delete impacts, counted as DataHub's CLI reports it.
+ */
+import {BadRequestError, TooLargeError, UnknownEntityTypeError} from '../errors.js'
+import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
+import {aspectsOf, entitySpecs, nearest, validateUrn} from '../model/registry.js'
+import {aspectProblems} from '../model/schemas.js'
+import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
+import type {Actor, Catalog} from './catalog.js'
+import {prepareProposal, toWriteOp} from './proposal.js'
+
+export const DELETE_RUN_ID = '__mdcli-delete-cli'
+/** Urns per store write: big enough to be fast, small enough to keep one journal record modest. */
+export const DELETE_BATCH = 1000
+/** Most urns one delete request may carry. */
+export const MAX_DELETE_URNS = 10_000
+/**
+ * Finding references scans the store once per urn, so it runs only for deletes this small;
+ * larger deletes say that references were not checked.
+ */
+export const REFERENCE_CHECK_LIMIT = 100
+/** How many references a report lists. */
+export const REFERENCE_SAMPLE = 10
+/** Offset paging stops here (DataHub's search window); the `after` cursor walks past it. */
+export const SEARCH_WINDOW = 10_000
+
+export interface RelatedAspect {
+  /** DataHub's relationship name where one fits (DownstreamOf, IsPartOf, …), else `References`. */
+  relationship: string
+  /** The entity holding the reference. */
+  entity: string
+  aspect: string
+  /** The urn referred to (the deleted one). */
+  urn: string
+}
+
+export interface ReferenceReport {
+  checked: boolean
+  /** Referencing aspects found. */
+  total: number
+  /** Distinct referencing entities. */
+  entities: number
+  sample: RelatedAspect[]
+}
+
+export interface DeleteRequest {
+  urns: string[]
+  soft?: boolean
+  dryRun?: boolean
+  /** Report references to hard-deleted urns (only when there are at most REFERENCE_CHECK_LIMIT urns). */
+  checkReferences?: boolean
+}
+
+export interface DeleteReport {
+  soft: boolean
+  dryRun: boolean
+  /** Entities deleted (or, in a dry run, that would be). */
+  entities: number
+  /** Versioned aspect rows removed (hard) or written (soft). */
+  rows: number
+  timeseriesRows: number
+  deleted: string[]
+  /** Urns with no entity behind them: nothing to delete. */
+  notFound: string[]
+  references?: ReferenceReport
+}
+
+/** Aspect name → DataHub relationship name of the reference it holds. */
+const RELATIONSHIPS: Record<string, string> = {
+  upstreamLineage: 'DownstreamOf',
+  container: 'IsPartOf',
+  ownership: 'OwnedBy',
+  globalTags: 'TaggedWith',
+  glossaryTerms: 'TermedWith',
+  domains: 'AssociatedWith',
+  dashboardInfo: 'Contains',
+  chartInfo: 'Consumes',
+  dataJobInputOutput: 'Consumes',
+  dataJobInfo: 'IsPartOf',
+  glossaryTermInfo: 'IsPartOf',
+  glossaryNodeInfo: 'IsPartOf',
+  glossaryRelatedTerms: 'IsRelatedTo',
+  groupMembership: 'IsMemberOfGroup',
+  corpUserInfo: 'ReportsTo',
+  siblings: 'SiblingOf',
+  editableSchemaMetadata: 'TaggedWith',
+  schemaMetadata: 'ForeignKeyTo',
+}
+
+/** An entity type by registry name, case-insensitively; unknown names get a suggestion. */
+export function resolveEntityType(name: string): string {
+  const specs = entitySpecs()
+  const hit = specs.find((s) => s.name.toLowerCase() === name.toLowerCase() || s.graphqlType === name.toUpperCase())
+  if (hit) return hit.name
+  const names = specs.map((s) => s.name)
+  const guess = nearest(name, names)
+  throw new UnknownEntityTypeError(`Unknown entity type '${name}'.${guess ? ` Did you mean '${guess}'?` : ''} Known types: ${names.join(', ')}`)
+}
+
+// ------------------------------------------------------------------ search
+
+export interface UrnSearchRequest {
+  /** Entity types (registry names); empty = every searchable type. */
+  types?: string[]
+  query?: string
+  /**
+   * OR of AND-groups of facet conditions: platform (urn or plain name), origin, removed, or any
+   * facet field; `negated` inverts one condition.
+   */
+  filters?: Array<Array<{field: string; value: string; negated?: boolean}>>
+  includeSoftDeleted?: boolean
+  start?: number
+  count?: number
+  /** Cursor mode: `null` starts a walk, a previous `next` continues it. */
+  after?: string | null
+}
+
+export interface UrnSearchPage {
+  total: number
+  entities: Array<{urn: string; entityType: string}>
+  next?: string | null
+}
+
+function facetFilter(field: string, value: string, negated?: boolean): FacetFilter {
+  const f = field.endsWith('.keyword') ? field.slice(0, -'.keyword'.length) : field
+  const neg = negated ? {negated: true} : {}
+  if (typeof value !== 'string') throw new BadRequestError(`Filter on '${field}' needs a string value`)
+  if (f === 'platform') return {field: 'platform', values: [value.startsWith('urn:li:dataPlatform:') ? value : `urn:li:dataPlatform:${value}`], ...neg}
+  if (f === 'removed' || f === 'urn') return {field: f, values: [value], ...neg}
+  if (!(FACET_FIELDS as readonly string[]).includes(f)) {
+    throw new BadRequestError(`Unknown filter field '${field}' (use one of platform, origin, removed, ${FACET_FIELDS.filter((x) => x !== 'platform' && x !== 'origin').join(', ')})`)
+  }
+  return {field: f as FacetField, values: [value], ...neg}
+}
+
+/** One page of urns matching types, text and facet filters; offset pages stop at the search window. */
+export async function searchUrns(store: MetadataStore, req: UrnSearchRequest): Promise<UrnSearchPage> {
+  const types = (req.types ?? []).map(resolveEntityType)
+  const count = req.count ?? 1000
+  if (!Number.isInteger(count) || count < 0 || count > SEARCH_WINDOW) throw new BadRequestError(`count must be between 0 and ${SEARCH_WINDOW}`)
+  const cursor = req.after !== undefined
+  const start = req.start ?? 0
+  if (!cursor && start + count > SEARCH_WINDOW) {
+    throw new BadRequestError(`start + count must not exceed ${SEARCH_WINDOW}; walk further with the 'after' cursor (start a walk with "after": null)`)
+  }
+  const groups = (req.filters ?? []).map((g) => g.map((f) => facetFilter(f.field, f.value, f.negated))).filter((g) => g.length > 0)
+  const res = await store.search({
+    types,
+    query: req.query && req.query.trim() !== '' ? req.query : '*',
+    filters: groups.length > 0 ? groups : undefined,
+    // A condition on `removed` is meaningless unless soft-deleted entities are in the running.
+    includeSoftDeleted: req.includeSoftDeleted === true || groups.some((g) => g.some((f) => f.field === 'removed')),
+    count,
+    ...(cursor ? {after: req.after} : {start}),
+  })
+  return {total: res.total, entities: res.hits.map((h) => ({urn: h.urn, entityType: h.entityType})), ...(cursor ? {next: res.next ?? null} : {})}
+}
+
+// ------------------------------------------------------------------ references
+
+/** Aspects of other entities that hold `urn`, leaving out entities in `exclude`. */
+export async function findReferences(store: MetadataStore, urn: string, exclude?: ReadonlySet<string>): Promise<RelatedAspect[]> {
+  const refs = await store.referencesTo(urn)
+  return refs
+    .filter((r) => !exclude?.has(r.urn))
+    .map((r) => ({relationship: RELATIONSHIPS[r.aspectName] ?? 'References', entity: r.urn, aspect: r.aspectName, urn}))
+}
+
+function referenceReport(all: RelatedAspect[]): ReferenceReport {
+  return {checked: true, total: all.length, entities: new Set(all.map((r) => r.entity)).size, sample: all.slice(0, REFERENCE_SAMPLE)}
+}
+
+/** Drops array items that are, or directly hold, `urn`; returns whether the value still holds it. */
+function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: boolean} {
+  let stillHeld = false
+  const walk = (x: unknown): unknown => {
+    if (Array.isArray(x)) {
+      return x
+        .filter((item) => {
+          if (item === urn) return false
+          if (item !== null && typeof item === 'object' && !Array.isArray(item)) return !Object.values(item as Record<string, unknown>).includes(urn)
+          return true
+        })
+        .map(walk)
+    }
+    if (x !== null && typeof x === 'object') {
+      const out: Record<string, unknown> = {}
+      for (const [k, val] of Object.entries(x as Record<string, unknown>)) out[k] = walk(val)
+      return out
+    }
+    if (x === urn) stillHeld = true
+    return x
+  }
+  const value = walk(v)
+  return {value, stillHeld}
+}
+
+/**
+ * DataHub's `deleteReferences`: lists the aspects that refer to `urn`; unless `dryRun`, removes
+ * the reference from each (the list item that holds it), deleting the aspect instead when what
+ * remains would not be a valid value (e.g. `container {container: urn}`).
+ */
+export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn: string; dryRun?: boolean}): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
+  validateUrn(req.urn)
+  const related = await findReferences(catalog.store, req.urn)
+  const out = {total: related.length, relatedAspects: related}
+  if (req.dryRun !== false || related.length === 0) return out
+  await catalog.authorizer.authorize(actor, [
+    {resourceUrn: req.urn, privileges: [['DELETE_ENTITY']]},
+    ...[...new Set(related.map((r) => r.entity))].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
+  ])
+  const time = catalog.now()
+  const ops: WriteOp[] = []
+  for (const r of related) {
+    const current = await catalog.store.getAspect(r.entity, r.aspect)
+    if (!current) continue
+    const {value, stillHeld} = withoutReference(current.value, req.urn)
+    if (stillHeld || aspectProblems(r.aspect, value).length > 0) {
+      ops.push({op: 'deleteAspect', urn: r.entity, aspectName: r.aspect})
+      continue
+    }
+    const prepared = prepareProposal({entityUrn: r.entity, aspectName: r.aspect, changeType: 'UPSERT', aspect: {json: value}})
+    ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
+  }
+  await catalog.writeOps(ops)
+  return out
+}
+
+// ------------------------------------------------------------------ delete
+
+async function countRows(store: MetadataStore, urn: string, withTimeseries: boolean): Promise<{versioned: number; timeseries: number} | null> {
+  const e = await store.getEntity(urn)
+  if (!e) return null
+  let versioned = 0
+  let timeseries = 0
+  for (const a of Object.values(e.aspects)) {
+    if (a.kind === 'versioned') versioned += (await store.listVersions(urn, a.aspectName)).length
+    else if (withTimeseries) timeseries += (await store.listTimeseries(urn, a.aspectName, {limit: Number.MAX_SAFE_INTEGER})).length
+  }
+  return {versioned, timeseries}
+}
+
+/**
+ * Deletes entities, hard (every row) or soft (status removed), in batches of DELETE_BATCH urns
+ * per store write, after the DELETE_ENTITY check on every urn. A dry run checks and counts the
+ * same way and writes nothing.
+ */
+export async function deleteEntities(catalog: Catalog, actor: Actor, req: DeleteRequest): Promise<DeleteReport> {
+  const soft = req.soft === true
+  const dryRun = req.dryRun === true
+  const urns = [...new Set(req.urns)]
+  if (urns.length > MAX_DELETE_URNS) throw new TooLargeError(`A delete request may name at most ${MAX_DELETE_URNS} urns (got ${urns.length}); send several requests`)
+  for (const u of urns) {
+    const {spec} = validateUrn(u)
+    if (soft && !aspectsOf(spec.name).includes('status')) {
+      throw new BadRequestError(`${spec.name} entities have no status aspect and cannot be soft-deleted (${u}); delete them hard instead`)
+    }
+  }
+  await catalog.authorizer.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
+
+  const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
+  if (!soft && req.checkReferences) {
+    if (urns.length <= REFERENCE_CHECK_LIMIT) {
+      const doomed = new Set(urns)
+      const all: RelatedAspect[] = []
+      for (const u of urns) all.push(...(await findReferences(catalog.store, u, doomed)))
+      report.references = referenceReport(all)
+    } else {
+      report.references = {checked: false, total: 0, entities: 0, sample: []}
+    }
+  }
+
+  for (let i = 0; i < urns.length; i += DELETE_BATCH) {
+    const batch = urns.slice(i, i + DELETE_BATCH)
+    const ops: WriteOp[] = []
+    const present: string[] = []
+    let versionedInBatch = 0
+    const time = catalog.now()
+    for (const u of batch) {
+      if (soft) {
+        if (!(await catalog.store.exists(u))) {
+          report.notFound.push(u)
+          continue
+        }
+        present.push(u)
+        const prepared = prepareProposal({entityUrn: u, aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: true}}})
+        ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
+      } else {
+        const counts = await countRows(catalog.store, u, dryRun)
+        if (!counts) {
+          report.notFound.push(u)
+          continue
+        }
+        present.push(u)
+        versionedInBatch += counts.versioned
+        if (dryRun) {
+          report.rows += counts.versioned
+          report.timeseriesRows += counts.timeseries
+        }
+        ops.push({op: 'deleteEntity', urn: u})
+      }
+    }
+    report.deleted.push(...present)
+    report.entities += present.length
+    if (dryRun) {
+      if (soft) report.rows += present.length
+      continue
+    }
+    const results = await catalog.writeOps(ops)
+    if (soft) report.rows += results.filter((r) => r.changed).length
+    else {
+      const removed = results.reduce((n, r) => n + r.rowsRemoved, 0)
+      report.rows += versionedInBatch
+      report.timeseriesRows += removed - versionedInBatch
+    }
+  }
+  return report
+}

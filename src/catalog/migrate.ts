@@ -1,0 +1,255 @@
+/**
+ * `migrate dataplatform2instance`: moves every dataset of a platform under a platform instance, as
+ * DataHub's `cli/migrate.py` does.
+ *
+ * Glossary:
+ * - platform instance: one deployment of a platform (a second Kafka cluster, a regional warehouse);
+ *   its urn is `urn:li:dataPlatformInstance:(urn:li:dataPlatform:<p>,<instance>)` and a dataset
+ *   under it is named `<instance>.<name>`.
+ * - old / new urn: a dataset's urn before and after the move.
+ * - migrated: an old entity whose latest versioned aspects were copied to its new urn (timeseries
+ *   aspects stay behind); the old one is then soft-deleted (default), kept (`keep`) or
+ *   hard-deleted (`hard`).
+ * - affected: another entity whose aspects held an old urn (lineage, dashboards, charts, jobs, …),
+ *   rewritten to point at the new urn.
+ * - run id `migrate-<uuid>`: carried by every row the migration writes, so that rolling the run
+ *   back undoes it like an ingestion run.
+ */
+import {randomUUID} from 'node:crypto'
+import {BadRequestError} from '../errors.js'
+import {FABRIC_TYPES, datasetUrn, parseUrn} from '../model/urn.js'
+import type {MetadataStore, SystemMetadata, WriteOp} from '../store/types.js'
+import type {AuthzRequest} from './authorize.js'
+import type {Actor, Catalog} from './catalog.js'
+import {prepareProposal, toWriteOp} from './proposal.js'
+
+export interface MigrateRequest {
+  platform: string
+  instance: string
+  /** Environment (fabric) of the datasets to move; default PROD. */
+  env?: string
+  dryRun?: boolean
+  keep?: boolean
+  hard?: boolean
+}
+
+export interface MigrationReport {
+  runId: string
+  dryRun: boolean
+  platform: string
+  instance: string
+  env: string
+  /** What happens to the old entities. */
+  mode: 'soft' | 'keep' | 'hard'
+  /** New urns written. */
+  created: string[]
+  /** Other entities whose references were rewritten. */
+  affected: string[]
+  /** Old urns moved (kept, soft- or hard-deleted as `mode` says). */
+  migrated: string[]
+  /** Datasets of the platform already under an instance, left alone. */
+  skipped: string[]
+  counts: {created: number; affected: number; migrated: number}
+}
+
+/** Characters a urn key part can hold without escaping. */
+const NAME_RE = /^[A-Za-z0-9_.-]+$/
+/** Datasets copied per store write. */
+const CHUNK = 100
+const PAGE = 1000
+
+const DATASET_PREFIX = 'urn:li:dataset:('
+
+/**
+ * Replaces every dataset urn of `map` found in `s` (whole or embedded, e.g. inside a schemaField
+ * urn); cost is one scan of `s` whatever the size of the map.
+ */
+export function replaceDatasetUrns(s: string, map: ReadonlyMap<string, string>): string {
+  let i = s.indexOf(DATASET_PREFIX)
+  if (i < 0) return s
+  let out = ''
+  let from = 0
+  while (i >= 0) {
+    let depth = 0
+    let end = -1
+    for (let j = i + DATASET_PREFIX.length - 1; j < s.length; j++) {
+      const c = s.charCodeAt(j)
+      if (c === 40) depth++
+      else if (c === 41 && --depth === 0) {
+        end = j + 1
+        break
+      }
+    }
+    if (end < 0) break
+    const replacement = map.get(s.slice(i, end))
+    if (replacement !== undefined) {
+      out += s.slice(from, i) + replacement
+      from = end
+    }
+    i = s.indexOf(DATASET_PREFIX, end)
+  }
+  return out + s.slice(from)
+}
+
+/** A copy of a JSON value with mapped dataset urns replaced in every string and key. */
+export function rewriteUrns(v: unknown, map: ReadonlyMap<string, string>): unknown {
+  if (typeof v === 'string') return replaceDatasetUrns(v, map)
+  if (Array.isArray(v)) return v.map((x) => rewriteUrns(x, map))
+  if (v !== null && typeof v === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[replaceDatasetUrns(k, map)] = rewriteUrns(x, map)
+    return out
+  }
+  return v
+}
+
+function validate(req: MigrateRequest): {platformName: string; env: string} {
+  if (req.keep && req.hard) throw new BadRequestError('--keep and --hard cannot be used together: --keep preserves the old entities, --hard deletes them. Nothing was changed.')
+  if (typeof req.platform !== 'string' || req.platform.trim() === '') throw new BadRequestError('A platform is required (--platform). Nothing was changed.')
+  if (typeof req.instance !== 'string' || req.instance.trim() === '') throw new BadRequestError('An instance is required (--instance). Nothing was changed.')
+  const platformName = req.platform.startsWith('urn:li:dataPlatform:') ? req.platform.slice('urn:li:dataPlatform:'.length) : req.platform
+  if (!NAME_RE.test(platformName)) {
+    throw new BadRequestError(`Platform name '${req.platform}' cannot be part of a urn: use letters, digits, '_', '.' or '-' only. Nothing was changed.`)
+  }
+  if (!NAME_RE.test(req.instance)) {
+    throw new BadRequestError(
+      `Instance name '${req.instance}' cannot be part of a urn: use letters, digits, '_', '.' or '-' only (no commas, parentheses or whitespace). Nothing was changed.`,
+    )
+  }
+  const env = (req.env ?? 'PROD').toUpperCase()
+  if (!(FABRIC_TYPES as readonly string[]).includes(env)) throw new BadRequestError(`Unknown environment '${req.env}' (one of ${FABRIC_TYPES.join(', ')}). Nothing was changed.`)
+  return {platformName, env}
+}
+
+async function walkDatasets(store: MetadataStore, platformUrn: string, env: string | undefined, onPage: (urns: string[]) => Promise<void> | void): Promise<number> {
+  let after: string | null = null
+  let total = 0
+  for (;;) {
+    const filters = [{field: 'platform' as const, values: [platformUrn]}, ...(env ? [{field: 'origin' as const, values: [env]}] : [])]
+    const res = await store.search({types: ['dataset'], query: '*', filters: [filters], count: PAGE, after})
+    total = res.total
+    await onPage(res.hits.map((h) => h.urn))
+    if (!res.next) return total
+    after = res.next
+  }
+}
+
+const yieldToServer = (): Promise<void> => new Promise((r) => setImmediate(r))
+
+/**
+ * Plans and (unless `dryRun`) performs the migration. Validation and the access check come
+ * before any write; every write carries one `migrate-<uuid>` run id.
+ */
+export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Actor, req: MigrateRequest): Promise<MigrationReport> {
+  const {platformName, env} = validate(req)
+  const store = catalog.store
+  const platformUrn = `urn:li:dataPlatform:${platformName}`
+  const instanceUrn = `urn:li:dataPlatformInstance:(${platformUrn},${req.instance})`
+  const mode: MigrationReport['mode'] = req.keep ? 'keep' : req.hard ? 'hard' : 'soft'
+
+  const mapping = new Map<string, string>()
+  const skipped: string[] = []
+  const found = await walkDatasets(store, platformUrn, env, async (urns) => {
+    for (const u of urns) {
+      const dpi = await store.getAspect(u, 'dataPlatformInstance')
+      if (typeof (dpi?.value as {instance?: unknown} | undefined)?.instance === 'string') {
+        skipped.push(u)
+        continue
+      }
+      const name = parseUrn(u).parts[1]!
+      // A name that already carries the instance prefix is migrated in place, never prefixed twice.
+      const newName = name.startsWith(`${req.instance}.`) ? name : `${req.instance}.${name}`
+      mapping.set(u, datasetUrn(platformUrn, newName, env))
+    }
+  })
+  if (found === 0 && !(await store.exists(platformUrn))) {
+    const anyEnv = await store.search({types: ['dataset'], query: '*', filters: [[{field: 'platform', values: [platformUrn]}]], count: 0, includeSoftDeleted: true})
+    if (anyEnv.total === 0) {
+      throw new BadRequestError(`Unknown platform '${platformName}': there are no datasets of it and no data platform entity ${platformUrn}. Nothing was changed.`)
+    }
+  }
+
+  // References are found up front: the access check must cover every entity before any write.
+  const olds = new Set(mapping.keys())
+  const moved = [...mapping].filter(([o, n]) => o !== n)
+  const refsByEntity = new Map<string, Set<string>>()
+  for (const [old] of moved) {
+    for (const r of await store.referencesTo(old)) {
+      if (olds.has(r.urn)) continue
+      let aspects = refsByEntity.get(r.urn)
+      if (!aspects) refsByEntity.set(r.urn, (aspects = new Set()))
+      aspects.add(r.aspectName)
+    }
+    await yieldToServer()
+  }
+
+  const report: MigrationReport = {
+    runId: `migrate-${randomUUID()}`,
+    dryRun: req.dryRun === true,
+    platform: platformName,
+    instance: req.instance,
+    env,
+    mode,
+    created: moved.map(([, n]) => n),
+    affected: [...refsByEntity.keys()],
+    migrated: [...mapping.keys()],
+    skipped,
+    counts: {created: moved.length, affected: refsByEntity.size, migrated: mapping.size},
+  }
+
+  const requests: AuthzRequest[] = [
+    ...[...mapping.values()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
+    ...report.affected.map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
+    ...(mode === 'keep' ? [] : moved.map(([o]) => ({resourceUrn: o, privileges: [['DELETE_ENTITY']]}))),
+  ]
+  if (requests.length > 0) await catalog.authorizer.authorize(actor, requests)
+  if (report.dryRun || mapping.size === 0) return report
+
+  // One instant for every row: the migration reads as a single change in each entity's history.
+  const created = {time: catalog.now(), actor: actor.urn}
+  const sm: SystemMetadata = {runId: report.runId, lastObserved: created.time}
+  const upsert = (urn: string, aspectName: string, value: unknown): WriteOp =>
+    toWriteOp(prepareProposal({entityUrn: urn, aspectName, changeType: 'UPSERT', aspect: {json: value}}), created, sm)
+
+  // 1. New entities: every versioned aspect's latest value, self-references rewritten, plus the instance.
+  const entries = [...mapping]
+  for (let i = 0; i < entries.length; i += CHUNK) {
+    const ops: WriteOp[] = []
+    for (const [oldUrn, newUrn] of entries.slice(i, i + CHUNK)) {
+      if (oldUrn !== newUrn) {
+        const entity = await store.getEntity(oldUrn)
+        for (const a of Object.values(entity?.aspects ?? {})) {
+          if (a.kind !== 'versioned' || a.aspectName === 'datasetKey' || a.aspectName === 'dataPlatformInstance') continue
+          ops.push(upsert(newUrn, a.aspectName, rewriteUrns(a.value, mapping)))
+        }
+      }
+      ops.push(upsert(newUrn, 'dataPlatformInstance', {platform: platformUrn, instance: instanceUrn}))
+    }
+    await catalog.writeOps(ops)
+    await yieldToServer()
+  }
+
+  // 2. Other entities' references, each aspect rewritten once for every old urn it holds.
+  const refs = [...refsByEntity]
+  for (let i = 0; i < refs.length; i += CHUNK) {
+    const ops: WriteOp[] = []
+    for (const [urn, aspects] of refs.slice(i, i + CHUNK)) {
+      for (const aspectName of aspects) {
+        const current = await store.getAspect(urn, aspectName)
+        if (current) ops.push(upsert(urn, aspectName, rewriteUrns(current.value, mapping)))
+      }
+    }
+    await catalog.writeOps(ops)
+    await yieldToServer()
+  }
+
+  // 3. The old entities.
+  if (mode !== 'keep') {
+    for (let i = 0; i < moved.length; i += CHUNK * 10) {
+      const ops = moved.slice(i, i + CHUNK * 10).map(([o]): WriteOp => (mode === 'hard' ? {op: 'deleteEntity', urn: o} : upsert(o, 'status', {removed: true})))
+      await catalog.writeOps(ops)
+      await yieldToServer()
+    }
+  }
+  return report
+}

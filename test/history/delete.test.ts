@@ -1,0 +1,234 @@
+import {expect} from 'chai'
+import {encodeUrnPath} from '../../src/model/urn.js'
+import {cleanup, http, startLite, type LiteProcess} from '../helpers/lite.js'
+import {AUDIT, CHANGE_AUDIT, dataset, mdcli, propose, proposeAll, readEntity, schemaMetadata, searchUrns, snapshot} from './helpers.js'
+
+const SUMMARY = /^(Hard|Soft) deleted (\d+) entities \(impacts (\d+) versioned rows and (\d+) timeseries aspect rows\) in [\d.]+ seconds\.$/m
+
+function summaryOf(stdout: string): {kind: string; entities: number; rows: number; timeseries: number} {
+  const m = SUMMARY.exec(stdout)
+  expect(m, stdout).to.not.equal(null)
+  return {kind: m![1]!, entities: Number(m![2]), rows: Number(m![3]), timeseries: Number(m![4])}
+}
+
+describe('delete', function () {
+  this.timeout(120_000)
+  let lite: LiteProcess
+  const C = 'urn:li:container:del-warehouse'
+  const A = dataset('delhive', 'db.a')
+  const B = dataset('delhive', 'db.b')
+  const CHART = 'urn:li:chart:(looker,orders_chart)'
+
+  before(async () => {
+    lite = await startLite()
+    await proposeAll(lite, [
+      [C, 'containerProperties', {name: 'warehouse'}],
+      [A, 'container', {container: C}],
+      [A, 'schemaMetadata', schemaMetadata('a', [{path: 'id', type: 'int'}])],
+      [A, 'globalTags', {tags: [{tag: 'urn:li:tag:Legacy'}]}],
+      [A, 'datasetProfile', {timestampMillis: 1700000000000, rowCount: 10}],
+      [B, 'container', {container: C}],
+      [B, 'upstreamLineage', {upstreams: [{dataset: A, type: 'TRANSFORMED', auditStamp: AUDIT}]}],
+      [CHART, 'chartInfo', {title: 'Orders', description: '', lastModified: CHANGE_AUDIT, inputs: [A]}],
+    ])
+    // A second version, so that history is part of what a hard delete removes.
+    await propose(lite, A, 'globalTags', {tags: [{tag: 'urn:li:tag:Legacy'}, {tag: 'urn:li:tag:PII'}]})
+  })
+
+  after(async () => {
+    await lite?.stop()
+    if (lite) cleanup(lite.storeDir, lite.home)
+  })
+
+  it('hard-deletes by urn by default: every version and timeseries row, out of search, references reported', async () => {
+    expect(await searchUrns(lite, 'dataset', '*', [{field: 'platform', value: 'delhive'}])).to.include(A)
+    expect((await http(`${lite.url}/aspects/${encodeUrnPath(A)}?aspect=datasetProfile`)).status).to.equal(200)
+
+    const r = await mdcli(lite, ['delete', '--urn', A, '--force'])
+    expect(r.code, r.stderr).to.equal(0)
+    // datasetKey, container, schemaMetadata and two versions of globalTags.
+    expect(summaryOf(r.stdout)).to.deep.equal({kind: 'Hard', entities: 1, rows: 5, timeseries: 1})
+    expect(r.stdout).to.contain('2 aspect(s) of 2 other entities still refer to the deleted urns')
+    expect(r.stdout).to.contain(`${B} upstreamLineage (DownstreamOf) -> ${A}`)
+    expect(r.stdout).to.contain(`${CHART} chartInfo (Consumes) -> ${A}`)
+
+    expect(await readEntity(lite, A)).to.equal(null)
+    expect((await http(`${lite.url}/aspects/${encodeUrnPath(A)}?aspect=datasetProfile`)).status).to.equal(404)
+    expect((await http(`${lite.url}/aspects/${encodeUrnPath(A)}?aspect=globalTags&version=1`)).status).to.equal(404)
+    const ts = await http(`${lite.url}/aspects?action=getTimeseriesAspectValues`, {body: {urn: A, entity: 'dataset', aspect: 'datasetProfile', limit: 100}})
+    expect(ts.body.value.values).to.deep.equal([])
+    const found = await http(`${lite.url}/entities?action=search`, {body: {entity: 'dataset', input: '*', includeSoftDeleted: true, filter: {or: [{and: [{field: 'platform', value: 'delhive'}]}]}}})
+    expect(found.body.value.entities.map((e: any) => e.entity)).to.not.include(A)
+    // Never cascades, never rewrites: the referencing entities are as they were.
+    expect((await readEntity(lite, B)).aspects.upstreamLineage.value.upstreams[0].dataset).to.equal(A)
+    expect(await readEntity(lite, CHART)).to.not.equal(null)
+  })
+
+  it('soft-deletes with --soft: status removed under the delete run id, data kept, hidden from search', async () => {
+    const E = dataset('delhive', 'db.e')
+    await propose(lite, E, 'datasetProperties', {description: 'to be hidden'})
+    const r = await mdcli(lite, ['delete', '--urn', E, '--soft', '-f'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(summaryOf(r.stdout)).to.deep.equal({kind: 'Soft', entities: 1, rows: 1, timeseries: 0})
+    const e = await readEntity(lite, E)
+    expect(e.aspects.status.value).to.deep.equal({removed: true})
+    expect(e.aspects.status.systemMetadata.runId).to.equal('__mdcli-delete-cli')
+    expect(e.aspects.datasetProperties.value.description).to.equal('to be hidden')
+    expect(await searchUrns(lite, 'dataset', '*', [{field: 'platform', value: 'delhive'}])).to.not.include(E)
+  })
+
+  it('by entity type: every container goes, the datasets in them stay', async () => {
+    const C2 = 'urn:li:container:del-lake'
+    const L = dataset('dellake', 'raw.events')
+    await proposeAll(lite, [
+      [C2, 'containerProperties', {name: 'lake'}],
+      [L, 'container', {container: C2}],
+    ])
+    const r = await mdcli(lite, ['delete', '--entity-type', 'container', '-f'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.stdout).to.contain('Found 2 container urn(s).')
+    expect(summaryOf(r.stdout)).to.include({kind: 'Hard', entities: 2})
+    expect(r.stdout).to.contain(`${L} container (IsPartOf) -> ${C2}`)
+    expect(await readEntity(lite, C)).to.equal(null)
+    expect(await readEntity(lite, C2)).to.equal(null)
+    expect((await readEntity(lite, B)).aspects.container.value.container).to.equal(C)
+    expect((await readEntity(lite, L)).aspects.container.value.container).to.equal(C2)
+  })
+
+  it('by platform, by environment and by query, each touching only what matches', async () => {
+    const K1 = dataset('delkafka', 'clicks')
+    const K2 = dataset('delkafka', 'views')
+    const U1 = dataset('deluat', 'a', 'UAT')
+    const U2 = dataset('deluat2', 'b', 'UAT')
+    const U3 = dataset('deluat', 'c', 'PROD')
+    const Q1 = dataset('delquery', 'x')
+    const Q2 = dataset('delquery', 'y')
+    await proposeAll(lite, [
+      [K1, 'status', {removed: false}],
+      [K2, 'status', {removed: false}],
+      [U1, 'status', {removed: false}],
+      [U2, 'status', {removed: false}],
+      [U3, 'status', {removed: false}],
+      [Q1, 'datasetProperties', {description: 'zyxclickstream sessions'}],
+      [Q2, 'datasetProperties', {description: 'orders'}],
+    ])
+    const byPlatform = await mdcli(lite, ['delete', '--platform', 'delkafka', '-f', '--json'])
+    expect(byPlatform.code, byPlatform.stderr).to.equal(0)
+    const out = JSON.parse(byPlatform.stdout)
+    expect(out).to.include({soft: false, dryRun: false, matched: 2, entities: 2})
+    expect(out.deleted).to.have.members([K1, K2])
+
+    const byEnv = await mdcli(lite, ['delete', '--env', 'uat', '-f'])
+    expect(byEnv.code, byEnv.stderr).to.equal(0)
+    expect(byEnv.stderr).to.contain('Using --env without other filters will delete all metadata in the UAT environment')
+    expect(summaryOf(byEnv.stdout)).to.include({entities: 2})
+
+    const byQuery = await mdcli(lite, ['delete', '--query', 'zyxclickstream', '-f'])
+    expect(byQuery.code, byQuery.stderr).to.equal(0)
+    expect(byQuery.stderr).to.contain('Using --query is an advanced feature')
+    expect(summaryOf(byQuery.stdout)).to.include({entities: 1})
+
+    const gone = await snapshot(lite, [K1, K2, U1, U2, Q1])
+    expect(Object.values(gone)).to.deep.equal([null, null, null, null, null])
+    expect(await readEntity(lite, U3)).to.not.equal(null)
+    expect(await readEntity(lite, Q2)).to.not.equal(null)
+
+    const none = await mdcli(lite, ['delete', '--platform', 'delkafka', '-f'])
+    expect(none.code).to.equal(0)
+    expect(none.stdout).to.contain('Found no urns to delete.')
+  })
+
+  it('--dry-run lists what would go and writes nothing', async () => {
+    const F1 = dataset('deldry', 'one')
+    const F2 = dataset('deldry', 'two')
+    await proposeAll(lite, [
+      [F1, 'status', {removed: false}],
+      [F1, 'datasetProfile', {timestampMillis: 1700000000000, rowCount: 1}],
+      [F2, 'status', {removed: false}],
+      [B, 'upstreamLineage', {upstreams: [{dataset: F1, type: 'COPY', auditStamp: AUDIT}]}],
+    ])
+    const before = await snapshot(lite, [F1, F2, B])
+    const r = await mdcli(lite, ['delete', '--platform', 'deldry', '--dry-run'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.stdout).to.contain(`  ${F1}\n`)
+    expect(r.stdout).to.contain(`  ${F2}\n`)
+    expect(r.stdout).to.contain('[Dry-run] Would delete 2 entities (impacts 4 versioned rows and 1 timeseries aspect rows).')
+    expect(r.stdout).to.contain(`${B} upstreamLineage (DownstreamOf) -> ${F1}`)
+    const soft = await mdcli(lite, ['delete', '--urn', F1, '--soft', '-n', '--json'])
+    expect(JSON.parse(soft.stdout)).to.include({soft: true, dryRun: true, entities: 1})
+    expect(await snapshot(lite, [F1, F2, B])).to.deep.equal(before)
+  })
+
+  it('refuses contradictory or missing targets, unknown types, and deleting without confirmation — changing nothing', async () => {
+    const G = dataset('delguard', 'keep')
+    await propose(lite, G, 'status', {removed: false})
+    const before = await snapshot(lite, [G])
+    const both = await mdcli(lite, ['delete', '--urn', G, '--platform', 'delguard'])
+    expect(both.code).to.equal(1)
+    expect(both.stderr).to.contain('You cannot provide both an urn and a filter rule')
+    const neither = await mdcli(lite, ['delete', '--force'])
+    expect(neither.code).to.equal(1)
+    expect(neither.stderr).to.contain('You must provide either an urn or at least one filter')
+    const badType = await mdcli(lite, ['delete', '--entity-type', 'datset', '-f'])
+    expect(badType.code).to.equal(1)
+    expect(badType.stderr).to.contain("Unknown entity type 'datset'. Did you mean 'dataset'?")
+    const badEnv = await mdcli(lite, ['delete', '--env', 'moon', '-f'])
+    expect(badEnv.code).to.equal(1)
+    const noTty = await mdcli(lite, ['delete', '--urn', G])
+    expect(noTty.code).to.equal(1)
+    expect(noTty.stderr).to.contain('standard input is not a terminal')
+    expect(noTty.stderr).to.contain('--force')
+    const noTtyFilter = await mdcli(lite, ['delete', '--platform', 'delguard', '--soft'])
+    expect(noTtyFilter.code).to.equal(1)
+    expect(noTtyFilter.stdout).to.contain('Found 1 dataset urn(s).')
+    expect(await snapshot(lite, [G])).to.deep.equal(before)
+  })
+
+  it('serves DataHub’s delete, deleteReferences and search actions', async () => {
+    const T = 'urn:li:tag:del-obsolete'
+    const H = dataset('delrest', 'h')
+    await proposeAll(lite, [
+      [T, 'tagProperties', {name: 'obsolete'}],
+      [H, 'globalTags', {tags: [{tag: T}, {tag: 'urn:li:tag:Keep'}]}],
+    ])
+    const dry = await http(`${lite.url}/entities?action=delete`, {body: {urn: T, dryRun: true}})
+    expect(dry.status).to.equal(200)
+    expect(dry.body.value).to.include({urn: T, entities: 1, rows: 2, timeseriesRows: 0, dryRun: true})
+    expect(dry.body.value.references).to.include({checked: true, total: 1})
+
+    const refs = await http(`${lite.url}/entities?action=deleteReferences`, {body: {urn: T, dryRun: true}})
+    expect(refs.body.value).to.deep.equal({total: 1, relatedAspects: [{relationship: 'TaggedWith', entity: H, aspect: 'globalTags', urn: T}]})
+    const cleaned = await http(`${lite.url}/entities?action=deleteReferences`, {body: {urn: T, dryRun: false}})
+    expect(cleaned.status).to.equal(200)
+    expect((await readEntity(lite, H)).aspects.globalTags.value).to.deep.equal({tags: [{tag: 'urn:li:tag:Keep'}]})
+
+    const del = await http(`${lite.url}/entities?action=delete`, {body: {urn: T}})
+    expect(del.body.value).to.include({urn: T, entities: 1, rows: 2})
+    expect(await readEntity(lite, T)).to.equal(null)
+
+    const unknown = await http(`${lite.url}/entities?action=nuke`, {body: {}})
+    expect(unknown.status).to.equal(400)
+    expect(unknown.body.message).to.contain('delete, deleteReferences, search')
+    const aspect = await http(`${lite.url}/entities?action=delete`, {body: {urn: H, aspectName: 'globalTags'}})
+    expect(aspect.status).to.equal(400)
+  })
+
+  it('walks past the 10,000-entity search window when deleting by filter', async function () {
+    this.timeout(120_000)
+    const n = 10_050
+    const items: Array<[string, string, unknown]> = []
+    for (let i = 0; i < n; i++) items.push([dataset('delbulk', `t${i}`), 'status', {removed: false}])
+    await proposeAll(lite, items)
+    const window = await http(`${lite.url}/entities?action=search`, {body: {entity: 'dataset', input: '*', start: 9990, count: 20}})
+    expect(window.status).to.equal(400)
+    expect(window.body.message).to.contain("'after' cursor")
+
+    const r = await mdcli(lite, ['delete', '--platform', 'delbulk', '-f', '--json'])
+    expect(r.code, r.stderr).to.equal(0)
+    const out = JSON.parse(r.stdout)
+    expect(out).to.include({matched: n, entities: n, rows: 2 * n})
+    expect(out.references).to.include({checked: false})
+    const left = await http(`${lite.url}/entities?action=search`, {body: {entity: 'dataset', input: '*', count: 0, includeSoftDeleted: true, filter: {or: [{and: [{field: 'platform', value: 'delbulk'}]}]}}})
+    expect(left.body.value.numEntities).to.equal(0)
+  })
+})
