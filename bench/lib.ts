@@ -22,6 +22,10 @@ export function rmDir(dir: string): void {
 
 export interface LiteChild {
   url: string
+  /** Admin token printed at first start (empty on a restart). */
+  token: string
+  /** Headers that authenticate as the admin. */
+  auth: Record<string, string>
   proc: ChildProcess
   /** ms from spawn to the listening line. */
   startMs: number
@@ -29,10 +33,10 @@ export interface LiteChild {
   kill(): Promise<void>
 }
 
-export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<LiteChild> {
+export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = [], home = tempDir('mdcli-bench-home-')): Promise<LiteChild> {
   const t0 = performance.now()
   const proc = spawn(process.execPath, [...nodeArgs, BIN, 'lite', '--port', '0', '--store', storeDir, ...extraArgs], {
-    env: {...process.env, HOME: tempDir('mdcli-bench-home-'), METADATA_TELEMETRY_ENABLED: 'false'},
+    env: {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false'},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -46,9 +50,12 @@ export async function startLiteChild(storeDir: string, extraArgs: string[] = [],
     proc.once('exit', (c) => reject(new Error(`mdcli lite exited ${c}: ${out}`)))
   })
   const startMs = performance.now() - t0
+  const token = /^\s+(mdt_[A-Za-z0-9_-]+)\s*$/m.exec(out)?.[1] ?? ''
   const exited = new Promise<void>((r) => proc.once('exit', () => r()))
   return {
     url,
+    token,
+    auth: token ? {authorization: `Bearer ${token}`} : {},
     proc,
     startMs,
     async stop() {

@@ -50,7 +50,7 @@ export async function main(opts: StoreBenchOptions = {}): Promise<Record<string,
   const worker = async () => {
     while (next < bodies.length && Date.now() < deadline) {
       const {body, n} = bodies[next++]!
-      const res = await pool.request({path: '/aspects?action=ingestProposalBatch', method: 'POST', headers: {'content-type': 'application/json'}, body})
+      const res = await pool.request({path: '/aspects?action=ingestProposalBatch', method: 'POST', headers: {'content-type': 'application/json', ...lite.auth}, body})
       const out = (await res.body.json()) as {value?: {failed: number}; message?: string}
       if (res.statusCode !== 200 || out.value!.failed > 0) throw new Error(`batch failed: ${res.statusCode} ${JSON.stringify(out).slice(0, 300)}`)
       written += n
@@ -75,7 +75,7 @@ export async function main(opts: StoreBenchOptions = {}): Promise<Record<string,
   for (let i = 0; i < reads; i++) {
     const urn = urns[Math.floor(rr() * urns.length)]!
     const t = performance.now()
-    const res = await pool.request({path: `/entitiesV2/${encodeUrnPath(urn)}`, method: 'GET'})
+    const res = await pool.request({path: `/entitiesV2/${encodeUrnPath(urn)}`, method: 'GET', headers: lite.auth})
     await res.body.text()
     lat.push(performance.now() - t)
     if (res.statusCode !== 200) throw new Error(`read ${urn}: ${res.statusCode}`)
@@ -93,7 +93,7 @@ export async function main(opts: StoreBenchOptions = {}): Promise<Record<string,
   const again = await startLiteChild(dir)
   const restartMs = again.startMs
   // A read proves the data is back, not just the port.
-  const check = await fetch(`${again.url}/entitiesV2/${encodeUrnPath(urns[urns.length - 1]!)}`)
+  const check = await fetch(`${again.url}/entitiesV2/${encodeUrnPath(urns[urns.length - 1]!)}`, {headers: lite.auth})
   if (check.status !== 200) throw new Error('restart lost data')
   await again.stop()
   console.log(`restart to first answer: ${(restartMs / 1000).toFixed(1)} s`)
