@@ -23,11 +23,6 @@ export const DELETE_RUN_ID = '__mdcli-delete-cli'
 export const DELETE_BATCH = 1000
 /** Most urns one delete request may carry. */
 export const MAX_DELETE_URNS = 10_000
-/**
- * Finding references scans the store once per urn, so it runs only for deletes this small;
- * larger deletes say that references were not checked.
- */
-export const REFERENCE_CHECK_LIMIT = 100
 /** How many references a report lists. */
 export const REFERENCE_SAMPLE = 10
 /** Offset paging stops here (DataHub's search window); the `after` cursor walks past it. */
@@ -56,7 +51,7 @@ export interface DeleteRequest {
   urns: string[]
   soft?: boolean
   dryRun?: boolean
-  /** Report references to hard-deleted urns (only when there are at most REFERENCE_CHECK_LIMIT urns). */
+  /** Report references to hard-deleted urns. */
   checkReferences?: boolean
 }
 
@@ -167,12 +162,12 @@ export async function searchUrns(store: MetadataStore, req: UrnSearchRequest): P
 
 // ------------------------------------------------------------------ references
 
-/** Aspects of other entities that hold `urn`, leaving out entities in `exclude`. */
-export async function findReferences(store: MetadataStore, urn: string, exclude?: ReadonlySet<string>): Promise<RelatedAspect[]> {
-  const refs = await store.referencesTo(urn)
+/** Aspects of other entities that hold any of `urns` (one pass), leaving out entities in `exclude`. */
+export async function findReferences(store: MetadataStore, urns: string[], exclude?: ReadonlySet<string>): Promise<RelatedAspect[]> {
+  const refs = await store.referencesTo(urns)
   return refs
     .filter((r) => !exclude?.has(r.urn))
-    .map((r) => ({relationship: RELATIONSHIPS[r.aspectName] ?? 'References', entity: r.urn, aspect: r.aspectName, urn}))
+    .map((r) => ({relationship: RELATIONSHIPS[r.aspectName] ?? 'References', entity: r.urn, aspect: r.aspectName, urn: r.target}))
 }
 
 function referenceReport(all: RelatedAspect[]): ReferenceReport {
@@ -211,7 +206,7 @@ function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: 
  */
 export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn: string; dryRun?: boolean}): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
   validateUrn(req.urn)
-  const related = await findReferences(catalog.store, req.urn)
+  const related = await findReferences(catalog.store, [req.urn])
   const out = {total: related.length, relatedAspects: related}
   if (req.dryRun !== false || related.length === 0) return out
   await catalog.authorizer.authorize(actor, [
@@ -269,14 +264,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
 
   const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   if (!soft && req.checkReferences) {
-    if (urns.length <= REFERENCE_CHECK_LIMIT) {
-      const doomed = new Set(urns)
-      const all: RelatedAspect[] = []
-      for (const u of urns) all.push(...(await findReferences(catalog.store, u, doomed)))
-      report.references = referenceReport(all)
-    } else {
-      report.references = {checked: false, total: 0, entities: 0, sample: []}
-    }
+    report.references = referenceReport(await findReferences(catalog.store, urns, new Set(urns)))
   }
 
   for (let i = 0; i < urns.length; i += DELETE_BATCH) {

@@ -173,14 +173,11 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
   const olds = new Set(mapping.keys())
   const moved = [...mapping].filter(([o, n]) => o !== n)
   const refsByEntity = new Map<string, Set<string>>()
-  for (const [old] of moved) {
-    for (const r of await store.referencesTo(old)) {
-      if (olds.has(r.urn)) continue
-      let aspects = refsByEntity.get(r.urn)
-      if (!aspects) refsByEntity.set(r.urn, (aspects = new Set()))
-      aspects.add(r.aspectName)
-    }
-    await yieldToServer()
+  for (const r of await store.referencesTo(moved.map(([old]) => old))) {
+    if (olds.has(r.urn)) continue
+    let aspects = refsByEntity.get(r.urn)
+    if (!aspects) refsByEntity.set(r.urn, (aspects = new Set()))
+    aspects.add(r.aspectName)
   }
 
   const report: MigrationReport = {

@@ -3,7 +3,7 @@ import {BaseCommand} from '../cli/base.js'
 import {confirm} from '../cli/confirm.js'
 import {pyList, timespan} from '../cli/report.js'
 import type {MdcliClient} from '../client/client.js'
-import {DELETE_BATCH, REFERENCE_CHECK_LIMIT, resolveEntityType, type DeleteReport, type RelatedAspect} from '../catalog/delete.js'
+import {DELETE_BATCH, resolveEntityType, type DeleteReport, type RelatedAspect} from '../catalog/delete.js'
 import {UsageError} from '../errors.js'
 import {validateUrn} from '../model/registry.js'
 import {FABRIC_TYPES} from '../model/urn.js'
@@ -130,7 +130,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     }
 
     const outcome: DeleteOutcome = {soft, dryRun, matched: urns.length, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: [], tookMs: 0}
-    const checkReferences = !soft && urns.length <= REFERENCE_CHECK_LIMIT
+    const checkReferences = !soft
     const refs: RelatedAspect[] = []
     for (let i = 0; i < urns.length; i += DELETE_BATCH) {
       const r: DeleteReport = await this.client().deleteEntities({urns: urns.slice(i, i + DELETE_BATCH), soft, dryRun, checkReferences})
@@ -149,7 +149,6 @@ Without --force the command lists what matched and asks [y/N]; without a termina
         }
       }
     }
-    if (!soft && !checkReferences) outcome.references = {checked: false, total: 0, entities: 0, sample: []}
     outcome.tookMs = Date.now() - started
 
     for (const u of outcome.notFound) say(`Nothing to delete for ${u}: no such entity.`)
@@ -164,8 +163,6 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     if (ref && ref.checked && ref.total > 0) {
       say(`${ref.total} aspect(s) of ${ref.entities} other entit${ref.entities === 1 ? 'y' : 'ies'} still refer to ${dryRun ? 'these urns' : 'the deleted urns'}${ref.total > ref.sample.length ? ' (sample)' : ''}:`)
       for (const r of ref.sample) say(`  ${r.entity} ${r.aspect} (${r.relationship}) -> ${r.urn}`)
-    } else if (ref && !ref.checked) {
-      say(`References to the deleted entities were not checked (only done for at most ${REFERENCE_CHECK_LIMIT} entities).`)
     }
     return outcome
   }

@@ -719,12 +719,34 @@ export class LowdbStore implements MetadataStore {
     return this.index.query(req, this.opts.searchableTypes)
   }
 
-  async referencesTo(urn: string): Promise<Array<{urn: string; aspectName: string}>> {
-    const needle = JSON.stringify(urn)
-    const out: Array<{urn: string; aspectName: string}> = []
+  async referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+    const out: Array<{target: string; urn: string; aspectName: string}> = []
+    if (targets.length === 0) return out
+    const wanted = new Set(targets)
+    const needles = targets.map((t) => ({target: t, text: JSON.stringify(t)}))
+    // A few targets: substring tests. Many: pull every quoted urn out of each value once and
+    // look it up, so the cost stays one pass over the store.
+    const few = targets.length <= 8
+    const QUOTED_URN = /"(urn:li:(?:[^"\\]|\\.)*)"/g
+    let seen = 0
     for (const [u, e] of this.ents) {
-      if (u === urn) continue
-      for (const [name, rows] of Object.entries(e.a)) if (rows[0]![0].includes(needle)) out.push({urn: u, aspectName: name})
+      for (const [name, rows] of Object.entries(e.a)) {
+        const text = rows[0]![0]
+        if (few) {
+          for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
+        } else if (text.includes('urn:li:')) {
+          const hit = new Set<string>()
+          for (const m of text.matchAll(QUOTED_URN)) {
+            const t = JSON.parse(`"${m[1]}"`) as string
+            if (t !== u && wanted.has(t) && !hit.has(t)) {
+              hit.add(t)
+              out.push({target: t, urn: u, aspectName: name})
+            }
+          }
+        }
+      }
+      // Long scans yield now and then so that the server keeps answering.
+      if (++seen % 20000 === 0) await new Promise((r) => setImmediate(r))
     }
     return out
   }

@@ -186,8 +186,11 @@ export interface MetadataStore {
   exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean>
   listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}>
   search(req: SearchRequest): Promise<SearchResponse>
-  /** Urns of entities whose aspects mention `urn` (other than the entity itself). */
-  referencesTo(urn: string): Promise<Array<{urn: string; aspectName: string}>>
+  /**
+   * Aspects (latest versions) of other entities that mention any of `targets`, in one pass over
+   * the store whatever the number of targets.
+   */
+  referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>>
 
   listRuns(opts?: {start?: number; count?: number}): Promise<RunSummary[]>
   /** Every row (any version, and timeseries rows) whose systemMetadata.runId is `runId`. */

@@ -251,7 +251,11 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
         up(DS('up'), 'status', {removed: false}),
         up(DS('other'), 'status', {removed: false}),
       ])
-      expect(await store.referencesTo(DS('up'))).to.deep.equal([{urn: DS('down'), aspectName: 'upstreamLineage'}])
+      expect(await store.referencesTo([DS('up')])).to.deep.equal([{target: DS('up'), urn: DS('down'), aspectName: 'upstreamLineage'}])
+      // Many targets at once take the one-pass path and find the same.
+      const many = Array.from({length: 20}, (_, i) => DS(`absent${i}`))
+      expect(await store.referencesTo([...many, DS('up')])).to.deep.equal([{target: DS('up'), urn: DS('down'), aspectName: 'upstreamLineage'}])
+      expect(await store.referencesTo([DS('down')])).to.deep.equal([])
     })
 
     it('applies concurrent batches completely', async () => {
