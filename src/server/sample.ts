@@ -1,7 +1,7 @@
 /**
  * A little sample catalog for `mdcli lite --sample`, so that a first `mdcli get` or search shows
  * something: a platform, three datasets with schemas, owners, tags and lineage, two users, a
- * glossary term and a domain. Loaded only into an empty store.
+ * glossary term and a domain. Loaded only into a store that does not hold it yet.
  */
 import {type Catalog, SYSTEM_ACTOR} from '../catalog/catalog.js'
 import type {ProposalInput} from '../catalog/proposal.js'
@@ -44,10 +44,12 @@ export const SAMPLE: ProposalInput[] = [
   p(ds('sample_db.customer_orders'), 'glossaryTerms', {terms: [{urn: 'urn:li:glossaryTerm:Classification.Confidential'}], auditStamp: stamp}),
 ]
 
-/** Loads the sample into an empty store; returns the number of aspects written (0 if not empty). */
+/**
+ * Loads the sample unless it is there already (the access bootstrap writes users and policies
+ * first, so "empty" cannot be the test); returns the number of aspects written.
+ */
 export async function loadSampleData(catalog: Catalog): Promise<number> {
-  const {total} = await catalog.store.listUrns({count: 1, includeSoftDeleted: true})
-  if (total > 0) return 0
+  if (await catalog.store.exists(ds('sample_db.customers'), {includeSoftDeleted: true})) return 0
   await catalog.propose(SYSTEM_ACTOR, SAMPLE, {atomic: true, defaults: {runId: 'mdcli-sample-data'}})
   return SAMPLE.length
 }

@@ -199,6 +199,26 @@ describe('mdcli lite + core commands', function () {
   })
 })
 
+describe('lite --sample', function () {
+  it('loads the sample catalog once, next to the access bootstrap', async () => {
+    const lite = await startLite({args: ['--sample']})
+    try {
+      expect(lite.output()).to.match(/Loaded \d+ sample aspects/)
+      const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,sample_db.customers,PROD)'
+      const r = await runCli(['get', '--urn', urn, '-a', 'ownership', '-a', 'globalTags'], {env: lite.env()})
+      expect(r.code, r.stderr).to.equal(0)
+      expect(JSON.parse(r.stdout).globalTags.tags[0].tag).to.equal('urn:li:tag:pii')
+      await lite.stop()
+      const again = await startLite({storeDir: lite.storeDir, home: lite.home, args: ['--sample']})
+      expect(again.output()).to.not.match(/Loaded/)
+      await again.stop()
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    }
+  })
+})
+
 describe('settings and init', function () {
   it('init writes an owner-only config that later commands use; the environment wins', async () => {
     const lite = await startLite()
