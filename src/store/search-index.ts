@@ -62,9 +62,7 @@ export class SearchIndex {
   // Lower-cased runs of letters and digits: `db.orders_2024` → db, orders, 2024. FlexSearch's
   // Default encoder also folds look-alike letters and splits digits, which made `table_5`
   // match `table_55`; this plain one is faster too.
-  // fastupdate keeps a register of each document's entries: without it an update or removal
-  // scans the whole index (18 ms per update at 40,000 documents, growing with the catalog).
-  private readonly ix = new Index({tokenize: 'strict', encoder: tokenize as never, resolution: 9, fastupdate: true})
+  private readonly ix = new Index({tokenize: 'strict', encoder: tokenize as never, resolution: 9})
   private readonly docs = new Map<number, IndexedDoc>()
   /** Ids per entity type, ascending: the order of `*` listings and of cursor walks. */
   private readonly byType = new Map<string, number[]>()
