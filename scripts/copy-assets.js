@@ -1,6 +1,6 @@
 // Copies non-TypeScript assets (GraphQL SDL files) next to the compiled code, so that
 // dist/ is self-contained and the server reads the same .graphql files the repo holds.
-import {cpSync, readdirSync, statSync, mkdirSync} from 'node:fs'
+import {cpSync, existsSync, readdirSync, statSync, mkdirSync} from 'node:fs'
 import {join, dirname} from 'node:path'
 
 const roots = ['src', 'plugins']
@@ -16,4 +16,5 @@ function walk(dir) {
     }
   }
 }
-for (const r of roots) walk(r)
+// A root may not exist yet (no built-in plugins in a fresh checkout).
+for (const r of roots) if (existsSync(r)) walk(r)

@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir} from '../config/settings.js'
-import {startServer} from '../server/app.js'
 import {loadSampleData} from '../server/sample.js'
 import {UsageError} from '../errors.js'
 
@@ -21,6 +20,12 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     host: Flags.string({summary: 'Address to bind; 127.0.0.1 keeps the server private to this machine.', default: '127.0.0.1'}),
     store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
+    'max-result-window': Flags.integer({
+      summary: 'Largest start + count a GraphQL search may page to; scrollAcrossEntities walks past it.',
+      env: 'MDCLI_SEARCH_MAX_RESULT_WINDOW',
+      default: 10000,
+      min: 1,
+    }),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
   }
 
@@ -30,6 +35,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
+    // graphql-js skips its development-only checks (a multi-realm guard on every type test)
+    // when NODE_ENV is production; it reads the variable once, when it loads, hence the late import.
+    process.env.NODE_ENV ??= 'production'
+    const {startServer} = await import('../server/app.js')
     let server
     try {
       server = await startServer({
@@ -38,6 +47,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         port: flags.port,
         debug: this.debugEnabled,
         checkpointBytes: flags['checkpoint-mb'] * 1024 * 1024,
+        maxResultWindow: flags['max-result-window'],
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code

@@ -10,6 +10,7 @@ import type {MetadataStore} from '../store/types.js'
 import {Router, type Logger} from './http.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
+import {registerGraphql} from './graphql/index.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -21,6 +22,8 @@ export interface ServerOptions {
   bodyLimit?: number
   authorizer?: Authorizer
   checkpointBytes?: number
+  /** Largest `start + count` of a GraphQL offset search (default 10,000). */
+  maxResultWindow?: number
 }
 
 export interface RunningServer {
@@ -45,7 +48,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // Until access tokens exist every request acts as the root user; the resolution lives here alone.
     resolveActor: async () => SYSTEM_ACTOR,
   })
-  registerRest(router, catalog, {startedAt: Date.now()})
+  try {
+    registerRest(router, catalog, {startedAt: Date.now()})
+    registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
+  } catch (e) {
+    // A schema that fails to build must not leave the store locked and open.
+    await store.close()
+    throw e
+  }
 
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)
