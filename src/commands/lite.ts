@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir, resolveSettings, writeConfigFile} from '../config/settings.js'
-import {startServer} from '../server/app.js'
 import {loadSampleData} from '../server/sample.js'
 import {UsageError} from '../errors.js'
 
@@ -22,6 +21,12 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
     auth: Flags.boolean({summary: 'Require access tokens and check access policies. --no-auth is for throwaway local use only.', default: true, allowNo: true}),
+    'max-result-window': Flags.integer({
+      summary: 'Largest start + count a GraphQL search may page to; scrollAcrossEntities walks past it.',
+      env: 'MDCLI_SEARCH_MAX_RESULT_WINDOW',
+      default: 10000,
+      min: 1,
+    }),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
   }
 
@@ -44,6 +49,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
+    // graphql-js skips its development-only checks (a multi-realm guard on every type test)
+    // when NODE_ENV is production; it reads the variable once, when it loads, hence the late import.
+    process.env.NODE_ENV ??= 'production'
+    const {startServer} = await import('../server/app.js')
     let server
     try {
       server = await startServer({
@@ -53,6 +62,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         debug: this.debugEnabled,
         checkpointBytes: flags['checkpoint-mb'] * 1024 * 1024,
         auth: flags.auth,
+        maxResultWindow: flags['max-result-window'],
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code

@@ -15,6 +15,7 @@ import {registerHistory} from './history.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
 import {openActorResolver, tokenActorResolver} from './auth.js'
+import {registerGraphql} from './graphql/index.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -29,6 +30,8 @@ export interface ServerOptions {
   /** Overrides the policy authorizer (tests of the refusal path). */
   authorizer?: Authorizer
   checkpointBytes?: number
+  /** Largest `start + count` of a GraphQL offset search (default 10,000). */
+  maxResultWindow?: number
 }
 
 export interface RunningServer {
@@ -59,8 +62,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     logger,
     resolveActor: auth ? tokenActorResolver(tokens) : openActorResolver,
   })
-  registerRest(router, catalog, {startedAt: Date.now()})
-  registerHistory(router, catalog)
+  try {
+    registerRest(router, catalog, {startedAt: Date.now()})
+    registerHistory(router, catalog)
+    registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
+  } catch (e) {
+    // A schema that fails to build must not leave the store locked and open.
+    await store.close()
+    throw e
+  }
 
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)

@@ -30,6 +30,6 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
     await catalog.apply(SYSTEM_ACTOR, proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
   }
   if (await any(catalog, 'dataHubAccessToken')) return {}
-  const {accessToken} = await new TokenService(catalog).create(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
+  const {accessToken} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
   return {adminToken: accessToken}
 }

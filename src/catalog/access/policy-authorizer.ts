@@ -6,8 +6,8 @@
  * Glossary:
  * - actor filter: users, groups, roles, all users, all groups, or the resource's owners.
  * - resource filter: none (every resource), a type, a list of urns, or criteria on
- *   RESOURCE_TYPE / RESOURCE_URN / DOMAIN. PLATFORM policies apply to platform requests (no
- *   resource); METADATA policies to requests on an entity.
+ *   RESOURCE_TYPE / RESOURCE_URN / DOMAIN. METADATA policies apply to requests on an entity;
+ *   PLATFORM policies to platform requests (no resource) and, being global, to entity ones too.
  *
  * Policies and group memberships are cached and dropped whenever a write touches a policy, a
  * user or a group, so a change takes effect at the next request.
@@ -123,7 +123,9 @@ export class PolicyAuthorizer implements Authorizer {
     let owners: Set<string> | undefined
     const done = () => want !== undefined && want.some((g) => g.every((p) => granted.has(p)))
     for (const p of policies) {
-      if (resourceUrn === undefined ? p.type !== 'PLATFORM' : p.type !== 'METADATA') continue
+      // Platform privileges hold everywhere, so they count for requests on an entity too
+      // (MANAGE_GLOSSARIES allows creating under any glossary node).
+      if (resourceUrn === undefined && p.type !== 'PLATFORM') continue
       const a = p.actors
       let match = a.allUsers || (a.users ?? []).includes(who.urn) || (a.allGroups && who.groups.size > 0) || (a.groups ?? []).some((g) => who.groups.has(g)) || (a.roles ?? []).some((r) => who.roles.has(r))
       if (!match && a.resourceOwners && resourceUrn !== undefined) {
@@ -131,7 +133,7 @@ export class PolicyAuthorizer implements Authorizer {
         match = owners.has(who.urn) || [...who.groups].some((g) => owners!.has(g))
       }
       if (!match) continue
-      if (resourceUrn !== undefined && !(await this.resourceMatches(p, resourceUrn))) continue
+      if (resourceUrn !== undefined && p.type === 'METADATA' && !(await this.resourceMatches(p, resourceUrn))) continue
       for (const priv of p.privileges) granted.add(priv)
       if (done()) break
     }

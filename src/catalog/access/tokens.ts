@@ -57,18 +57,27 @@ export class TokenService {
 
   /** Creates a token for `actorUrn`; the only time the secret exists outside the caller. */
   async create(by: Actor, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
+    // Tokens for yourself need GENERATE_PERSONAL_ACCESS_TOKENS; for anyone else MANAGE_ACCESS_TOKENS.
+    const privilege = input.actorUrn === by.urn ? [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']] : [['MANAGE_ACCESS_TOKENS']]
+    this.checkInput(input)
+    await this.catalog.authorizer.authorize(by, [{privileges: privilege}])
+    return this.mint(by, input)
+  }
+
+  private checkInput(input: {actorUrn: string; name: string; duration?: string}): void {
     if (!input.name || input.name.trim() === '') throw new BadRequestError('A token needs a name')
     const {spec} = validateUrn(input.actorUrn)
     if (spec.name !== 'corpuser') throw new BadRequestError(`A token acts for a user; expected a corp user urn, found ${input.actorUrn}`)
-    const duration = input.duration ?? 'ONE_MONTH'
-    if (!(duration in DURATIONS)) throw new BadRequestError(`Unknown duration ${duration}; one of ${Object.keys(DURATIONS).join(', ')}`)
-    // Tokens for yourself need GENERATE_PERSONAL_ACCESS_TOKENS; for anyone else MANAGE_ACCESS_TOKENS.
-    const privilege = input.actorUrn === by.urn ? [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']] : [['MANAGE_ACCESS_TOKENS']]
-    await this.catalog.authorizer.authorize(by, [{privileges: privilege}])
+    if (input.duration !== undefined && !(input.duration in DURATIONS)) throw new BadRequestError(`Unknown duration ${input.duration}; one of ${Object.keys(DURATIONS).join(', ')}`)
+  }
+
+  /** Makes and stores a token without an access check: the first-start bootstrap only. */
+  async mint(by: Actor, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
+    this.checkInput(input)
     const accessToken = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const id = hashToken(accessToken)
     const createdAt = this.catalog.now()
-    const ms = DURATIONS[duration]
+    const ms = DURATIONS[input.duration ?? 'ONE_MONTH']
     const info: TokenInfo = {name: input.name, actorUrn: input.actorUrn, ownerUrn: by.urn, createdAt, ...(ms === null || ms === undefined ? {} : {expiresAt: createdAt + ms}), ...(input.description ? {description: input.description} : {})}
     await this.catalog.apply(by, [prepareProposal({entityUrn: tokenUrn(id), aspectName: 'dataHubAccessTokenInfo', changeType: 'UPSERT', aspect: {json: info}})])
     return {accessToken, metadata: {urn: tokenUrn(id), id, ...info}}

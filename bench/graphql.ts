@@ -1,0 +1,315 @@
+/**
+ * GraphQL benchmark: `mdcli lite` on a temporary store, loaded with synthetic datasets through
+ * the REST batch endpoint, then driven over loopback by undici pools in this process.
+ *
+ * Scenarios (each after a short discarded warm-up):
+ * - entity: `dataset(urn)` with properties, owners, tags and schema fields, random urns;
+ * - search: `search(type: DATASET)` with one- or two-word queries drawn from the data's
+ *   vocabulary (Zipf-like, so head words match most datasets, as in perf-baseline §3);
+ * each at concurrency 1 and 32; then a mutation burst: 32 clients calling addTags on random
+ * datasets. Prints a line per scenario and a final JSON line with every figure.
+ *
+ * Glossary: c = concurrency (requests in flight); p50/p99 = latency percentiles of the requests
+ * completed in the measured window, measured by the client (HTTP round trip included).
+ *
+ * Run: `node dist/bench/graphql.js [--entities=100000] [--seconds=10] [--burst-seconds=5] [--url=<running server> --server-pid=<its pid>]
+ *      [--only=entity,search,mutation]`.
+ * Bounded: every phase has a deadline, traffic stays on 127.0.0.1, the server is stopped and its
+ * store removed at the end.
+ */
+import {readFileSync} from 'node:fs'
+import {pathToFileURL} from 'node:url'
+import {Pool} from 'undici'
+import {cleanup, type LiteProcess, startLite} from '../test/helpers/lite.js'
+
+export interface ScenarioResult {
+  concurrency: number
+  seconds: number
+  requests: number
+  errors: number
+  rps: number
+  p50ms: number
+  p99ms: number
+  /** Server CPU time (user + system) per request, from /proc; absent when it cannot be read. */
+  serverCpuUsPerRequest?: number
+}
+
+export interface BenchResult {
+  bench: 'graphql'
+  entities: number
+  load: {seconds: number; proposals: number; proposalsPerSec: number}
+  scenarios: Record<string, ScenarioResult>
+}
+
+export interface BenchOptions {
+  entities?: number
+  seconds?: number
+  burstSeconds?: number
+  warmupSeconds?: number
+  /** Drive a server that is already running (e.g. one started with --cpu-prof) instead of starting one. */
+  url?: string
+  /** Process id of the server at `url`, to report its CPU per request. */
+  serverPid?: number
+  /** Run only these scenarios (`entity`, `search`, `mutation`); all by default. */
+  only?: string[]
+  log?: (line: string) => void
+}
+
+// ------------------------------------------------------------------------------ synthetic data
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const REAL_WORDS = (
+  'customer order invoice payment revenue sales product account user session event click page view campaign marketing ' +
+  'finance ledger balance transaction refund shipment warehouse inventory stock supplier vendor contract employee payroll ' +
+  'department region country city address email phone device browser country currency price discount coupon cart checkout ' +
+  'subscription plan trial churn retention cohort funnel conversion attribution channel source medium referral search query ' +
+  'report dashboard metric kpi daily weekly monthly quarterly yearly snapshot history archive raw staging clean curated mart ' +
+  'fact dimension lookup mapping bridge aggregate summary detail log audit error alert incident ticket support feedback survey ' +
+  'rating review score model feature prediction label training test experiment variant flag release deploy build pipeline job ' +
+  'task schedule batch stream topic partition offset schema table column index key primary foreign unique null default'
+).split(/\s+/)
+
+/** 3,000 words: the real ones first, then synthetic ones; drawn Zipf-like (head words are common). */
+const VOCAB = [...REAL_WORDS, ...Array.from({length: 3000 - REAL_WORDS.length}, (_, i) => `w${i.toString(36)}x`)]
+const PLATFORMS = ['hive', 'snowflake', 'postgres', 'kafka', 'bigquery']
+
+function word(rand: () => number): string {
+  return VOCAB[Math.floor(VOCAB.length * Math.pow(rand(), 2.2))]!
+}
+
+function words(rand: () => number, min: number, max: number): string {
+  const n = min + Math.floor(rand() * (max - min + 1))
+  return Array.from({length: n}, () => word(rand)).join(' ')
+}
+
+const FIELD_TYPES = ['StringType', 'NumberType', 'BooleanType', 'DateType', 'RecordType']
+const STAMP = {time: 1700000000000, actor: 'urn:li:corpuser:datahub'}
+
+function proposal(entityUrn: string, aspectName: string, value: unknown) {
+  return {entityUrn, aspectName, changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify(value)}}
+}
+
+export function datasetUrnOf(i: number): string {
+  return `urn:li:dataset:(urn:li:dataPlatform:${PLATFORMS[i % PLATFORMS.length]},db${i % 97}.table_${i},PROD)`
+}
+
+function datasetProposals(i: number, rand: () => number) {
+  const urn = datasetUrnOf(i)
+  const platform = `urn:li:dataPlatform:${PLATFORMS[i % PLATFORMS.length]}`
+  const fields = Array.from({length: 10}, (_, f) => ({
+    fieldPath: `${word(rand)}_${f}`,
+    nullable: rand() < 0.5,
+    type: {type: {[`com.linkedin.schema.${FIELD_TYPES[f % FIELD_TYPES.length]}`]: {}}},
+    nativeDataType: FIELD_TYPES[f % FIELD_TYPES.length]!.replace('Type', '').toLowerCase(),
+  }))
+  return [
+    proposal(urn, 'datasetProperties', {name: `${word(rand)}_${word(rand)}_${i}`, description: words(rand, 12, 25), customProperties: {team: word(rand), tier: String(1 + (i % 3))}}),
+    proposal(urn, 'ownership', {owners: Array.from({length: 1 + Math.floor(rand() * 3)}, (_, k) => ({owner: `urn:li:corpuser:${word(rand)}${k}`, type: 'TECHNICAL_OWNER'})), lastModified: STAMP}),
+    proposal(urn, 'globalTags', {tags: [...new Set(Array.from({length: 2 + Math.floor(rand() * 3)}, () => `urn:li:tag:${word(rand)}`))].map((tag) => ({tag}))}),
+    proposal(urn, 'schemaMetadata', {schemaName: `table_${i}`, platform, version: 0, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}}, fields}),
+    proposal(urn, 'status', {removed: false}),
+  ]
+}
+
+// ------------------------------------------------------------------------------------- driving
+
+const ENTITY_QUERY = `query getDataset($urn: String!) {
+  dataset(urn: $urn) {
+    urn
+    name
+    properties { name description }
+    ownership { owners { owner { ... on CorpUser { urn } ... on CorpGroup { urn } } type } }
+    tags { tags { tag { urn name } } }
+    schemaMetadata { fields { fieldPath type nativeDataType } }
+  }
+}`
+
+const SEARCH_QUERY = `query find($q: String!) {
+  search(input: {type: DATASET, query: $q, start: 0, count: 10}) {
+    total
+    searchResults { entity { urn ... on Dataset { name } } }
+  }
+}`
+
+const MUTATION = `mutation tag($urn: String!, $tag: String!) { addTags(input: {tagUrns: [$tag], resourceUrn: $urn}) }`
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
+}
+
+/**
+ * CPU seconds (user + system) a process has used, from /proc/<pid>/stat; undefined off Linux.
+ * On a shared machine throughput moves with the neighbours' load, CPU per request much less.
+ */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime are fields 14 and 15 of the line (11 and 12 after the command name).
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+/** Runs `concurrency` loops of `body()` until the deadline; latencies in ms. */
+async function drive(pool: Pool, concurrency: number, seconds: number, body: () => string, serverPid?: number): Promise<ScenarioResult> {
+  const cpu0 = cpuSeconds(serverPid)
+  const deadline = performance.now() + seconds * 1000
+  let lat = new Float64Array(1 << 16)
+  let n = 0
+  let errors = 0
+  const started = performance.now()
+  const loop = async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now()
+      try {
+        const res = await pool.request({path: '/api/graphql', method: 'POST', headers: {'content-type': 'application/json', authorization: 'Bearer bench'}, body: body()})
+        const text = await res.body.text()
+        if (res.statusCode !== 200 || text.includes('"errors":')) errors++
+      } catch {
+        errors++
+      }
+      if (n === lat.length) {
+        const bigger = new Float64Array(lat.length * 2)
+        bigger.set(lat)
+        lat = bigger
+      }
+      lat[n++] = performance.now() - t0
+    }
+  }
+  await Promise.all(Array.from({length: concurrency}, loop))
+  const elapsed = (performance.now() - started) / 1000
+  const cpu1 = cpuSeconds(serverPid)
+  const sorted = lat.subarray(0, n).sort()
+  return {
+    ...(cpu0 !== undefined && cpu1 !== undefined && n > 0 ? {serverCpuUsPerRequest: Math.round(((cpu1 - cpu0) * 1e6) / n)} : {}),
+    concurrency,
+    seconds: Number(elapsed.toFixed(2)),
+    requests: n,
+    errors,
+    rps: Math.round(n / elapsed),
+    p50ms: Number(percentile(sorted, 50).toFixed(3)),
+    p99ms: Number(percentile(sorted, 99).toFixed(3)),
+  }
+}
+
+async function post(pool: Pool, path: string, body: unknown): Promise<any> {
+  const res = await pool.request({path, method: 'POST', headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0'}, body: JSON.stringify(body)})
+  const text = await res.body.text()
+  if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
+
+async function load(pool: Pool, entities: number, log: (l: string) => void): Promise<BenchResult['load']> {
+  const rand = mulberry32(42)
+  const started = performance.now()
+  let proposals = 0
+  const perBatch = 400 // datasets per request: 2,000 proposals
+  const inFlight = new Set<Promise<void>>()
+  for (let i = 0; i < entities; i += perBatch) {
+    const batch = []
+    for (let j = i; j < Math.min(entities, i + perBatch); j++) batch.push(...datasetProposals(j, rand))
+    proposals += batch.length
+    const p = post(pool, '/aspects?action=ingestProposalBatch', {proposals: batch, atomic: true}).then((r) => {
+      if (r.value.failed !== 0) throw new Error(`load failed: ${JSON.stringify(r.value.results.find((x: any) => !x.ok))}`)
+    })
+    const tracked: Promise<void> = p.finally(() => inFlight.delete(tracked))
+    inFlight.add(tracked)
+    // Two batches in flight: the client builds the next while the server writes the last.
+    if (inFlight.size >= 2) await Promise.race(inFlight)
+    if ((i / perBatch) % 50 === 0 && i > 0) log(`  loaded ${i} datasets…`)
+  }
+  await Promise.all(inFlight)
+  const seconds = (performance.now() - started) / 1000
+  return {seconds: Number(seconds.toFixed(1)), proposals, proposalsPerSec: Math.round(proposals / seconds)}
+}
+
+function describe(name: string, r: ScenarioResult): string {
+  const cpu = r.serverCpuUsPerRequest === undefined ? '' : `, server CPU ${r.serverCpuUsPerRequest} µs/request`
+  return `${name.padEnd(14)} c=${String(r.concurrency).padEnd(3)} ${String(r.rps).padStart(7)} req/s   p50 ${r.p50ms.toFixed(2)} ms   p99 ${r.p99ms.toFixed(2)} ms   (${r.requests} requests, ${r.errors} errors${cpu})`
+}
+
+export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
+  const entities = opts.entities ?? 100_000
+  const seconds = opts.seconds ?? 10
+  const burstSeconds = opts.burstSeconds ?? 5
+  const warmup = opts.warmupSeconds ?? 2
+  const log = opts.log ?? ((l: string) => console.log(l))
+  // No checkpoint during the run: measure GraphQL, not snapshot rewrites.
+  const lite: LiteProcess | undefined = opts.url ? undefined : await startLite({args: ['--checkpoint-mb', '8192'], timeoutMs: 30_000})
+  const url = opts.url ?? lite!.url
+  const pid = opts.serverPid ?? lite?.proc.pid
+  const pool = new Pool(url, {connections: 32, pipelining: 1, keepAliveTimeout: 30_000})
+  try {
+    log(`mdcli lite at ${url}; loading ${entities} datasets through POST /aspects?action=ingestProposalBatch`)
+    const loaded = await load(pool, entities, log)
+    log(`loaded ${loaded.proposals} proposals in ${loaded.seconds} s (${loaded.proposalsPerSec} proposals/s)`)
+
+    const rand = mulberry32(7)
+    const urn = () => datasetUrnOf(Math.floor(rand() * entities))
+    const queries = Array.from({length: 200}, (_, i) => (i % 2 === 0 ? word(rand) : `${word(rand)} ${word(rand)}`))
+    let qi = 0
+    const entityBody = () => JSON.stringify({query: ENTITY_QUERY, variables: {urn: urn()}})
+    const searchBody = () => JSON.stringify({query: SEARCH_QUERY, variables: {q: queries[qi++ % queries.length]}})
+
+    const scenarios: Record<string, ScenarioResult> = {}
+    const wanted = (name: string) => !opts.only || opts.only.includes(name)
+    for (const [name, body] of [['entity', entityBody], ['search', searchBody]] as const) {
+      if (!wanted(name)) continue
+      await drive(pool, 32, warmup, body)
+      for (const c of [1, 32]) {
+        const r = await drive(pool, c, seconds, body, pid)
+        scenarios[`${name}_c${c}`] = r
+        log(describe(name, r))
+      }
+    }
+
+    const tags = Array.from({length: 50}, (_, i) => `urn:li:tag:bench_${i}`)
+    if (!wanted('mutation')) {
+      const partial: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios}
+      log(JSON.stringify(partial))
+      return partial
+    }
+    await post(pool, '/aspects?action=ingestProposalBatch', {proposals: tags.map((t, i) => proposal(t, 'tagProperties', {name: `bench_${i}`})), atomic: true})
+    const burst = await drive(pool, 32, burstSeconds, () => JSON.stringify({query: MUTATION, variables: {urn: urn(), tag: tags[Math.floor(rand() * tags.length)]}}), pid)
+    scenarios.mutation_addTags_c32 = burst
+    log(describe('addTags burst', burst).replace('req/s', 'mutations/s'))
+
+    const result: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios}
+    log(JSON.stringify(result))
+    return result
+  } finally {
+    await pool.close()
+    if (lite) {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    }
+  }
+}
+
+function arg(name: string): number | undefined {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`))
+  return a ? Number(a.slice(name.length + 3)) : undefined
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const url = process.argv.find((x) => x.startsWith('--url='))?.slice('--url='.length)
+  const only = process.argv.find((x) => x.startsWith('--only='))?.slice('--only='.length).split(',')
+  main({entities: arg('entities'), seconds: arg('seconds'), burstSeconds: arg('burst-seconds'), url, serverPid: arg('server-pid'), only}).catch((e) => {
+    console.error(e)
+    process.exitCode = 1
+  })
+}

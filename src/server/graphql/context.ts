@@ -1,0 +1,132 @@
+/**
+ * What every resolver gets: the acting user, the catalog, and a per-request entity loader.
+ *
+ * Glossary:
+ * - Ent: the source object of every entity type in the schema — an urn, its entity type, and
+ *   its latest aspects once loaded. Entities met as references (a tag on a dataset, an owner)
+ *   start as stubs without aspects; fields that need aspects load them on demand, and fields
+ *   derived from the urn alone (`urn`, `type`, `Dataset.name`, `Tag.name`) never do.
+ * - loader: collects every entity asked for in one tick of execution and reads them with one
+ *   `getEntities` call, caching each for the rest of the request (the DataLoader pattern).
+ */
+import type {Actor, Catalog} from '../../catalog/catalog.js'
+import {entityByGraphqlType, findEntity, keyAspectOf} from '../../model/registry.js'
+import type {EntityRecord, MetadataStore} from '../../store/types.js'
+import type {Logger} from '../http.js'
+
+// A type alias, not an interface: graphql-http wants a context assignable to a plain record.
+export type GqlContext = {
+  actor: Actor
+  catalog: Catalog
+  loader: EntityLoader
+  maxResultWindow: number
+  logger: Logger
+}
+
+export class Ent {
+  /** undefined: not loaded yet; null: the entity does not exist. */
+  rec: EntityRecord | null | undefined
+  private keyValue?: Record<string, string>
+
+  constructor(
+    readonly urn: string,
+    readonly entityType: string,
+    rec?: EntityRecord | null,
+  ) {
+    this.rec = rec
+  }
+
+  /** Key fields parsed from the urn (`{platform, name, origin}` for a dataset); {} if it does not parse. */
+  get key(): Record<string, string> {
+    return (this.keyValue ??= keyOf(this.urn, this.entityType))
+  }
+
+  /** Latest value of an aspect (needs the entity loaded). */
+  aspect<T = any>(name: string): T | undefined {
+    return this.rec?.aspects[name]?.value as T | undefined
+  }
+}
+
+const PREFIX = 'urn:li:'
+
+/**
+ * The key of an urn. Single-field keys (tags, users, terms, …) are the text after the entity
+ * type — no parse needed, and references to them are the most frequent; tuple keys go through
+ * the registry's parser.
+ */
+function keyOf(urn: string, entityType: string): Record<string, string> {
+  const spec = findEntity(entityType)
+  const prefix = `${PREFIX}${entityType}:`
+  if (spec && spec.keyFields.length === 1 && urn.startsWith(prefix)) return {[spec.keyFields[0]!.name]: urn.slice(prefix.length)}
+  try {
+    return keyAspectOf(urn).value
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * A reference to an entity by urn, not loaded. The entity type is the token after `urn:li:`
+ * (stored references passed the schemas' urn checks; be lenient on reads all the same).
+ */
+export function stub(urn: string, fallbackType = 'unknown'): Ent {
+  const end = urn.startsWith(PREFIX) ? urn.indexOf(':', PREFIX.length) : -1
+  return new Ent(urn, end > PREFIX.length ? urn.slice(PREFIX.length, end) : fallbackType)
+}
+
+export function stubOrNull(urn: unknown, fallbackType?: string): Ent | null {
+  return typeof urn === 'string' && urn.length > 0 ? stub(urn, fallbackType) : null
+}
+
+/** The GraphQL EntityType enum value of a registry entity type. */
+export function graphqlEntityType(entityType: string): string {
+  return findEntity(entityType)?.graphqlType ?? 'OTHER'
+}
+
+/** Registry name of a GraphQL EntityType value (undefined when the registry has no such type). */
+export function registryType(graphqlType: string): string | undefined {
+  return entityByGraphqlType(graphqlType)?.name
+}
+
+/** Batches and caches entity reads for one request. */
+export class EntityLoader {
+  private readonly cache = new Map<string, Promise<EntityRecord | null>>()
+  private queue: Array<{urn: string; resolve: (r: EntityRecord | null) => void; reject: (e: unknown) => void}> = []
+
+  constructor(private readonly store: MetadataStore) {}
+
+  load(urn: string): Promise<EntityRecord | null> {
+    let p = this.cache.get(urn)
+    if (!p) {
+      p = new Promise<EntityRecord | null>((resolve, reject) => {
+        this.queue.push({urn, resolve, reject})
+        if (this.queue.length === 1) queueMicrotask(() => this.flush())
+      })
+      this.cache.set(urn, p)
+    }
+    return p
+  }
+
+  /** Drops a cached entity, e.g. after a mutation changed it. */
+  forget(urn: string): void {
+    this.cache.delete(urn)
+  }
+
+  private flush(): void {
+    const batch = this.queue
+    this.queue = []
+    this.store.getEntities([...new Set(batch.map((b) => b.urn))]).then(
+      (found) => batch.forEach((b) => b.resolve(found.get(b.urn) ?? null)),
+      (e) => batch.forEach((b) => b.reject(e)),
+    )
+  }
+}
+
+/** Runs `f` on the entity once its aspects are loaded — synchronously when they already are. */
+export function withEnt<T>(ent: Ent, ctx: GqlContext, f: (e: Ent) => T): T | Promise<T> {
+  if (ent.rec !== undefined) return f(ent)
+  return ctx.loader.load(ent.urn).then((rec) => {
+    ent.rec = rec
+    return f(ent)
+  })
+}

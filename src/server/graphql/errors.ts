@@ -1,0 +1,64 @@
+/**
+ * The one mapping of errors to the spec's GraphQL error model: every item of `errors` carries
+ * `message`, `locations`, `path` (the operation's field first) and
+ * `extensions {code, type, classification}`.
+ *
+ * - Our typed errors (MdcliError) map by their status: 400 BAD_REQUEST, 403 UNAUTHORIZED,
+ *   404 NOT_FOUND (409 CONFLICT too, as DataHub has it), with their own message.
+ * - Anything else thrown while resolving is a bug: 500 SERVER_ERROR with DataHub's message
+ *   `An unknown error occurred.`; the cause goes to the server log, never to the client.
+ * - Errors of the request itself (syntax, validation, variable coercion, limits) have no path:
+ *   400 BAD_REQUEST, classification InvalidSyntax or ValidationError as graphql-java names them.
+ */
+import {GraphQLError} from 'graphql'
+import {MdcliError} from '../../errors.js'
+import type {Logger} from '../http.js'
+
+export const UNKNOWN_ERROR = 'An unknown error occurred.'
+
+const TYPES: Record<number, string> = {400: 'BAD_REQUEST', 403: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 500: 'SERVER_ERROR'}
+
+export interface ErrorExtensions {
+  code: number
+  type: string
+  classification: string
+}
+
+export function extensions(code: number, classification: string): ErrorExtensions {
+  return {code, type: TYPES[code] ?? 'SERVER_ERROR', classification}
+}
+
+/** The spec's code for an HTTP-ish status of a typed error. */
+export function codeForStatus(status: number): number {
+  if (status === 401 || status === 403) return 403
+  if (status === 404) return 404
+  if (status === 409) return 409
+  if (status >= 400 && status < 500) return 400
+  return 500
+}
+
+function relocated(err: GraphQLError, message: string, ext: ErrorExtensions): GraphQLError {
+  return new GraphQLError(message, {nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, extensions: {...ext}})
+}
+
+export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | Error>) => GraphQLError {
+  return (err) => {
+    // graphql-http's own request errors ("Missing query", "Unparsable JSON body", …).
+    if (!(err instanceof GraphQLError)) return new GraphQLError(err.message, {extensions: {...extensions(400, 'ValidationError')}})
+    if (err.path === undefined) {
+      const classification = err.message.startsWith('Syntax Error') ? 'InvalidSyntax' : 'ValidationError'
+      return relocated(err, err.message, extensions(400, classification))
+    }
+    const orig = err.originalError
+    if (orig instanceof MdcliError) {
+      const code = codeForStatus(orig.status)
+      if (code === 500) {
+        logger.error(`GraphQL ${err.path.join('.')} failed: ${orig.stack ?? orig.message}`)
+        return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
+      }
+      return relocated(err, orig.message, extensions(code, 'DataFetchingException'))
+    }
+    logger.error(`GraphQL ${err.path.join('.')} failed: ${orig?.stack ?? err.message}`)
+    return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
+  }
+}

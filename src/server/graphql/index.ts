@@ -1,0 +1,134 @@
+/**
+ * The GraphQL endpoint of `mdcli lite`: `POST|GET /api/graphql` (GraphQL over HTTP through
+ * graphql-http, adapted to our Router) and `GET /api/graphiql` (a page to try queries by hand).
+ *
+ * Per request: the Router has already resolved the actor and bounds the body size; here the
+ * document is looked up in the cache or parsed (token and byte limits) and validated (graphql's
+ * rules plus the depth limit) once, then executed with a fresh context (actor, catalog, loader).
+ */
+import type {IncomingMessage} from 'node:http'
+import {createHandler, type Response as HandlerResponse} from 'graphql-http'
+import {GraphQLError, parse, specifiedRules, validate} from 'graphql'
+import type {Catalog} from '../../catalog/catalog.js'
+import {TooLargeError} from '../../errors.js'
+import {type Logger, type RequestContext, type Router, sendJson} from '../http.js'
+import {EntityLoader, type GqlContext} from './context.js'
+import {extensions, makeFormatError, UNKNOWN_ERROR} from './errors.js'
+import {GRAPHIQL_HTML} from './graphiql.js'
+import {
+  type CachedDocument, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule,
+} from './limits.js'
+import {buildCatalogSchema} from './schema.js'
+import {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
+
+export {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
+
+export interface GraphqlOptions {
+  logger: Logger
+  /** Largest `start + count` of an offset search. */
+  maxResultWindow?: number
+  maxDepth?: number
+  maxDocumentBytes?: number
+  maxTokens?: number
+  documentCacheSize?: number
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json'
+
+/** The response media type graphql-http negotiates from an Accept header (it refuses the rest with 406). */
+export function acceptedMediaType(accept: string | string[] | undefined): string {
+  const list = (Array.isArray(accept) ? accept.join(',') : accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')
+  for (const item of list) {
+    const [mediaType, ...params] = item.split(';')
+    const charset = params.find((p) => p.includes('charset=')) ?? 'charset=utf-8'
+    if (mediaType === GRAPHQL_RESPONSE && charset === 'charset=utf-8') return GRAPHQL_RESPONSE
+    if ((mediaType === 'application/json' || mediaType === 'application/*' || mediaType === '*/*') && (charset === 'charset=utf-8' || charset === 'charset=utf8')) return 'application/json'
+  }
+  return 'application/json'
+}
+
+export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): void {
+  const schema = buildCatalogSchema()
+  const maxResultWindow = opts.maxResultWindow ?? DEFAULT_MAX_RESULT_WINDOW
+  const maxDocumentBytes = opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
+  const maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS
+  const rules = [...specifiedRules, depthLimitRule(opts.maxDepth ?? DEFAULT_MAX_DEPTH)]
+  const cache = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE)
+  const logger = opts.logger
+
+  const prepare = (query: string): CachedDocument => {
+    const bytes = Buffer.byteLength(query)
+    if (bytes > maxDocumentBytes) {
+      return {errors: [new GraphQLError(`Query document is ${bytes} bytes, over the limit of ${maxDocumentBytes} bytes`)]}
+    }
+    let document
+    try {
+      document = parse(query, {maxTokens})
+    } catch (e) {
+      if (e instanceof GraphQLError) return {errors: [e]}
+      // A stack overflow in the parser means absurd nesting; the token limit usually stops it first.
+      if (e instanceof RangeError) return {errors: [new GraphQLError('Query document is nested too deeply to parse')]}
+      throw e
+    }
+    const errors = validate(schema, document, rules)
+    return errors.length > 0 ? {errors} : {document}
+  }
+
+  const formatError = makeFormatError(logger)
+  const handler = createHandler<IncomingMessage, RequestContext, GqlContext>({
+    schema,
+    formatError,
+    // Serialises the result here: graphql-http's own JSON.stringify passes a replacer function,
+    // which costs a call per value of every response.
+    onOperation: (req, _args, result): HandlerResponse => {
+      const media = acceptedMediaType(req.raw.headers.accept)
+      const body = JSON.stringify(result.errors ? {...result, errors: result.errors.map(formatError)} : result)
+      // A result without data failed before execution (variable coercion): a request error.
+      const status = !('data' in result) && media === GRAPHQL_RESPONSE ? 400 : 200
+      return [body, {status, statusText: status === 200 ? 'OK' : 'Bad Request', headers: {'content-type': `${media}; charset=utf-8`}}]
+    },
+    onSubscribe: (req, params) => {
+      let entry = cache.get(params.query)
+      if (!entry) {
+        entry = prepare(params.query)
+        // Oversized documents are not kept: the cache must not become the way to hold memory.
+        if (!('errors' in entry) || params.query.length <= maxDocumentBytes) cache.set(params.query, entry)
+      }
+      if ('errors' in entry) return entry.errors
+      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog.store), maxResultWindow, logger}
+      return {schema, document: entry.document, operationName: params.operationName, variableValues: params.variables, contextValue: context}
+    },
+  })
+
+  const serve = async (ctx: RequestContext): Promise<void> => {
+    let body: string | null = null
+    if (ctx.method === 'POST') {
+      try {
+        body = await ctx.text()
+      } catch (e) {
+        if (!(e instanceof TooLargeError)) throw e
+        sendJson(ctx.res, 413, {errors: [{message: e.message, extensions: extensions(400, 'ValidationError')}]})
+        return
+      }
+    }
+    let result: HandlerResponse
+    try {
+      result = await handler({method: ctx.method, url: ctx.req.url ?? '/api/graphql', headers: ctx.req.headers, body, raw: ctx.req, context: ctx})
+    } catch (e) {
+      // graphql-http rejects only on internal failures; the client learns nothing of them.
+      logger.error(`GraphQL request failed: ${(e as Error)?.stack ?? String(e)}`)
+      sendJson(ctx.res, 500, {errors: [{message: UNKNOWN_ERROR, extensions: extensions(500, 'DataFetchingException')}]})
+      return
+    }
+    const [text, init] = result
+    ctx.res.writeHead(init.status, init.statusText, init.headers)
+    ctx.res.end(text ?? undefined)
+  }
+
+  router.on('POST', '/api/graphql', serve)
+  router.on('GET', '/api/graphql', serve)
+  router.on('GET', '/api/graphiql', async ({res}) => {
+    res.writeHead(200, {'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(GRAPHIQL_HTML)})
+    res.end(GRAPHIQL_HTML)
+  }, {public: true})
+}

@@ -1,0 +1,75 @@
+/**
+ * Builds the executable schema: the SDL files beside this module (the readable contract), plus
+ * resolvers attached field by field. Building fails at startup — not at the first request — if
+ * an entity type has a field without a resolver or a resolver names a field the SDL lacks.
+ */
+import {readdirSync, readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {
+  buildSchema, GraphQLError, GraphQLInterfaceType, GraphQLObjectType, GraphQLScalarType, type GraphQLSchema, GraphQLUnionType, Kind, print,
+  type ValueNode,
+} from 'graphql'
+import {COMMON_FIELDS, entityTypeName, GQL_TYPE_NAME, QUERY_FIELDS, type Resolver, TYPE_FIELDS} from './entities.js'
+import {MUTATION_FIELDS} from './mutations.js'
+import {SEARCH_QUERY_FIELDS} from './search.js'
+import type {Ent} from './context.js'
+
+const SDL_DIR = fileURLToPath(new URL('.', import.meta.url))
+
+/** Every `.graphql` file of this folder, in name order (the build copies them into dist). */
+export function loadTypeDefs(dir = SDL_DIR): string {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort()
+  if (files.length === 0) throw new Error(`No .graphql schema files in ${dir}; was the build's copy-assets step run?`)
+  return files.map((f) => readFileSync(`${dir}/${f}`, 'utf8')).join('\n')
+}
+
+function toLong(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v
+  if (typeof v === 'string' && /^-?\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v)
+  return undefined
+}
+
+/** Epoch milliseconds and versions: whole numbers within JavaScript's safe integer range. */
+function defineLong(t: GraphQLScalarType): void {
+  t.serialize = (v: unknown) => {
+    const n = toLong(v)
+    if (n === undefined) throw new GraphQLError(`Long cannot represent ${JSON.stringify(v)}`)
+    return n
+  }
+  t.parseValue = (v: unknown) => {
+    const n = toLong(v)
+    if (n === undefined) throw new GraphQLError(`Long cannot represent a non-integer value: ${JSON.stringify(v)}`)
+    return n
+  }
+  t.parseLiteral = (ast: ValueNode) => {
+    const n = ast.kind === Kind.INT || ast.kind === Kind.STRING ? toLong(ast.value) : undefined
+    if (n === undefined) throw new GraphQLError(`Long cannot represent a non-integer value: ${print(ast)}`, {nodes: ast})
+    return n
+  }
+}
+
+function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<string, Resolver>, fallback?: Record<string, Resolver>): void {
+  const type = schema.getType(typeName)
+  if (!(type instanceof GraphQLObjectType)) throw new Error(`Schema has no object type ${typeName}`)
+  const fields = type.getFields()
+  for (const name of Object.keys(resolvers)) if (!fields[name]) throw new Error(`Resolver for ${typeName}.${name}, which the schema does not declare`)
+  for (const [name, field] of Object.entries(fields)) {
+    const r = resolvers[name] ?? fallback?.[name]
+    if (!r) throw new Error(`No resolver for ${typeName}.${name}`)
+    field.resolve = r
+  }
+}
+
+export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
+  const schema = buildSchema(typeDefs)
+  defineLong(schema.getType('Long') as GraphQLScalarType)
+  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>)})
+  attach(schema, 'Mutation', MUTATION_FIELDS)
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, TYPE_FIELDS[gql] ?? {}, COMMON_FIELDS)
+  for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
+  ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
+  ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename
+  return schema
+}

@@ -1,0 +1,253 @@
+/**
+ * Search resolvers: DataHub's search inputs translated to the store's `SearchRequest`, and the
+ * store's answer shaped as SearchResults / ScrollResults.
+ *
+ * Glossary:
+ * - result window: the largest `start + count` an offset search may reach (10,000 by default,
+ *   as DataHub's Elasticsearch `max_result_window`). Beyond it the request is refused with a
+ *   400 that says how to raise the window or to scroll instead.
+ * - scroll id: an opaque cursor (base64url JSON) holding the store's cursor and a fingerprint of
+ *   the query it belongs to; a scroll id presented with a different query is refused.
+ * - facet: counts of matches by a filterable field (`platform`, `tags`, …), computed over all
+ *   matches — only when the client selects `facets`, since it costs a pass over every match.
+ */
+import {createHash} from 'node:crypto'
+import {Kind, type GraphQLResolveInfo, type SelectionSetNode} from 'graphql'
+import {BadRequestError} from '../../errors.js'
+import type {FacetField} from '../../model/search-doc.js'
+import type {FacetFilter, SearchRequest, SearchResponse} from '../../store/types.js'
+import {Ent, type GqlContext, graphqlEntityType, registryType, stub} from './context.js'
+
+export const DEFAULT_MAX_RESULT_WINDOW = 10_000
+/** Largest page of one request, whatever the window. */
+export const MAX_PAGE = 10_000
+
+type Obj = Record<string, any>
+
+interface FacetFilterInput {
+  field: string
+  value?: string | null
+  values?: string[] | null
+  negated?: boolean | null
+  condition?: string | null
+}
+
+interface AndFilterInput {
+  and?: FacetFilterInput[] | null
+}
+
+interface SearchFlags {
+  includeSoftDeleted?: boolean | null
+  maxAggValues?: number | null
+  skipAggregates?: boolean | null
+}
+
+/** Filterable fields and the names they show under (DataHub's @Searchable display names). */
+const FACETS: Array<{field: FacetField; displayName: string; urns: boolean}> = [
+  {field: '_entityType', displayName: 'Type', urns: false},
+  {field: 'platform', displayName: 'Platform', urns: true},
+  {field: 'origin', displayName: 'Environment', urns: false},
+  {field: 'tags', displayName: 'Tag', urns: true},
+  {field: 'owners', displayName: 'Owned By', urns: true},
+  {field: 'domains', displayName: 'Domain', urns: true},
+  {field: 'glossaryTerms', displayName: 'Glossary Term', urns: true},
+  {field: 'container', displayName: 'Container', urns: true},
+  {field: 'typeNames', displayName: 'Sub Type', urns: false},
+]
+
+const FILTER_FIELDS = new Map<string, FacetFilter['field']>([
+  ...FACETS.map((f) => [f.field, f.field] as const),
+  ['entityType', '_entityType'],
+  ['urn', 'urn'],
+  ['removed', 'removed'],
+])
+
+function toFilter(f: FacetFilterInput): FacetFilter {
+  // DataHub clients often address the exact-match sub-field.
+  const name = f.field.endsWith('.keyword') ? f.field.slice(0, -'.keyword'.length) : f.field
+  const field = FILTER_FIELDS.get(name)
+  if (!field) throw new BadRequestError(`Unknown filter field '${f.field}'. Filterable fields: ${[...FILTER_FIELDS.keys()].join(', ')}`)
+  const condition = f.condition ?? 'EQUAL'
+  if (condition !== 'EQUAL' && condition !== 'IN') throw new BadRequestError(`Filter condition ${condition} on '${f.field}' is not supported; use EQUAL or IN`)
+  let values = f.values ?? (f.value !== null && f.value !== undefined ? [f.value] : [])
+  if (values.length === 0) throw new BadRequestError(`Filter on '${f.field}' has no values`)
+  // Entity types filter by the GraphQL names (DATASET) or the registry's (dataset).
+  if (field === '_entityType') values = values.map((v) => registryType(v) ?? v)
+  return {field, values, negated: f.negated === true}
+}
+
+/** orFilters (an OR of AND-groups) win over the deprecated `filters` (one AND-group). */
+export function filterGroups(filters?: FacetFilterInput[] | null, orFilters?: AndFilterInput[] | null, extra?: FacetFilter): FacetFilter[][] {
+  let groups: FacetFilter[][] = []
+  if (orFilters && orFilters.length > 0) groups = orFilters.map((g) => (g.and ?? []).map(toFilter))
+  else if (filters && filters.length > 0) groups = [filters.map(toFilter)]
+  if (extra) groups = groups.length === 0 ? [[extra]] : groups.map((g) => [...g, extra])
+  return groups
+}
+
+function registryTypes(types: string[] | null | undefined): string[] | undefined {
+  if (!types || types.length === 0) return undefined
+  return types.map((t) => {
+    const r = registryType(t)
+    if (!r) throw new BadRequestError(`Search over entity type ${t} is not supported`)
+    return r
+  })
+}
+
+function checkCount(count: number): void {
+  if (!Number.isInteger(count) || count < 0 || count > MAX_PAGE) throw new BadRequestError(`count must be between 0 and ${MAX_PAGE}, got ${count}`)
+}
+
+/** Whether the field's selection set asks for `name` (through fragments too). */
+function selects(info: GraphQLResolveInfo, name: string): boolean {
+  const visit = (set: SelectionSetNode | undefined, seen: Set<string>): boolean => {
+    for (const s of set?.selections ?? []) {
+      if (s.kind === Kind.FIELD && s.name.value === name) return true
+      if (s.kind === Kind.INLINE_FRAGMENT && visit(s.selectionSet, seen)) return true
+      if (s.kind === Kind.FRAGMENT_SPREAD && !seen.has(s.name.value)) {
+        seen.add(s.name.value)
+        if (visit(info.fragments[s.name.value]?.selectionSet, seen)) return true
+      }
+    }
+    return false
+  }
+  return info.fieldNodes.some((n) => visit(n.selectionSet, new Set()))
+}
+
+function facetFieldsFor(info: GraphQLResolveInfo, flags: SearchFlags | null | undefined, acrossTypes: boolean): FacetField[] | undefined {
+  if (flags?.skipAggregates || !selects(info, 'facets')) return undefined
+  return FACETS.filter((f) => acrossTypes || f.field !== '_entityType').map((f) => f.field)
+}
+
+function shapeFacets(res: SearchResponse, maxAggValues: number | null | undefined): Obj[] | null {
+  if (!res.facets) return null
+  const limit = maxAggValues ?? 20
+  const out: Obj[] = []
+  for (const f of FACETS) {
+    const aggs = res.facets[f.field]
+    if (!aggs || aggs.length === 0) continue
+    out.push({
+      field: f.field,
+      displayName: f.displayName,
+      aggregations: aggs.slice(0, limit).map(({value, count}) => ({
+        value: f.field === '_entityType' ? graphqlEntityType(value) : value,
+        count,
+        entity: f.urns ? stub(value) : null,
+      })),
+    })
+  }
+  return out
+}
+
+function shapeResults(res: SearchResponse, query: string): Obj[] {
+  const words = query.trim() === '*' ? [] : query.toLowerCase().split(/\s+/).filter((w) => w.length > 0)
+  return res.hits.map((h) => {
+    const lower = h.name.toLowerCase()
+    // A cheap hint of why an entity matched; the index does not report matched fields.
+    const matchedFields = words.some((w) => lower.includes(w)) ? [{name: 'name', value: h.name, entity: null}] : []
+    return {entity: new Ent(h.urn, h.entityType), matchedFields, insights: []}
+  })
+}
+
+export interface SearchParams {
+  types?: string[]
+  query: string
+  start?: number | null
+  count?: number | null
+  filters?: FacetFilterInput[] | null
+  orFilters?: AndFilterInput[] | null
+  searchFlags?: SearchFlags | null
+  /** ANDed into every filter group (e.g. "in this domain"). */
+  extraFilter?: FacetFilter
+  acrossTypes?: boolean
+}
+
+/** An offset search inside the result window. */
+export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, p: SearchParams): Promise<Obj> {
+  const start = p.start ?? 0
+  const count = p.count ?? 10
+  if (!Number.isInteger(start) || start < 0) throw new BadRequestError(`start must be a whole number >= 0, got ${start}`)
+  checkCount(count)
+  if (start + count > ctx.maxResultWindow) {
+    throw new BadRequestError(
+      `Result window is too large: start + count = ${start + count} is over the maximum result window of ${ctx.maxResultWindow}. ` +
+        'Use scrollAcrossEntities to page through every result, or raise the window (environment variable MDCLI_SEARCH_MAX_RESULT_WINDOW, or mdcli lite --max-result-window).',
+    )
+  }
+  const req: SearchRequest = {
+    types: p.types,
+    query: p.query,
+    start,
+    count,
+    filters: filterGroups(p.filters, p.orFilters, p.extraFilter),
+    includeSoftDeleted: p.searchFlags?.includeSoftDeleted === true,
+    facets: facetFieldsFor(info, p.searchFlags, p.acrossTypes !== false),
+  }
+  const res = await ctx.catalog.store.search(req)
+  return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
+}
+
+function checkUnsupported(input: {viewUrn?: string | null; sortInput?: {sortCriterion: {field: string}} | null}): void {
+  if (input.viewUrn) throw new BadRequestError('Views are not supported by this server; remove viewUrn')
+  const sort = input.sortInput?.sortCriterion
+  if (sort && sort.field !== '_score') throw new BadRequestError(`Sorting by '${sort.field}' is not supported; results are ranked by relevance`)
+}
+
+interface ScrollCursor {
+  v: 1
+  /** Fingerprint of the query the cursor belongs to. */
+  f: string
+  /** The store's cursor. */
+  a: string
+}
+
+function fingerprint(req: SearchRequest): string {
+  const basis = JSON.stringify([req.types ? [...req.types].sort() : null, req.query.trim(), req.filters ?? [], req.includeSoftDeleted === true])
+  return createHash('sha256').update(basis).digest('base64url').slice(0, 16)
+}
+
+function decodeScrollId(id: string): ScrollCursor {
+  try {
+    const c = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as ScrollCursor
+    if (c && c.v === 1 && typeof c.f === 'string' && typeof c.a === 'string') return c
+  } catch {
+    /* reported below */
+  }
+  throw new BadRequestError('Invalid scrollId: pass the nextScrollId of the previous page unchanged, or omit it to start a new scroll')
+}
+
+export const SEARCH_QUERY_FIELDS = {
+  search: (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
+    const types = registryTypes([input.type])
+    return searchEntities(ctx, info, {...input, types, acrossTypes: false} as SearchParams)
+  },
+
+  searchAcrossEntities: (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
+    checkUnsupported(input)
+    return searchEntities(ctx, info, {...input, types: registryTypes(input.types), acrossTypes: true} as SearchParams)
+  },
+
+  scrollAcrossEntities: async (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
+    checkUnsupported(input)
+    const count = input.count ?? 10
+    checkCount(count)
+    const req: SearchRequest = {
+      types: registryTypes(input.types),
+      query: input.query,
+      count,
+      filters: filterGroups(undefined, input.orFilters),
+      includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true,
+      facets: facetFieldsFor(info, input.searchFlags, true),
+      after: null,
+    }
+    const f = fingerprint(req)
+    if (input.scrollId) {
+      const c = decodeScrollId(input.scrollId)
+      if (c.f !== f) throw new BadRequestError('This scrollId belongs to a different query (types, query, filters or flags changed); omit scrollId to start a new scroll')
+      req.after = c.a
+    }
+    const res = await ctx.catalog.store.search(req)
+    const nextScrollId = res.next ? Buffer.from(JSON.stringify({v: 1, f, a: res.next} satisfies ScrollCursor)).toString('base64url') : null
+    return {nextScrollId, count: res.hits.length, total: res.total, searchResults: shapeResults(res, input.query), facets: shapeFacets(res, input.searchFlags?.maxAggValues)}
+  },
+}

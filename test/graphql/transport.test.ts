@@ -1,0 +1,154 @@
+/**
+ * The transport and the error model against a real `mdcli lite`: graphql-http's GraphQL-over-HTTP
+ * audit suite, the spec's `errors` items for every kind of failure, and the limits that refuse
+ * pathological requests before they run.
+ */
+import {expect} from 'chai'
+import {type AuditResult, serverAudits} from 'graphql-http'
+import {cleanup, type LiteProcess, startLite} from '../helpers/lite.js'
+import {dataset, ds, fails, gql, ingest, mcp, ok, U} from './helpers.js'
+
+describe('graphql: transport, errors and limits', function () {
+  this.timeout(60_000)
+  let lite: LiteProcess
+  const A = ds('err.a')
+
+  before(async () => {
+    lite = await startLite()
+    await ingest(lite.url, [...dataset('err.a'), mcp(U.pii, 'tagProperties', {name: 'pii'})])
+  })
+  after(async () => {
+    await lite?.stop()
+    if (lite) cleanup(lite.storeDir, lite.home)
+  })
+
+  it('passes every MUST audit of graphql-http’s server audit suite', async () => {
+    const results: AuditResult[] = []
+    // The audits speak plain GraphQL over HTTP; they authenticate as the admin like any client.
+    const fetchFn = (input: any, init: any = {}) => fetch(input, {...init, headers: {...Object.fromEntries(new Headers(init.headers ?? {})), authorization: `Bearer ${lite.token}`}})
+    for (const a of serverAudits({url: `${lite.url}/api/graphql`, fetchFn})) results.push(await a.fn())
+    const failed = (level: string) => results.filter((r) => r.status !== 'ok' && r.name.startsWith(level)).map((r) => `${r.name}: ${'reason' in r ? r.reason : ''}`)
+    expect(results.length).to.be.greaterThan(40)
+    expect(failed('MUST')).to.deep.equal([])
+    // Not required, but graphql-http meets every recommendation too; keep it that way.
+    expect(failed('SHOULD')).to.deep.equal([])
+  })
+
+  describe('error model', () => {
+    it('answers HTTP 200 with data and errors items in the spec’s shape', async () => {
+      const q = `{ good: dataset(urn: "${A}") { urn } bad: dataset(urn: "oops") { urn } }`
+      const r = await gql(lite.url, q)
+      expect(r.status).to.equal(200)
+      expect(r.body.data).to.deep.equal({good: {urn: A}, bad: null})
+      expect(r.body.errors).to.deep.equal([
+        {
+          message: 'Invalid urn oops: must start with \'urn:li:\'',
+          locations: [{line: 1, column: q.indexOf('bad:') + 1}],
+          path: ['bad'],
+          extensions: {code: 400, type: 'BAD_REQUEST', classification: 'DataFetchingException'},
+        },
+      ])
+    })
+
+    it('reports an internal failure as SERVER_ERROR without internals, beside partial data', async () => {
+      // A stored value GraphQL cannot represent (a decommission time past 2^53) breaks one field.
+      await ingest(lite.url, [{...mcp(A, 'deprecation', {deprecated: true, note: 'n', actor: U.datahub}), aspect: {contentType: 'application/json', value: '{"deprecated":true,"note":"n","actor":"urn:li:corpuser:datahub","decommissionTime":1e300}'}}])
+      const q = `{ dataset(urn: "${A}") { urn deprecation { deprecated decommissionTime } } }`
+      const r = await gql(lite.url, q)
+      expect(r.status).to.equal(200)
+      expect(r.body.data).to.deep.equal({dataset: {urn: A, deprecation: {deprecated: true, decommissionTime: null}}})
+      expect(r.body.errors).to.deep.equal([
+        {message: 'An unknown error occurred.', locations: [{line: 1, column: q.indexOf('decommissionTime') + 1}], path: ['dataset', 'deprecation', 'decommissionTime'], extensions: {code: 500, type: 'SERVER_ERROR', classification: 'DataFetchingException'}},
+      ])
+      expect(JSON.stringify(r.body)).not.to.match(/\bat \w|\.js:|Long cannot/)
+      // The cause is in the server log for whoever runs it.
+      expect(lite.output()).to.contain('Long cannot represent')
+      await ingest(lite.url, [mcp(A, 'deprecation', {deprecated: false, note: '', actor: U.datahub})])
+    })
+
+    it('names the culprit of a malformed query, an unknown field and a wrong variable type', async () => {
+      const syntax = await gql(lite.url, '{ dataset(urn: "x") { urn ')
+      expect(syntax.status).to.equal(200)
+      expect(syntax.body.data).to.equal(undefined)
+      expect(syntax.body.errors).to.deep.equal([{message: 'Syntax Error: Expected Name, found <EOF>.', locations: [{line: 1, column: 27}], extensions: {code: 400, type: 'BAD_REQUEST', classification: 'InvalidSyntax'}}])
+
+      const unknown = await fails(lite.url, `{ dataset(urn: "${A}") { urn colour } }`)
+      expect(unknown.message).to.equal('Cannot query field "colour" on type "Dataset".')
+      expect(unknown.extensions).to.deep.equal({code: 400, type: 'BAD_REQUEST', classification: 'ValidationError'})
+
+      const variable = await fails(lite.url, 'query ($urn: String!) { dataset(urn: $urn) { urn } }', {urn: 42})
+      expect(variable.message).to.equal('Variable "$urn" got invalid value 42; String cannot represent a non string value: 42')
+      expect(variable.extensions?.code).to.equal(400)
+
+      const badEnum = await fails(lite.url, '{ search(input: {type: TABLE, query: "*"}) { total } }')
+      expect(badEnum.message).to.contain('"TABLE"')
+    })
+
+    it('answers 400 for a request without a query or with a body that is not JSON', async () => {
+      const missing = await fetch(`${lite.url}/api/graphql`, {method: 'POST', headers: {'content-type': 'application/json', authorization: `Bearer ${lite.token}`}, body: '{}'})
+      expect(missing.status).to.equal(400)
+      expect(await missing.json()).to.deep.equal({errors: [{message: 'Missing query', extensions: {code: 400, type: 'BAD_REQUEST', classification: 'ValidationError'}}]})
+      const notJson = await fetch(`${lite.url}/api/graphql`, {method: 'POST', headers: {'content-type': 'application/json', authorization: `Bearer ${lite.token}`}, body: '{"query": '})
+      expect(notJson.status).to.equal(400)
+      expect(((await notJson.json()) as any).errors[0].message).to.equal('Unparsable JSON body')
+    })
+
+    it('uses HTTP 400 for request errors when the client accepts application/graphql-response+json', async () => {
+      const r = await gql(lite.url, '{ nope }', {}, {accept: 'application/graphql-response+json'})
+      expect(r.status).to.equal(400)
+      expect(r.headers.get('content-type')).to.contain('application/graphql-response+json')
+    })
+
+    it('refuses mutations over GET', async () => {
+      const res = await fetch(`${lite.url}/api/graphql?query=${encodeURIComponent(`mutation { batchUpdateSoftDeleted(input: {urns: ["${A}"], deleted: true}) }`)}`, {headers: {authorization: `Bearer ${lite.token}`}})
+      expect(res.status).to.equal(405)
+      expect(await ok(lite.url, `{ dataset(urn: "${A}") { status { removed } } }`)).to.deep.equal({dataset: {status: null}})
+    })
+
+    it('answers queries over GET', async () => {
+      const res = await fetch(`${lite.url}/api/graphql?query=${encodeURIComponent(`{ dataset(urn: "${A}") { name } }`)}`, {headers: {authorization: `Bearer ${lite.token}`}})
+      expect(res.status).to.equal(200)
+      expect(await res.json()).to.deep.equal({data: {dataset: {name: 'err.a'}}})
+    })
+  })
+
+  describe('limits', () => {
+    const nested = (levels: number) => `{ dataset(urn: "${A}") { ${'container { '.repeat(levels)}urn${' }'.repeat(levels)} } }`
+
+    it('refuses a query nested deeper than 15 levels before running it', async () => {
+      expect((await gql(lite.url, nested(13))).body.errors).to.equal(undefined)
+      const e = await fails(lite.url, nested(20))
+      expect(e.message).to.equal('Operation is nested deeper than the limit of 15 levels; select fewer nested fields')
+      expect(e.extensions).to.deep.equal({code: 400, type: 'BAD_REQUEST', classification: 'ValidationError'})
+      // Through fragments too.
+      const viaFragments = await fails(lite.url, `query Deep { dataset(urn: "${A}") { ...C } } fragment C on Dataset { container { container { container { container { container { container { container { container { container { container { container { container { container { container { container { urn } } } } } } } } } } } } } } } }`)
+      expect(viaFragments.message).to.contain('Operation Deep is nested deeper than the limit of 15 levels')
+    })
+
+    it('refuses a document over 64 KiB and one with too many tokens', async () => {
+      const big = `{ __typename }\n#${'x'.repeat(70 * 1024)}`
+      const e = await fails(lite.url, big)
+      expect(e.message).to.equal(`Query document is ${Buffer.byteLength(big)} bytes, over the limit of 65536 bytes`)
+      expect(e.extensions?.code).to.equal(400)
+      const many = `{ ${Array.from({length: 3000}, (_, i) => `a${i}: __typename`).join(' ')} }`
+      const e2 = await fails(lite.url, many)
+      // graphql-js's own wording ("more that", sic).
+      expect(e2.message).to.match(/^Syntax Error: Document contains more th[ae]t 5000 tokens\. Parsing aborted\.$/)
+    })
+
+    it('survives a document nested as deep as the token limit allows', async () => {
+      const r = await gql(lite.url, `{ ${'a { '.repeat(1600)}b${' }'.repeat(1600)} }`)
+      expect(r.status).to.equal(200)
+      expect(r.body.errors![0]!.extensions?.code).to.equal(400)
+      expect(await ok(lite.url, '{ __typename }')).to.deep.equal({__typename: 'Query'})
+    })
+
+    it('refuses a request body over the server’s body limit with 413', async () => {
+      const res = await fetch(`${lite.url}/api/graphql`, {method: 'POST', headers: {'content-type': 'application/json', authorization: `Bearer ${lite.token}`}, body: JSON.stringify({query: '{ __typename }', variables: {pad: 'x'.repeat(33 * 1024 * 1024)}})})
+      expect(res.status).to.equal(413)
+      const body = (await res.json()) as any
+      expect(body.errors[0].message).to.match(/over the limit of 33554432 bytes/)
+      expect(body.errors[0].extensions).to.deep.equal({code: 400, type: 'BAD_REQUEST', classification: 'ValidationError'})
+    })
+  })
+})
