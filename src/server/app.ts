@@ -10,6 +10,7 @@ import type {MetadataStore} from '../store/types.js'
 import {Router, type Logger} from './http.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
+import {registerRuns} from './runs.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -46,6 +47,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     resolveActor: async () => SYSTEM_ACTOR,
   })
   registerRest(router, catalog, {startedAt: Date.now()})
+  registerRuns(router, catalog)
 
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)
