@@ -16,6 +16,7 @@ import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
 import {openActorResolver, tokenActorResolver} from './auth.js'
 import {registerGraphql} from './graphql/index.js'
+import {registerRuns} from './runs.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -65,6 +66,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   try {
     registerRest(router, catalog, {startedAt: Date.now()})
     registerHistory(router, catalog)
+    registerRuns(router, catalog)
     registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.

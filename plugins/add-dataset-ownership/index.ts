@@ -1,0 +1,42 @@
+/**
+ * Transformers `simple_add_dataset_ownership` (`owner_urns`) and `pattern_add_dataset_ownership`
+ * (`owner_pattern.rules`: urn regex → owner urns): add owners to datasets. `ownership_type`
+ * (default DATAOWNER) may be an ownership type name or an `urn:li:ownershipType:` urn (CUSTOM).
+ */
+import {ConfigError} from '../../src/errors.js'
+import {transformerPair, type AspectEdit} from '../../src/recipes/transform.js'
+
+interface Owner {
+  owner: string
+  type: string
+  typeUrn?: string
+}
+
+const TYPES = ['CUSTOM', 'TECHNICAL_OWNER', 'BUSINESS_OWNER', 'DATA_STEWARD', 'NONE', 'DEVELOPER', 'DATAOWNER', 'DELEGATE', 'PRODUCER', 'CONSUMER', 'STAKEHOLDER']
+
+const edit: AspectEdit<Owner> = {
+  aspectName: 'ownership',
+  items: (v) => (v?.owners ?? []) as Owner[],
+  key: (o) => `${o.owner}|${o.typeUrn ?? o.type}`,
+  build: (base, owners, ctx) => ({...(base ?? {}), owners, lastModified: base?.lastModified ?? {time: ctx.now(), actor: 'urn:li:corpuser:datahub'}}),
+}
+
+function owners(urns: string[], config: Record<string, any>): Owner[] {
+  const t = String(config.ownership_type ?? 'DATAOWNER')
+  const custom = t.startsWith('urn:li:')
+  if (!custom && !TYPES.includes(t.toUpperCase())) throw new ConfigError(`ownership_type '${t}' is not one of ${TYPES.join(', ')} (or an ownershipType urn)`)
+  return urns.map((u) => ({owner: u, type: custom ? 'CUSTOM' : t.toUpperCase(), ...(custom ? {typeUrn: t} : {})}))
+}
+
+const pair = transformerPair<Owner>({
+  edit,
+  description: 'Adds owners to datasets',
+  simpleKey: 'owner_urns',
+  patternKey: 'owner_pattern',
+  itemSchema: {type: 'string', pattern: '^urn:li:(corpuser|corpGroup):'},
+  extraProps: {ownership_type: {type: 'string', default: 'DATAOWNER'}},
+  toAdditions: owners,
+})
+
+export const simple = pair.simple
+export const pattern = pair.pattern

@@ -1,0 +1,217 @@
+/**
+ * Ingestion runs: listing them, describing their rows, and rolling them back.
+ *
+ * Glossary:
+ * - run: every row whose `systemMetadata.runId` is the run's id (set by `mdcli ingest`).
+ * - top versions: an aspect's versions from the latest down (version 0, then n, n-1, … 1).
+ *   Rollback reverts the consecutive top versions the run wrote; a version of the run buried
+ *   under a later run's version stays, because reverting it would also undo that later run.
+ * - created entity: one whose key aspect row carries the run's id — the run brought it into
+ *   being. Rollback soft-deletes it (`status {removed: true}`, run id `__mdcli-rollback`) or,
+ *   with `hard`, deletes it with every row.
+ * - unsafe entity: a created entity that also holds aspects of other runs; a soft delete hides
+ *   them, a hard delete removes them.
+ *
+ * All writes of one rollback go to the store as one batch, after one authorization check.
+ */
+import {BadRequestError} from '../errors.js'
+import {findEntity} from '../model/registry.js'
+import {DEFAULT_RUN_ID, type RunRow, type RunSummary, type SystemMetadata, type WriteOp} from '../store/types.js'
+import type {Actor, Catalog} from './catalog.js'
+
+/** Run id stamped on the status rows a soft-deleting rollback writes. */
+export const ROLLBACK_RUN_ID = '__mdcli-rollback'
+
+/** The rows of a report, like DataHub's AspectRowSummary. */
+export interface AspectRowSummary {
+  runId: string
+  aspectName: string
+  urn: string
+  /** When the row was written (ms). */
+  timestamp: number
+  version: number
+  keyAspect: boolean
+  /** The aspect value (describe with includeAspect). */
+  aspect?: unknown
+}
+
+export interface RollbackOptions {
+  runId: string
+  dryRun?: boolean
+  /** Delete created entities with every row instead of marking them removed. */
+  hard?: boolean
+}
+
+export interface RollbackReport {
+  runId: string
+  dryRun: boolean
+  hard: boolean
+  /** Distinct entities any op touches. */
+  entitiesAffected: number
+  /** Aspect versions reverted, timeseries rows deleted, and key rows of deleted entities. */
+  aspectsReverted: number
+  /** Entities the run created that are (soft or hard) deleted. */
+  entitiesDeleted: number
+  /** Aspects of other runs on deleted entities (hidden by a soft delete, gone with a hard one). */
+  aspectsAffected: number
+  unsafeEntitiesCount: number
+  unsafeEntities: Array<{urn: string}>
+  /** Versions of the run that stay because a later run wrote over them. */
+  aspectsKept: number
+  /** The first 100 rows reverted or deleted. */
+  aspectRowSummaries: AspectRowSummary[]
+}
+
+const REPORT_ROWS = 100
+
+export async function listRuns(catalog: Catalog, opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
+  return catalog.store.listRuns({start: opts.start ?? 0, count: opts.count ?? 100})
+}
+
+function summary(runId: string, r: RunRow): AspectRowSummary {
+  return {runId, aspectName: r.aspectName, urn: r.urn, timestamp: r.created.time, version: r.version, keyAspect: r.keyAspect}
+}
+
+function sortRows(rows: RunRow[]): RunRow[] {
+  return rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : a.aspectName < b.aspectName ? -1 : a.aspectName > b.aspectName ? 1 : a.version - b.version))
+}
+
+export async function describeRun(catalog: Catalog, runId: string, opts: {start?: number; count?: number; includeAspect?: boolean} = {}): Promise<AspectRowSummary[]> {
+  if (!runId) throw new BadRequestError('runId is required')
+  const rows = sortRows(await catalog.store.runRows(runId))
+  const start = opts.start ?? 0
+  const page = rows.slice(start, start + (opts.count ?? 100))
+  const out: AspectRowSummary[] = []
+  for (const r of page) {
+    const s = summary(runId, r)
+    if (opts.includeAspect && r.kind === 'versioned') s.aspect = (await catalog.store.getAspect(r.urn, r.aspectName, r.version))?.value
+    out.push(s)
+  }
+  return out
+}
+
+/** The order versions were written in reverse: 0, then n, n-1, …, 1. */
+function topDown(versions: Array<{version: number; systemMetadata: SystemMetadata}>): Array<{version: number; systemMetadata: SystemMetadata}> {
+  const latest = versions.filter((v) => v.version === 0)
+  const older = versions.filter((v) => v.version > 0).sort((a, b) => b.version - a.version)
+  return [...latest, ...older]
+}
+
+/** Plans (and unless `dryRun`, applies) the rollback of a run. */
+export async function rollbackRun(catalog: Catalog, actor: Actor, opts: RollbackOptions): Promise<RollbackReport> {
+  const {runId} = opts
+  const hard = opts.hard ?? false
+  const dryRun = opts.dryRun ?? false
+  if (!runId) throw new BadRequestError('runId is required')
+  if (runId === DEFAULT_RUN_ID) {
+    throw new BadRequestError(`${DEFAULT_RUN_ID} is a default run-id provided for non labeled ingestion runs. You cannot delete using this reserved run-id`)
+  }
+  const rows = sortRows(await catalog.store.runRows(runId))
+  const keyRows = new Map(rows.filter((r) => r.keyAspect).map((r) => [r.urn, r]))
+  const created = new Set(keyRows.keys())
+  const ops: WriteOp[] = []
+  const affected = new Set<string>()
+  const reported: AspectRowSummary[] = []
+  let aspectsReverted = 0
+  let aspectsKept = 0
+  const note = (r: RunRow): void => {
+    if (reported.length < REPORT_ROWS) reported.push(summary(runId, r))
+  }
+
+  // Group the run's rows by (urn, aspect) so each aspect is planned once.
+  const groups = new Map<string, RunRow[]>()
+  for (const r of rows) {
+    if (r.keyAspect) continue
+    const k = `${r.urn}\u0000${r.aspectName}`
+    const g = groups.get(k)
+    if (g) g.push(r)
+    else groups.set(k, [r])
+  }
+
+  for (const g of groups.values()) {
+    const {urn, aspectName, kind} = g[0]!
+    if (hard && created.has(urn)) {
+      // The entity goes as a whole below.
+      aspectsReverted += g.length
+      g.forEach(note)
+      continue
+    }
+    if (kind === 'timeseries') {
+      ops.push({op: 'deleteTimeseriesOfRun', urn, aspectName, runId})
+      affected.add(urn)
+      aspectsReverted += g.length
+      g.forEach(note)
+      continue
+    }
+    const versions = topDown(await catalog.store.listVersions(urn, aspectName))
+    let n = 0
+    while (n < versions.length && versions[n]!.systemMetadata.runId === runId) n++
+    for (let i = 0; i < n; i++) ops.push({op: 'revert', urn, aspectName})
+    if (n > 0) affected.add(urn)
+    aspectsReverted += n
+    aspectsKept += g.length - n
+    const revertedVersions = new Set(versions.slice(0, n).map((v) => v.version))
+    g.filter((r) => revertedVersions.has(r.version)).forEach(note)
+  }
+
+  // Entities the run created: soft delete (status) or hard delete.
+  let aspectsAffected = 0
+  const unsafe: Array<{urn: string}> = []
+  let entitiesDeleted = 0
+  const time = catalog.now()
+  for (const urn of created) {
+    const entity = await catalog.store.getEntity(urn)
+    if (!entity) continue
+    const status = entity.aspects.status
+    // Already soft-deleted by an earlier rollback of this run: nothing left to do.
+    if (!hard && status?.systemMetadata.runId === ROLLBACK_RUN_ID && (status.value as {removed?: boolean}).removed === true) continue
+    const foreign = Object.values(entity.aspects).filter((a) => a.systemMetadata.runId !== runId && a.aspectName !== `${entity.entityType}Key` && a.aspectName !== 'status')
+    const soft = !hard && (findEntity(entity.entityType)?.aspects.includes('status') ?? false)
+    // Types without a status aspect cannot be soft-deleted: they are removed, unless that would
+    // take other runs' aspects with them.
+    if (!hard && !soft && foreign.length > 0) continue
+    aspectsAffected += foreign.length
+    if (foreign.length > 0) unsafe.push({urn})
+    note(keyRows.get(urn)!)
+    affected.add(urn)
+    // Counted like DataHub, where the key aspect row is one of the rows a rollback reports.
+    aspectsReverted++
+    entitiesDeleted++
+    if (!soft) {
+      ops.push({op: 'deleteEntity', urn})
+      continue
+    }
+    ops.push({
+      op: 'upsert',
+      urn,
+      entityType: entity.entityType,
+      aspectName: 'status',
+      value: JSON.stringify({removed: true}),
+      created: {time, actor: actor.urn},
+      systemMetadata: {runId: ROLLBACK_RUN_ID, lastObserved: time},
+    })
+  }
+
+  const urns = [...affected]
+  if (urns.length > 0) {
+    await catalog.authorizer.authorize(
+      actor,
+      urns.map((resourceUrn) => ({resourceUrn, privileges: [['DELETE_ENTITY'], ['EDIT_ENTITY']]})),
+      `Unauthorized to roll back run ${runId}: it touches entities you may not delete or edit`,
+    )
+  }
+  if (!dryRun && ops.length > 0) await catalog.writeOps(ops)
+  return {
+    runId,
+    dryRun,
+    hard,
+    entitiesAffected: urns.length,
+    aspectsReverted,
+    entitiesDeleted,
+    aspectsAffected,
+    unsafeEntitiesCount: unsafe.length,
+    unsafeEntities: unsafe,
+    aspectsKept,
+    aspectRowSummaries: reported,
+  }
+}

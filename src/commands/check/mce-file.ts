@@ -1,0 +1,39 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {checkEventFile, type FileCheckResult} from '../../recipes/check.js'
+
+export default class CheckMceFile extends BaseCommand {
+  static override summary = 'Validate a change-event (MCE/MCP) file without writing anything.'
+  static override description = `Reads the file (or every .json file of a directory) record by record and checks each against the entity registry and the aspect schemas, as the server would.
+
+Prints "<n> MCEs found - all valid", or one line per bad record and exits 1.`
+  static override examples = [
+    '<%= config.bin %> check mce-file ./bootstrap_mce.json',
+    '<%= config.bin %> check metadata-file ./events/ --json',
+  ]
+
+  static override args = {file: Args.string({description: 'File or directory to check.', required: true})}
+  static override flags = {
+    'file-extension': Flags.string({summary: 'With a directory: which files to read.', default: '.json'}),
+  }
+
+  async run(): Promise<FileCheckResult> {
+    const {args, flags} = await this.parse(CheckMceFile)
+    const result = await checkEventFile(args.file, {fileExtension: flags['file-extension']})
+    if (!result.valid) process.exitCode = 1
+    if (this.jsonEnabled()) return result
+    if (result.valid) {
+      this.log(`${result.records} MCEs found - all valid`)
+      return result
+    }
+    const many = result.files.length > 1
+    for (const b of result.bad) {
+      const where = many ? `${b.file} ` : ''
+      if (b.index < 0) this.log(`${where}${b.reason}`)
+      else this.log(`${where}record ${b.index}${b.urn ? ` (${b.urn})` : ''}: ${b.reason}`)
+    }
+    if (result.moreBad > 0) this.log(`… and ${result.moreBad} more bad records`)
+    process.stderr.write(`Event file check failed: ${result.bad.length + result.moreBad} of ${result.records} records are invalid\n`)
+    return result
+  }
+}

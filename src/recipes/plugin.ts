@@ -1,0 +1,119 @@
+/**
+ * The plugin contracts every source, sink and transformer implements, built-in or third-party.
+ *
+ * Glossary:
+ * - work unit: one unit of source output (a record of a file, a node of a glossary) with the
+ *   change proposals it produced. The pipeline counts, transforms, stamps and writes work units;
+ *   `kind` says whether it came from an MCE snapshot (already unpacked into proposals) or an MCP.
+ * - source: reads somewhere and yields work units; never writes.
+ * - sink: takes work units and writes them somewhere (server, file, console).
+ * - transformer: a function from a stream of work units to another stream.
+ * - plugin definition: what a plugin module exports — a JSON Schema for its config and a
+ *   `create(config, ctx)` factory. A module's default export (or its `plugin` export) is read.
+ *
+ * A third-party plugin is plain JavaScript: it needs nothing from mdcli at import time.
+ */
+import type {MdcliClient} from '../client/client.js'
+import type {ProposalInput} from '../catalog/proposal.js'
+import type {Report} from './report.js'
+
+export type {ProposalInput} from '../catalog/proposal.js'
+
+export type JsonSchema = Record<string, unknown>
+
+export interface WorkUnit {
+  /** Stable id naming where the unit came from, e.g. `file:///data/mce.json:17`. */
+  id: string
+  kind: 'mcp' | 'mce'
+  proposals: ProposalInput[]
+}
+
+export type WorkUnitStream = AsyncIterable<WorkUnit>
+
+/** What a plugin gets besides its config. */
+export interface PluginContext {
+  runId: string
+  pipelineName?: string
+  /** Directory that relative paths in configs are resolved against (the recipe's). */
+  baseDir: string
+  /** True when nothing will be written (`--dry-run`). */
+  dryRun: boolean
+  /** This plugin's report: counts, warnings and failures go here. */
+  report: Report
+  /** Milliseconds since the epoch; tests freeze it. */
+  now(): number
+  /**
+   * The metadata server to read current state from (PATCH semantics, preserve_upstream), when
+   * one is configured and answers; undefined otherwise. Connects at most once per run.
+   */
+  graph(): Promise<MdcliClient | undefined>
+  /** Where a console-like sink writes. */
+  stdout: NodeJS.WritableStream
+  env: NodeJS.ProcessEnv
+  /** Resolves a path from the config against `baseDir`. */
+  resolvePath(path: string): string
+}
+
+export interface Source {
+  workunits(): WorkUnitStream
+  /** Defaults to the context's report. */
+  report?: Report
+  /** Progress for the live view: fraction done in [0, 1], when the source can tell. */
+  progress?(): number | undefined
+  close?(): Promise<void>
+}
+
+export interface Sink {
+  write(workUnit: WorkUnit): Promise<void>
+  /** Resolves once every record handed to `write` has been written or reported failed. */
+  flush(): Promise<void>
+  close(): Promise<void>
+  report?: Report
+  /**
+   * True when the destination checks every record itself (the server does); the pipeline then
+   * skips its own schema check to spend the CPU once.
+   */
+  validatesRecords?: boolean
+}
+
+export type Transform = (stream: WorkUnitStream) => WorkUnitStream
+
+export interface PluginBase {
+  /** One line for `mdcli check plugins --verbose`. */
+  description?: string
+  /** JSON Schema of the plugin's `config`; validated (with defaults filled) before the run starts. */
+  configSchema: JsonSchema
+}
+
+/** `C` is the config type: `create` is only called with a config that passed `configSchema`. */
+export interface SourcePlugin<C = any> extends PluginBase {
+  create(config: C, ctx: PluginContext): Source | Promise<Source>
+  /**
+   * Emit `status {removed: false}` for every entity the source produced that had none, after the
+   * stream ends (DataHub's auto-status processor).
+   */
+  autoStatus?: boolean
+}
+
+export interface SinkPlugin<C = any> extends PluginBase {
+  create(config: C, ctx: PluginContext): Sink | Promise<Sink>
+}
+
+export interface TransformerPlugin<C = any> extends PluginBase {
+  create(config: C, ctx: PluginContext): Transform | Promise<Transform>
+}
+
+export type PluginKind = 'source' | 'sink' | 'transformer'
+
+export type AnyPlugin = SourcePlugin | SinkPlugin | TransformerPlugin
+
+/** Builds an MCP-form proposal with the aspect as a plain object. */
+export function mcp(entityUrn: string, aspectName: string, value: unknown, entityType?: string): ProposalInput {
+  return {
+    entityType: entityType ?? entityUrn.split(':')[2],
+    entityUrn,
+    changeType: 'UPSERT',
+    aspectName,
+    aspect: {json: value},
+  }
+}

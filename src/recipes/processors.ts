@@ -1,0 +1,41 @@
+/**
+ * Stream processors the pipeline applies around a source (DataHub's work-unit processors).
+ *
+ * Glossary:
+ * - auto status: after a source's stream ends, one `status {removed: false}` proposal for each
+ *   entity the source produced that carried no status of its own, sorted by urn, so that
+ *   re-ingesting an entity that had been soft-deleted brings it back.
+ */
+import {findEntity} from '../model/registry.js'
+import {mcp, type WorkUnit, type WorkUnitStream} from './plugin.js'
+
+function acceptsStatus(urn: string): boolean {
+  const type = urn.split(':')[2] ?? ''
+  return findEntity(type)?.aspects.includes('status') ?? false
+}
+
+/** Appends status proposals for entities without one (memory: one set entry per entity). */
+export async function* autoStatus(stream: WorkUnitStream): AsyncGenerator<WorkUnit> {
+  const seen = new Set<string>()
+  const withStatus = new Set<string>()
+  for await (const wu of stream) {
+    for (const p of wu.proposals) {
+      if (typeof p.entityUrn !== 'string') continue
+      seen.add(p.entityUrn)
+      if (p.aspectName === 'status') withStatus.add(p.entityUrn)
+    }
+    yield wu
+  }
+  const missing = [...seen].filter((u) => !withStatus.has(u) && acceptsStatus(u)).sort()
+  for (const urn of missing) yield {id: `status-for-${urn}`, kind: 'mcp', proposals: [mcp(urn, 'status', {removed: false})]}
+}
+
+/** Stops after `n` work units (preview). Returning ends the upstream generators too. */
+export async function* take(stream: WorkUnitStream, n: number): AsyncGenerator<WorkUnit> {
+  if (n <= 0) return
+  let i = 0
+  for await (const wu of stream) {
+    yield wu
+    if (++i >= n) return
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * The client side of ingestion runs: the `/runs` endpoints as typed calls, for
+ * `ingest list-runs`, `ingest show` and `ingest rollback`.
+ */
+import type {MdcliClient} from '../client/client.js'
+import type {AspectRowSummary, RollbackReport} from '../catalog/runs.js'
+import type {RunSummary} from '../store/types.js'
+
+export type {AspectRowSummary, RollbackReport} from '../catalog/runs.js'
+export type {RunSummary} from '../store/types.js'
+
+export async function fetchRuns(client: MdcliClient, opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
+  const r = await client.call<{value: RunSummary[]}>('POST', '/runs?action=list', {pageOffset: opts.start ?? 0, pageSize: opts.count ?? 100, includeSoft: false})
+  return r.value
+}
+
+export async function fetchRunRows(client: MdcliClient, runId: string, opts: {start?: number; count?: number; includeAspect?: boolean} = {}): Promise<AspectRowSummary[]> {
+  const r = await client.call<{value: AspectRowSummary[]}>('POST', '/runs?action=describe', {
+    runId,
+    start: opts.start ?? 0,
+    count: opts.count ?? 100,
+    includeSoft: false,
+    includeAspect: opts.includeAspect ?? false,
+  })
+  return r.value
+}
+
+export interface RollbackRequest {
+  runId: string
+  dryRun: boolean
+  /** DataHub's wire field: a safe rollback soft-deletes the entities the run created. */
+  safe: boolean
+}
+
+export async function requestRollback(client: MdcliClient, req: RollbackRequest): Promise<RollbackReport> {
+  const r = await client.call<{value: RollbackReport}>('POST', '/runs?action=rollback', req)
+  return r.value
+}

@@ -1,0 +1,192 @@
+/**
+ * The machinery behind the `*_add_dataset_*` transformers (DataHub's DatasetTransformer).
+ *
+ * Glossary:
+ * - additions: what a transformer adds to one dataset (owners, tags, terms, domains); `simple_`
+ *   transformers add the same to every dataset, `pattern_` ones what the rules whose regex
+ *   matches the urn (anchored at its start, like Python's `re.match`) list.
+ * - semantics: OVERWRITE (default) merges the additions into the aspect as the stream carries it
+ *   (or writes the additions alone when the stream has none, replacing the server's value);
+ *   PATCH also keeps what the server holds now, read once per dataset when a server answers.
+ *
+ * An aspect present in the stream is changed in place; datasets whose stream had no such aspect
+ * get a new proposal after the source's last work unit.
+ */
+import {ConfigError} from '../errors.js'
+import {mcp, type PluginContext, type ProposalInput, type Transform, type TransformerPlugin, type WorkUnit, type WorkUnitStream, type JsonSchema} from './plugin.js'
+
+export type Semantics = 'OVERWRITE' | 'PATCH'
+
+export interface AspectEdit<A> {
+  aspectName: string
+  /** The items (owners, tags, terms, domains) an aspect value holds. */
+  items(value: Record<string, any> | undefined): A[]
+  /** Identity of an item, for de-duplication. */
+  key(item: A): string
+  /** The aspect value holding `items`, keeping `base`'s other fields (audit stamps …). */
+  build(base: Record<string, any> | undefined, items: A[], ctx: PluginContext): Record<string, any>
+}
+
+export interface TransformerSettings {
+  semantics: Semantics
+  replace_existing?: boolean
+}
+
+function parseAspect(p: ProposalInput): Record<string, any> | undefined {
+  const a = p.aspect
+  if (!a) return undefined
+  if (a.json !== undefined) return a.json as Record<string, any>
+  if (typeof a.value === 'string') {
+    try {
+      return JSON.parse(a.value) as Record<string, any>
+    } catch {
+      return undefined
+    }
+  }
+  return a.value as Record<string, any> | undefined
+}
+
+function union<A>(edit: AspectEdit<A>, ...lists: A[][]): A[] {
+  const seen = new Set<string>()
+  const out: A[] = []
+  for (const list of lists) {
+    for (const x of list) {
+      const k = edit.key(x)
+      if (seen.has(k)) continue
+      seen.add(k)
+      out.push(x)
+    }
+  }
+  return out
+}
+
+/** Builds the stream function of a dataset transformer. */
+export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: string) => A[], settings: TransformerSettings, ctx: PluginContext): Transform {
+  const patch = settings.semantics === 'PATCH'
+  const replace = settings.replace_existing ?? false
+  const serverValue = async (urn: string): Promise<Record<string, any> | undefined> => {
+    if (!patch) return undefined
+    const graph = await ctx.graph()
+    if (!graph) return undefined
+    try {
+      const e = await graph.getEntity(urn, [edit.aspectName])
+      return e.aspects[edit.aspectName]?.value as Record<string, any> | undefined
+    } catch (e) {
+      if ((e as {code?: string}).code !== 'E_NOT_FOUND') ctx.report.warning('read failed', `${urn}: could not read ${edit.aspectName} (${(e as Error).message}); writing without it`)
+      return undefined
+    }
+  }
+  /** stream value + server value (PATCH) + additions → the new aspect value. */
+  const combine = async (urn: string, stream: Record<string, any> | undefined, additions: A[]): Promise<Record<string, any>> => {
+    const server = await serverValue(urn)
+    const items = union(edit, edit.items(server), replace ? [] : edit.items(stream), additions)
+    return edit.build(stream ?? server, items, ctx)
+  }
+  return async function* (stream: WorkUnitStream): AsyncGenerator<WorkUnit> {
+    if (patch && !(await ctx.graph())) ctx.report.warning('no server', `semantics PATCH: no server answers, so ${edit.aspectName} is merged with the stream only`)
+    // Datasets seen, and whether their aspect came through the stream (then it was edited in place).
+    const seen = new Map<string, boolean>()
+    for await (const wu of stream) {
+      for (const p of wu.proposals) {
+        const urn = p.entityUrn
+        if (typeof urn !== 'string' || !urn.startsWith('urn:li:dataset:')) continue
+        if (!seen.has(urn)) seen.set(urn, false)
+        if (p.aspectName !== edit.aspectName || (p.changeType ?? 'UPSERT') !== 'UPSERT') continue
+        seen.set(urn, true)
+        const additions = additionsFor(urn)
+        if (additions.length === 0 && !replace) continue
+        p.aspect = {json: await combine(urn, parseAspect(p), additions)}
+        ctx.report.count('aspectsChanged')
+      }
+      yield wu
+    }
+    for (const [urn, handled] of seen) {
+      if (handled) continue
+      const additions = additionsFor(urn)
+      if (additions.length === 0) continue
+      ctx.report.count('aspectsAdded')
+      yield {id: `txform-${edit.aspectName}-${urn}`, kind: 'mcp', proposals: [mcp(urn, edit.aspectName, await combine(urn, undefined, additions))]}
+    }
+  }
+}
+
+/** Compiles the `rules` of a pattern transformer (regex → values). */
+export function compileRules<T>(rules: Record<string, T[]>, where: string): Array<[RegExp, T[]]> {
+  return Object.entries(rules).map(([pattern, values]) => {
+    try {
+      return [new RegExp(`^(?:${pattern})`), values] as [RegExp, T[]]
+    } catch (e) {
+      throw new ConfigError(`${where}: rule '${pattern}' is not a valid regular expression: ${(e as Error).message}`)
+    }
+  })
+}
+
+export function matchRules<T>(rules: Array<[RegExp, T[]]>, urn: string): T[] {
+  const out: T[] = []
+  for (const [re, values] of rules) if (re.test(urn)) out.push(...values)
+  return out
+}
+
+export const SEMANTICS_SCHEMA: JsonSchema = {enum: ['OVERWRITE', 'PATCH'], default: 'OVERWRITE'}
+
+/** Builds the `simple_` and `pattern_` transformer pair of one aspect. */
+export function transformerPair<A>(opts: {
+  edit: AspectEdit<A>
+  description: string
+  /** Config key of the simple form (`owner_urns`) and its item schema. */
+  simpleKey: string
+  patternKey: string
+  itemSchema: JsonSchema
+  extraProps?: Record<string, JsonSchema>
+  toAdditions: (values: string[], config: Record<string, any>) => A[]
+}): {simple: TransformerPlugin; pattern: TransformerPlugin} {
+  const common = {semantics: SEMANTICS_SCHEMA, replace_existing: {type: 'boolean', default: false}, ...(opts.extraProps ?? {})}
+  const simple: TransformerPlugin<Record<string, any>> = {
+    description: `${opts.description} (the same for every dataset)`,
+    configSchema: {
+      type: 'object',
+      properties: {[opts.simpleKey]: {type: 'array', items: opts.itemSchema, minItems: 1}, ...common},
+      required: [opts.simpleKey],
+      additionalProperties: false,
+    },
+    create(config, ctx) {
+      const additions = opts.toAdditions(config[opts.simpleKey] as string[], config)
+      return datasetTransform(opts.edit, () => additions, config as TransformerSettings, ctx)
+    },
+  }
+  const pattern: TransformerPlugin<Record<string, any>> = {
+    description: `${opts.description} (by urn pattern)`,
+    configSchema: {
+      type: 'object',
+      properties: {
+        [opts.patternKey]: {
+          type: 'object',
+          properties: {rules: {type: 'object', additionalProperties: {type: 'array', items: opts.itemSchema}}},
+          required: ['rules'],
+          additionalProperties: false,
+        },
+        ...common,
+      },
+      required: [opts.patternKey],
+      additionalProperties: false,
+    },
+    create(config, ctx) {
+      const rules = compileRules(config[opts.patternKey].rules as Record<string, string[]>, `${opts.patternKey}.rules`)
+      // Checks the rest of the config now rather than at the first matching dataset.
+      opts.toAdditions([], config)
+      const cache = new Map<string, A[]>()
+      const additionsFor = (urn: string): A[] => {
+        let a = cache.get(urn)
+        if (!a) {
+          a = opts.toAdditions(matchRules(rules, urn), config)
+          // Bounded: a pattern transformer asks about a dataset twice at most (in stream, at the end).
+          if (cache.size > 10_000) cache.clear()
+          cache.set(urn, a)
+        }
+        return a
+      }
+      return datasetTransform(opts.edit, additionsFor, config as TransformerSettings, ctx)
+    },
+  }
+  return {simple, pattern}
+}

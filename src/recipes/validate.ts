@@ -1,0 +1,99 @@
+/**
+ * Config validation for recipes and plugin configs: one ajv instance (defaults filled in, no
+ * type coercion), errors turned into lines that name the key path and what was expected, e.g.
+ * `source.config.path: expected string, got number` or
+ * `sink: unknown key 'confg' (did you mean 'config'?)`.
+ */
+import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
+import {ConfigError} from '../errors.js'
+import {nearest} from '../model/registry.js'
+import type {JsonSchema} from './plugin.js'
+
+const ajv = new Ajv({allErrors: true, strict: false, useDefaults: true, allowUnionTypes: true, verbose: true})
+const cache = new WeakMap<object, ValidateFunction>()
+
+function compile(schema: JsonSchema): ValidateFunction {
+  let v = cache.get(schema)
+  if (!v) {
+    v = ajv.compile(schema)
+    cache.set(schema, v)
+  }
+  return v
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'array'
+  return typeof v
+}
+
+/** `/source/config/0/x` → `source.config[0].x`, prefixed with `base`. */
+export function keyPath(base: string, instancePath: string): string {
+  let out = base
+  for (const seg of instancePath.split('/').slice(1)) {
+    const s = seg.replace(/~1/g, '/').replace(/~0/g, '~')
+    out += /^\d+$/.test(s) ? `[${s}]` : out === '' ? s : `.${s}`
+  }
+  return out === '' ? '(top level)' : out
+}
+
+function valueAt(root: unknown, instancePath: string): unknown {
+  let v: any = root
+  for (const seg of instancePath.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined
+    v = v[seg.replace(/~1/g, '/').replace(/~0/g, '~')]
+  }
+  return v
+}
+
+/** One line per problem. `schema` is used to suggest near names for unknown keys. */
+export function describeConfigErrors(errors: readonly ErrorObject[], base: string, data: unknown): string[] {
+  const lines: string[] = []
+  for (const e of errors) {
+    const at = keyPath(base, e.instancePath)
+    const p = e.params as Record<string, any>
+    switch (e.keyword) {
+      case 'required':
+        lines.push(`${keyPath(base, e.instancePath)}: missing required key '${p.missingProperty}'`)
+        break
+      case 'additionalProperties': {
+        const known = Object.keys(((e.parentSchema as {properties?: object})?.properties ?? {}) as object)
+        const hint = nearest(p.additionalProperty, known)
+        lines.push(`${at}: unknown key '${p.additionalProperty}'${hint ? ` (did you mean '${hint}'?)` : known.length > 0 ? ` (expected one of: ${known.join(', ')})` : ''}`)
+        break
+      }
+      case 'type':
+        lines.push(`${at}: expected ${String(p.type).replace(/,/g, ' or ')}, got ${typeName(valueAt(data, e.instancePath))}`)
+        break
+      case 'enum':
+        lines.push(`${at}: expected one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${JSON.stringify(valueAt(data, e.instancePath))}`)
+        break
+      case 'minLength':
+        lines.push(`${at}: must not be empty`)
+        break
+      case 'minItems':
+        lines.push(`${at}: expected at least ${p.limit} item(s)`)
+        break
+      case 'anyOf':
+      case 'oneOf':
+        // The member errors say more; skip the summary line.
+        break
+      default:
+        lines.push(`${at}: ${e.message ?? 'is invalid'}`)
+    }
+  }
+  return [...new Set(lines)]
+}
+
+/**
+ * Validates `data` in place (filling schema defaults); throws ConfigError naming `file`, the
+ * key paths and what was expected.
+ */
+export function validateConfig(schema: JsonSchema, data: unknown, opts: {file: string; base: string; what: string}): void {
+  const v = compile(schema)
+  if (v(data)) return
+  const problems = describeConfigErrors(v.errors ?? [], opts.base, data)
+  const shown = problems.slice(0, 5)
+  const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : ''
+  throw new ConfigError(`Invalid ${opts.what} in ${opts.file}: ${shown.join('; ')}${more}`, problems)
+}

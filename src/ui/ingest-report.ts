@@ -1,0 +1,125 @@
+/**
+ * The ingest run's report as sections of labelled lines — one model, rendered as plain text
+ * (pipes, CI logs) by `formatIngestReport` and with colour by the Ink view on a terminal.
+ *
+ * Glossary:
+ * - section: a titled block (`Source (file) report:`), its rows `label: value`, and its problems.
+ * - problem: a warning or failure key with its count and first examples.
+ */
+import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
+import type {ReportData, ReportEntry} from '../recipes/report.js'
+
+export interface ReportRow {
+  label: string
+  value: string
+}
+
+export interface ReportSection {
+  title: string
+  rows: ReportRow[]
+  warnings: ReportEntry[]
+  failures: ReportEntry[]
+}
+
+const num = (n: number): string => n.toLocaleString('en-US')
+
+function humanKey(k: string): string {
+  return k.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()
+}
+
+function infoRows(data: ReportData, skip: string[] = []): ReportRow[] {
+  const rows: ReportRow[] = []
+  for (const [k, v] of Object.entries(data.counts)) if (!skip.includes(k)) rows.push({label: humanKey(k), value: num(v)})
+  for (const [k, v] of Object.entries(data.info)) {
+    if (v === undefined || skip.includes(k)) continue
+    rows.push({label: humanKey(k), value: typeof v === 'number' ? num(v) : typeof v === 'string' ? v : JSON.stringify(v)})
+  }
+  return rows
+}
+
+export function reportSections(r: PipelineResult): ReportSection[] {
+  const secs = Math.max(r.durationMs, 1) / 1000
+  const aspectLines = Object.entries(r.source.aspects)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([type, byAspect]) => ({
+      label: `  ${type}`,
+      value: Object.entries(byAspect)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([a, n]) => `${a} ${num(n)}`)
+        .join(', '),
+    }))
+  const sections: ReportSection[] = [
+    {
+      title: `Source (${r.source.type}) report:`,
+      rows: [
+        {label: 'events produced', value: num(r.source.workUnits)},
+        {label: 'events produced per sec', value: num(Math.round(r.source.workUnits / secs))},
+        {label: 'records', value: num(r.source.records)},
+        ...(aspectLines.length > 0 ? [{label: 'aspects', value: ''}, ...aspectLines] : []),
+        ...infoRows(r.source.report),
+      ],
+      warnings: r.source.report.warnings,
+      failures: r.source.report.failures,
+    },
+  ]
+  for (const t of r.transformers) {
+    if (t.report.warnings.length + t.report.failures.length + Object.keys(t.report.counts).length === 0) continue
+    sections.push({title: `Transformer (${t.type}) report:`, rows: infoRows(t.report), warnings: t.report.warnings, failures: t.report.failures})
+  }
+  sections.push({
+    title: `Sink (${r.sink.type}) report:`,
+    rows: r.dryRun
+      ? [{label: 'records written', value: '0 (dry run: the sink was not called)'}]
+      : [
+          {label: 'total records written', value: num(r.sink.recordsWritten)},
+          {label: 'records written per second', value: num(Math.round(r.sink.recordsWritten / secs))},
+          ...infoRows(r.sink.report, ['recordsWritten']),
+        ],
+    warnings: r.sink.report.warnings,
+    failures: r.sink.report.failures,
+  })
+  sections.push({
+    title: 'Run:',
+    rows: [
+      {label: 'run id', value: r.runId},
+      ...(r.pipelineName ? [{label: 'pipeline name', value: r.pipelineName}] : []),
+      {label: 'recipe', value: r.recipe},
+      {label: 'duration', value: formatTimespan(r.durationMs)},
+      ...(r.preview ? [{label: 'preview', value: 'yes (stopped after the first work units)'}] : []),
+      ...(r.dryRun ? [{label: 'dry run', value: 'yes (nothing written)'}] : []),
+    ],
+    warnings: [],
+    failures: [],
+  })
+  return sections
+}
+
+function problemLines(kind: string, list: ReportEntry[]): string[] {
+  if (list.length === 0) return []
+  const total = list.reduce((n, e) => n + e.count, 0)
+  const out = [`  ${kind} (${num(total)}):`]
+  for (const e of list) {
+    out.push(`    ${e.key} (${num(e.count)}):`)
+    for (const x of e.examples) out.push(`      - ${x}`)
+    if (e.count > e.examples.length) out.push(`      … and ${num(e.count - e.examples.length)} more`)
+  }
+  return out
+}
+
+/** The whole report as plain text, ending with the `Pipeline finished …` line. */
+export function formatIngestReport(r: PipelineResult): string {
+  const lines: string[] = ['']
+  for (const s of reportSections(r)) {
+    lines.push(s.title)
+    for (const row of s.rows) lines.push(row.value === '' ? `  ${row.label}:` : `  ${row.label}: ${row.value}`)
+    lines.push(...problemLines('warnings', s.warnings), ...problemLines('failures', s.failures))
+  }
+  lines.push('', r.summary)
+  return lines.join('\n')
+}
+
+/** One plain progress line (non-interactive output). */
+export function formatProgressLine(p: Progress): string {
+  const pct = p.fraction === undefined ? '' : `, ${Math.floor(p.fraction * 100)}% read`
+  return `Pipeline running: ${num(p.workUnits)} events read${pct}, ${num(p.recordsWritten)} records written (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed`
+}

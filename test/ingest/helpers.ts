@@ -1,0 +1,60 @@
+/**
+ * Helpers shared by the ingestion tests: recipe files in temp dirs, running `mdcli ingest`, and
+ * reading back what a file sink wrote.
+ */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import yaml from 'js-yaml'
+import {FIXTURES, runCli, type CliResult} from '../helpers/lite.js'
+
+export const DATAHUB = join(FIXTURES, 'datahub')
+export const DBT = join(FIXTURES, 'dbt')
+export const BOOTSTRAP = join(DATAHUB, 'bootstrap_mce.json')
+
+/** Writes `recipe` as YAML into `dir` and returns its path. */
+export function writeRecipe(dir: string, recipe: Record<string, unknown>, name = 'recipe.yml'): string {
+  const path = join(dir, name)
+  writeFileSync(path, yaml.dump(recipe))
+  return path
+}
+
+export function writeJson(dir: string, name: string, value: unknown): string {
+  const path = join(dir, name)
+  writeFileSync(path, JSON.stringify(value, null, 2))
+  return path
+}
+
+export function readJson<T = any>(path: string): T {
+  return JSON.parse(readFileSync(path, 'utf8')) as T
+}
+
+/** `mdcli ingest -c <recipe> --json …`; the parsed result when it printed one. */
+export async function ingestJson(recipe: string, env: NodeJS.ProcessEnv, extra: string[] = [], cwd?: string): Promise<CliResult & {result?: any}> {
+  const r = await runCli(['ingest', '-c', recipe, '--json', ...extra], {env, cwd})
+  let result: any
+  try {
+    result = JSON.parse(r.stdout)
+  } catch {
+    /* not JSON: an error line went to stderr */
+  }
+  return {...r, result}
+}
+
+/** Env for CLI runs that must not find any server (no config file, no env). */
+export function offlineEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env, HOME: home, NO_COLOR: '1', METADATA_TELEMETRY_ENABLED: 'false'}
+  delete env.METADATA_GMS_URL
+  delete env.METADATA_GMS_HOST
+  delete env.METADATA_GMS_PORT
+  delete env.METADATA_GMS_TOKEN
+  delete env.MDCLI_CONFIG_FILE
+  return env
+}
+
+export function mcpRecord(urn: string, aspectName: string, value: unknown): Record<string, unknown> {
+  return {entityType: urn.split(':')[2], entityUrn: urn, changeType: 'UPSERT', aspectName, aspect: {json: value}}
+}
+
+export function datasetUrn(name: string, platform = 'hive'): string {
+  return `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`
+}

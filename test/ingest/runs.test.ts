@@ -1,0 +1,133 @@
+import {expect} from 'chai'
+import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {datasetUrn, ingestJson, mcpRecord, writeJson, writeRecipe} from './helpers.js'
+
+const X = datasetUrn('runs.x')
+const Y = datasetUrn('runs.y')
+const Z = datasetUrn('runs.z_created_by_change')
+const W = datasetUrn('runs.w_created_by_change2')
+
+describe('ingest runs: list-runs, show, rollback', function () {
+  this.timeout(90_000)
+  let lite: LiteProcess
+  let dir: string
+  const entity = async (urn: string) => http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)
+  const version = async (urn: string, aspect: string, v: number) => http(`${lite.url}/aspects/${encodeURIComponent(urn)}?aspect=${aspect}&version=${v}`)
+  const ingestRun = async (name: string, records: unknown[]) => {
+    const file = writeJson(dir, `${name}.json`, records)
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'datahub-rest'}, run_id: name}, `${name}.yml`), lite.env())
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+  }
+  const base = [
+    mcpRecord(X, 'datasetProperties', {name: 'x', description: 'first'}),
+    mcpRecord(X, 'ownership', {owners: [{owner: 'urn:li:corpuser:ann', type: 'DATAOWNER'}]}),
+    mcpRecord(Y, 'globalTags', {tags: [{tag: 'urn:li:tag:t1'}]}),
+    mcpRecord(Y, 'status', {removed: false}),
+  ]
+
+  before(async () => {
+    lite = await startLite()
+    dir = tempDir('mdcli-runs-')
+    await ingestRun('base', base)
+  })
+  after(async () => {
+    await lite.stop()
+    cleanup(dir, lite.storeDir, lite.home)
+  })
+
+  it('rollback restores the exact previous state, version by version', async () => {
+    const beforeX = (await entity(X)).body
+    const beforeY = (await entity(Y)).body
+    await ingestRun('change', [
+      mcpRecord(X, 'datasetProperties', {name: 'x', description: 'second'}),
+      mcpRecord(Y, 'globalTags', {tags: [{tag: 'urn:li:tag:t2'}]}),
+      mcpRecord(Y, 'globalTags', {tags: [{tag: 'urn:li:tag:t3'}]}),
+      mcpRecord(Z, 'datasetProperties', {name: 'z'}),
+      mcpRecord(X, 'datasetProfile', {timestampMillis: 1700000000000, rowCount: 5}),
+    ])
+    expect((await entity(X)).body.aspects.datasetProperties.value.description).to.equal('second')
+    expect((await version(Y, 'globalTags', 2)).status).to.equal(200)
+    expect((await entity(X)).body.aspects).to.have.property('datasetProfile')
+
+    // A dry run changes nothing.
+    const dry = await runCli(['ingest', 'rollback', '--run-id', 'change', '--dry-run'], {env: lite.env()})
+    expect(dry.code, dry.stderr).to.equal(0)
+    expect(dry.stdout, dry.stdout).to.contain('This rollback will delete 3 entities and will roll back 6 aspects')
+    expect(dry.stdout).to.contain('that will be reverted by this run')
+    expect((await entity(X)).body.aspects.datasetProperties.value.description).to.equal('second')
+
+    // Without a terminal and without --force it refuses.
+    const refused = await runCli(['ingest', 'rollback', '--run-id', 'change'], {env: lite.env()})
+    expect(refused.code).to.equal(1)
+    expect(refused.stderr).to.match(/^Error: Refusing to roll back without confirmation/)
+    expect((await entity(X)).body.aspects.datasetProperties.value.description).to.equal('second')
+
+    const done = await runCli(['ingest', 'rollback', '--run-id', 'change', '--force'], {env: lite.env()})
+    expect(done.code, done.stderr).to.equal(0)
+    expect(done.stdout).to.contain('Rolling back deletes the entities created by a run and reverts the updated aspects')
+    expect(done.stdout).to.contain('This rollback  deleted 3 entities and rolled back 6 aspects')
+    expect(done.stdout).to.match(/\| urn\s+\| aspect name\s+\| created at\s+\|/)
+
+    expect((await entity(X)).body).to.deep.equal(beforeX)
+    expect((await entity(Y)).body).to.deep.equal(beforeY)
+    expect((await version(X, 'datasetProperties', 1)).status).to.equal(404)
+    expect((await version(Y, 'globalTags', 1)).status).to.equal(404)
+    expect((await version(Y, 'globalTags', 0)).body.aspect['com.linkedin.common.GlobalTags']).to.deep.equal({tags: [{tag: 'urn:li:tag:t1'}]})
+    // The entity the run created is soft-deleted: its key and status {removed: true}.
+    const z = (await entity(Z)).body
+    expect(Object.keys(z.aspects).sort()).to.deep.equal(['datasetKey', 'status'])
+    expect(z.aspects.status.value).to.deep.equal({removed: true})
+    expect(z.aspects.status.systemMetadata.runId).to.equal('__mdcli-rollback')
+
+    // Rolling back again finds nothing left to do.
+    const again = await runCli(['ingest', 'rollback', '--run-id', 'change', '--force'], {env: lite.env()})
+    expect(again.stdout).to.match(/^No entities found\. Payload used: \{"runId":"change","dryRun":false,"safe":true\}/)
+  })
+
+  it('an equal re-write only observes; rollback of that run leaves the value', async () => {
+    await ingestRun('observe', [base[0]])
+    const report = await http(`${lite.url}/runs?action=rollback`, {body: {runId: 'observe', dryRun: false}})
+    expect(report.status).to.equal(200)
+    expect(report.body.value.aspectsReverted).to.equal(0)
+    expect((await entity(X)).body.aspects.datasetProperties.value.description).to.equal('first')
+  })
+
+  it('--hard deletes the entities the run created, with every row', async () => {
+    await ingestRun('change2', [mcpRecord(W, 'datasetProperties', {name: 'w'}), mcpRecord(W, 'status', {removed: false})])
+    expect((await entity(W)).status).to.equal(200)
+    const r = await runCli(['ingest', 'rollback', '--run-id', 'change2', '--force', '--hard', '--json'], {env: lite.env()})
+    expect(r.code, r.stderr).to.equal(0)
+    expect(JSON.parse(r.stdout)).to.include({entitiesDeleted: 1, hard: true})
+    expect((await entity(W)).status).to.equal(404)
+  })
+
+  it('ingest → rollback → ingest gives the same result as the first ingest', async () => {
+    const first = (await entity(Y)).body.aspects.globalTags.value
+    await ingestRun('again', [mcpRecord(Y, 'globalTags', {tags: [{tag: 'urn:li:tag:t9'}]})])
+    expect((await runCli(['ingest', 'rollback', '--run-id', 'again', '--force'], {env: lite.env()})).code).to.equal(0)
+    await ingestRun('again2', [mcpRecord(Y, 'globalTags', {tags: [{tag: 'urn:li:tag:t9'}]})])
+    expect((await entity(Y)).body.aspects.globalTags.value).to.deep.equal({tags: [{tag: 'urn:li:tag:t9'}]})
+    expect((await version(Y, 'globalTags', 1)).body.aspect['com.linkedin.common.GlobalTags']).to.deep.equal(first)
+  })
+
+  it('refuses the reserved default run id with DataHub’s message', async () => {
+    const r = await runCli(['ingest', 'rollback', '--run-id', 'no-run-id-provided', '--force'], {env: lite.env()})
+    expect(r.code).to.equal(1)
+    expect(r.stderr).to.contain('no-run-id-provided is a default run-id provided for non labeled ingestion runs. You cannot delete using this reserved run-id')
+  })
+
+  it('list-runs prints the grid table and --json the runs; show lists a run’s rows', async () => {
+    const t = await runCli(['ingest', 'list-runs'], {env: lite.env()})
+    expect(t.code, t.stderr).to.equal(0)
+    const lines = t.stdout.trim().split('\n')
+    expect(lines[0]).to.match(/^\+-+\+-+\+-+\+$/)
+    expect(lines[1]).to.match(/^\| runId +\| +rows \| created at +\|$/)
+    expect(t.stdout).to.match(/\| base +\| +6 \|/)
+    const j = JSON.parse((await runCli(['ingest', 'list-runs', '--json'], {env: lite.env()})).stdout) as Array<{runId: string; rows: number; timestamp: number}>
+    expect(j.find((r) => r.runId === 'base')).to.include({rows: 6})
+    const show = await runCli(['ingest', 'show', '--run-id', 'base', '--json'], {env: lite.env()})
+    const rows = JSON.parse(show.stdout) as Array<{urn: string; aspectName: string; keyAspect: boolean}>
+    expect(rows.map((r) => `${r.urn} ${r.aspectName}`)).to.include.members([`${X} datasetKey`, `${X} datasetProperties`, `${Y} globalTags`])
+    expect(rows.find((r) => r.aspectName === 'datasetKey')!.keyAspect).to.equal(true)
+  })
+})

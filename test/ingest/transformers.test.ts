@@ -1,0 +1,116 @@
+import {join} from 'node:path'
+import {expect} from 'chai'
+import {cleanup, http, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {DATAHUB, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
+
+const A = datasetUrn('sales.orders')
+const B = datasetUrn('hr.people')
+const CHART = 'urn:li:chart:(looker,c1)'
+
+describe('ingest: transformers', function () {
+  this.timeout(60_000)
+  let dir: string
+  let input: string
+  before(() => {
+    dir = tempDir('mdcli-transformers-')
+    input = writeJson(dir, 'in.json', [
+      mcpRecord(A, 'datasetProperties', {name: 'orders'}),
+      mcpRecord(A, 'globalTags', {tags: [{tag: 'urn:li:tag:existing'}]}),
+      mcpRecord(A, 'ownership', {owners: [{owner: 'urn:li:corpuser:old', type: 'DATAOWNER'}]}),
+      mcpRecord(B, 'status', {removed: false}),
+      mcpRecord(CHART, 'status', {removed: false}),
+    ])
+  })
+  after(() => cleanup(dir))
+
+  async function run(name: string, transformers: unknown[], env = offlineEnv(dir)): Promise<Array<Record<string, any>>> {
+    const out = join(dir, `${name}.json`)
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers, sink: {type: 'file', config: {filename: out}}}, `${name}.yml`), env)
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    return readJson(out)
+  }
+  const value = (rows: Array<Record<string, any>>, urn: string, aspect: string) => rows.filter((x) => x.entityUrn === urn && x.aspectName === aspect).map((x) => x.aspect.json)
+
+  it('simple_*: adds to the aspect in the stream, or adds the aspect after the stream; datasets only', async () => {
+    const rows = await run('simple', [
+      {type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:new', 'urn:li:tag:existing']}},
+      {type: 'simple_add_dataset_ownership', config: {owner_urns: ['urn:li:corpGroup:team'], ownership_type: 'TECHNICAL_OWNER'}},
+      {type: 'simple_add_dataset_terms', config: {term_urns: ['urn:li:glossaryTerm:Sales']}},
+      {type: 'simple_add_dataset_domain', config: {domains: ['marketing']}},
+    ])
+    expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:existing'}, {tag: 'urn:li:tag:new'}]}])
+    expect(value(rows, B, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:new'}, {tag: 'urn:li:tag:existing'}]}])
+    expect(value(rows, A, 'ownership')[0].owners).to.deep.equal([
+      {owner: 'urn:li:corpuser:old', type: 'DATAOWNER'},
+      {owner: 'urn:li:corpGroup:team', type: 'TECHNICAL_OWNER'},
+    ])
+    expect(value(rows, B, 'glossaryTerms')[0].terms).to.deep.equal([{urn: 'urn:li:glossaryTerm:Sales'}])
+    expect(value(rows, A, 'domains')).to.deep.equal([{domains: ['urn:li:domain:marketing']}])
+    expect(rows.filter((x) => x.entityUrn === CHART).map((x) => x.aspectName)).to.deep.equal(['status'])
+  })
+
+  it('pattern_*: rules keyed by regex, matched from the start of the urn', async () => {
+    const rows = await run('pattern', [
+      {type: 'pattern_add_dataset_tags', config: {tag_pattern: {rules: {'.*sales\\..*': ['urn:li:tag:sales'], 'urn:li:dataset:.*hr': ['urn:li:tag:hr'], 'sales': ['urn:li:tag:never']}}}},
+      {type: 'pattern_add_dataset_ownership', config: {owner_pattern: {rules: {'.*people.*': ['urn:li:corpuser:hrlead']}}, ownership_type: 'urn:li:ownershipType:steward'}},
+      {type: 'pattern_add_dataset_terms', config: {term_pattern: {rules: {'.*orders.*': ['urn:li:glossaryTerm:Order']}}}},
+      {type: 'pattern_add_dataset_domain', config: {domain_pattern: {rules: {'.*hr\\..*': ['urn:li:domain:hr']}}}},
+    ])
+    expect(value(rows, A, 'globalTags')[0].tags.map((t: {tag: string}) => t.tag)).to.deep.equal(['urn:li:tag:existing', 'urn:li:tag:sales'])
+    expect(value(rows, B, 'globalTags')[0].tags.map((t: {tag: string}) => t.tag)).to.deep.equal(['urn:li:tag:hr'])
+    expect(value(rows, B, 'ownership')[0].owners).to.deep.equal([{owner: 'urn:li:corpuser:hrlead', type: 'CUSTOM', typeUrn: 'urn:li:ownershipType:steward'}])
+    expect(value(rows, A, 'ownership')[0].owners).to.have.length(1)
+    expect(value(rows, A, 'glossaryTerms')[0].terms).to.deep.equal([{urn: 'urn:li:glossaryTerm:Order'}])
+    expect(value(rows, B, 'glossaryTerms')).to.deep.equal([])
+    expect(value(rows, B, 'domains')).to.deep.equal([{domains: ['urn:li:domain:hr']}])
+  })
+
+  it('replace_existing drops what the stream carried', async () => {
+    const rows = await run('replace', [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:only'], replace_existing: true}}])
+    expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:only'}]}])
+  })
+
+  it('rejects a bad config before running', async () => {
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers: [{type: 'simple_add_dataset_tags', config: {tag_urns: ['pii']}}]}, 'bad.yml'), offlineEnv(dir))
+    expect(r.code).to.equal(1)
+    expect(r.result.error.message).to.match(/transformers\[0\]\.config\.tag_urns\[0\]: must match pattern/)
+  })
+
+  describe('semantics PATCH with a server', () => {
+    let lite: LiteProcess
+    before(async () => {
+      lite = await startLite()
+    })
+    after(async () => {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    })
+
+    it('keeps the server’s tags and adds the configured ones; OVERWRITE replaces them', async () => {
+      const urn = datasetUrn('patch.t')
+      const seed = writeJson(dir, 'patch-seed.json', [mcpRecord(urn, 'globalTags', {tags: [{tag: 'urn:li:tag:server'}]})])
+      expect((await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: seed}}, sink: {type: 'datahub-rest'}}, 'pseed.yml'), lite.env())).code).to.equal(0)
+      const file = writeJson(dir, 'patch-in.json', [mcpRecord(urn, 'status', {removed: false})])
+      const tags = async () => ((await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects.globalTags.value.tags as Array<{tag: string}>).map((t) => t.tag)
+      const recipe = (semantics: string) => ({source: {type: 'file', config: {path: file}}, transformers: [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:added'], semantics}}], sink: {type: 'datahub-rest'}})
+      expect((await ingestJson(writeRecipe(dir, recipe('PATCH'), 'p1.yml'), lite.env())).code).to.equal(0)
+      expect(await tags()).to.deep.equal(['urn:li:tag:server', 'urn:li:tag:added'])
+      expect((await ingestJson(writeRecipe(dir, recipe('OVERWRITE'), 'p2.yml'), lite.env())).code).to.equal(0)
+      expect(await tags()).to.deep.equal(['urn:li:tag:added'])
+    })
+
+    it('datahub-lineage-file with preserve_upstream keeps the server’s upstreams', async () => {
+      const down = 'urn:li:dataset:(urn:li:dataPlatform:kafka,topic3,DEV)'
+      const old = datasetUrn('legacy.source')
+      const seed = writeJson(dir, 'lin-seed.json', [mcpRecord(down, 'upstreamLineage', {upstreams: [{dataset: old, type: 'COPY'}]})])
+      expect((await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: seed}}, sink: {type: 'datahub-rest'}}, 'lseed.yml'), lite.env())).code).to.equal(0)
+      const r = await ingestJson(
+        writeRecipe(dir, {source: {type: 'datahub-lineage-file', config: {file: join(DATAHUB, 'file_lineage.yml')}}, sink: {type: 'datahub-rest'}}, 'lin.yml'),
+        lite.env(),
+      )
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      const ups = (await http(`${lite.url}/entitiesV2/${encodeURIComponent(down)}`)).body.aspects.upstreamLineage.value.upstreams as Array<{dataset: string}>
+      expect(ups.map((u) => u.dataset)).to.deep.equal(['urn:li:dataset:(urn:li:dataPlatform:kafka,topic2,DEV)', 'urn:li:dataset:(urn:li:dataPlatform:kafka,topic1,DEV)', old])
+    })
+  })
+})
