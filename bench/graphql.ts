@@ -164,6 +164,9 @@ function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
+/** Authenticates every request as the admin of the server under test (set in main). */
+let AUTH: Record<string, string> = {}
+
 /** Runs `concurrency` loops of `body()` until the deadline; latencies in ms. */
 async function drive(pool: Pool, concurrency: number, seconds: number, body: () => string, serverPid?: number): Promise<ScenarioResult> {
   const cpu0 = cpuSeconds(serverPid)
@@ -176,7 +179,7 @@ async function drive(pool: Pool, concurrency: number, seconds: number, body: () 
     while (performance.now() < deadline) {
       const t0 = performance.now()
       try {
-        const res = await pool.request({path: '/api/graphql', method: 'POST', headers: {'content-type': 'application/json', authorization: 'Bearer bench'}, body: body()})
+        const res = await pool.request({path: '/api/graphql', method: 'POST', headers: {'content-type': 'application/json', ...AUTH}, body: body()})
         const text = await res.body.text()
         if (res.statusCode !== 200 || text.includes('"errors":')) errors++
       } catch {
@@ -207,7 +210,7 @@ async function drive(pool: Pool, concurrency: number, seconds: number, body: () 
 }
 
 async function post(pool: Pool, path: string, body: unknown): Promise<any> {
-  const res = await pool.request({path, method: 'POST', headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0'}, body: JSON.stringify(body)})
+  const res = await pool.request({path, method: 'POST', headers: {'content-type': 'application/json', 'x-restli-protocol-version': '2.0.0', ...AUTH}, body: JSON.stringify(body)})
   const text = await res.body.text()
   if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${text.slice(0, 300)}`)
   return JSON.parse(text)
@@ -251,6 +254,8 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
   // No checkpoint during the run: measure GraphQL, not snapshot rewrites.
   const lite: LiteProcess | undefined = opts.url ? undefined : await startLite({args: ['--checkpoint-mb', '8192'], timeoutMs: 30_000})
   const url = opts.url ?? lite!.url
+  const token = lite?.token ?? process.env.METADATA_GMS_TOKEN
+  AUTH = token ? {authorization: `Bearer ${token}`} : {}
   const pid = opts.serverPid ?? lite?.proc.pid
   const pool = new Pool(url, {connections: 32, pipelining: 1, keepAliveTimeout: 30_000})
   try {
