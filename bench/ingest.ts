@@ -62,8 +62,8 @@ function procStatus(pid: number): {rssKiB: number; hwmKiB: number} | undefined {
   }
 }
 
-export async function main(argv: string[] = process.argv.slice(2)): Promise<Record<string, unknown>> {
-  const datasets = Number(argv[0] ?? 40_000)
+export async function main(argv: string[] = []): Promise<Record<string, unknown>> {
+  const datasets = Number(argv.find((a) => /^\d+$/.test(a)) ?? 40_000)
   const dir = tempDir('mdcli-bench-ingest-')
   const lite = await startLite({args: ['--checkpoint-mb', '256']})
   try {
@@ -118,7 +118,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<Reco
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().catch((e) => {
+  main(process.argv.slice(2)).catch((e) => {
     console.error(e)
     process.exitCode = 1
   })

@@ -197,6 +197,20 @@ export class MdcliClient {
     return r.value
   }
 
+  /**
+   * Runs a GraphQL operation and returns its data; the first error becomes a typed error of the
+   * class its `extensions.code` names (400, 403, 404, else a server error).
+   */
+  async graphqlData<T = unknown>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const r = await this.graphql<T>(query, variables)
+    const e = r.errors?.[0]
+    if (e) {
+      const code = Number((e.extensions as {code?: unknown} | undefined)?.code ?? 500)
+      throw errorFromWire({message: e.message, status: code}, code)
+    }
+    return r.data as T
+  }
+
   graphql<T = unknown>(query: string, variables: Record<string, unknown> = {}): Promise<{data?: T; errors?: Array<{message: string; path?: string[]; extensions?: Record<string, unknown>}>}> {
     return this.call('POST', '/api/graphql', {query, variables}, {'content-type': 'application/json'})
   }

@@ -1,0 +1,109 @@
+/**
+ * Access policies as a service: create, update, delete and list `dataHubPolicy` entities.
+ * Every change needs the platform privilege MANAGE_POLICIES; policies marked not editable
+ * (the root user's) cannot be changed or deleted, so the catalog cannot lock its admin out.
+ */
+import {randomUUID} from 'node:crypto'
+import {BadRequestError, NotFoundError} from '../../errors.js'
+import {validateUrn} from '../../model/registry.js'
+import type {Actor, Catalog} from '../catalog.js'
+import {prepareProposal} from '../proposal.js'
+import type {PolicyInfo} from './default-policies.js'
+import {ALL_PRIVILEGES} from './privileges.js'
+
+export interface PolicyInput {
+  type: 'METADATA' | 'PLATFORM'
+  name: string
+  state: 'DRAFT' | 'ACTIVE' | 'INACTIVE'
+  description?: string | null
+  resources?: PolicyInfo['resources'] | null
+  privileges: string[]
+  actors: PolicyInfo['actors']
+}
+
+export interface Policy extends PolicyInfo {
+  urn: string
+}
+
+const POLICY_PREFIX = 'urn:li:dataHubPolicy:'
+
+function clean<T extends Record<string, unknown>>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T
+}
+
+export class PolicyService {
+  constructor(private readonly catalog: Catalog) {}
+
+  private async mayManage(actor: Actor): Promise<void> {
+    await this.catalog.authorizer.authorize(actor, [{privileges: [['MANAGE_POLICIES']]}])
+  }
+
+  private toInfo(input: PolicyInput): PolicyInfo {
+    if (!input.name || input.name.trim() === '') throw new BadRequestError('A policy needs a name')
+    const unknown = input.privileges.filter((p) => !ALL_PRIVILEGES.has(p))
+    if (unknown.length > 0) throw new BadRequestError(`Unknown privilege(s): ${unknown.join(', ')}`)
+    for (const u of [...(input.actors.users ?? []), ...(input.actors.groups ?? [])]) validateUrn(u)
+    for (const u of input.actors.users ?? []) if (!u.startsWith('urn:li:corpuser:')) throw new BadRequestError(`actors.users takes corp user urns, found ${u}`)
+    for (const g of input.actors.groups ?? []) if (!g.startsWith('urn:li:corpGroup:')) throw new BadRequestError(`actors.groups takes corp group urns, found ${g}`)
+    const state = input.state === 'DRAFT' ? 'INACTIVE' : input.state
+    return clean({
+      displayName: input.name,
+      description: input.description ?? '',
+      type: input.type,
+      state,
+      privileges: [...new Set(input.privileges)],
+      actors: clean({...input.actors, resourceOwners: Boolean(input.actors.resourceOwners), allUsers: Boolean(input.actors.allUsers), allGroups: Boolean(input.actors.allGroups)}),
+      resources: input.resources ? clean({...input.resources, filter: input.resources.filter ?? undefined}) : undefined,
+      editable: true,
+      lastUpdatedTimestamp: this.catalog.now(),
+    } as unknown as Record<string, unknown>) as unknown as PolicyInfo
+  }
+
+  private async write(actor: Actor, urn: string, info: PolicyInfo): Promise<void> {
+    await this.catalog.apply(actor, [prepareProposal({entityUrn: urn, aspectName: 'dataHubPolicyInfo', changeType: 'UPSERT', aspect: {json: info}})])
+  }
+
+  async get(urn: string): Promise<Policy> {
+    if (!urn.startsWith(POLICY_PREFIX)) throw new BadRequestError(`Expected a policy urn (${POLICY_PREFIX}<id>), found ${urn}`)
+    const a = await this.catalog.store.getAspect(urn, 'dataHubPolicyInfo')
+    if (!a) throw new NotFoundError(`Policy ${urn} does not exist`)
+    return {urn, ...(a.value as PolicyInfo)}
+  }
+
+  async create(actor: Actor, input: PolicyInput): Promise<string> {
+    await this.mayManage(actor)
+    const urn = POLICY_PREFIX + randomUUID()
+    await this.write(actor, urn, this.toInfo(input))
+    return urn
+  }
+
+  async update(actor: Actor, urn: string, input: PolicyInput): Promise<string> {
+    await this.mayManage(actor)
+    const current = await this.get(urn)
+    if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) is not editable`)
+    await this.write(actor, urn, this.toInfo(input))
+    return urn
+  }
+
+  async delete(actor: Actor, urn: string): Promise<string> {
+    await this.mayManage(actor)
+    const current = await this.get(urn)
+    if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) cannot be deleted`)
+    await this.catalog.writeOps([{op: 'deleteEntity', urn}])
+    return urn
+  }
+
+  async list(actor: Actor, opts: {start?: number; count?: number; query?: string} = {}): Promise<{total: number; policies: Policy[]}> {
+    await this.mayManage(actor)
+    const {urns} = await this.catalog.store.listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
+    const all: Policy[] = []
+    for (const e of (await this.catalog.store.getEntities(urns, ['dataHubPolicyInfo'])).values()) {
+      const info = e.aspects.dataHubPolicyInfo?.value as PolicyInfo | undefined
+      if (info) all.push({urn: e.urn, ...info})
+    }
+    const q = opts.query?.trim().toLowerCase()
+    const matched = q ? all.filter((p) => p.displayName.toLowerCase().includes(q) || p.description.toLowerCase().includes(q)) : all
+    const start = opts.start ?? 0
+    return {total: matched.length, policies: matched.slice(start, start + (opts.count ?? 20))}
+  }
+}

@@ -1,0 +1,49 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+
+const DURATIONS = ['ONE_HOUR', 'ONE_DAY', 'ONE_WEEK', 'ONE_MONTH', 'THREE_MONTHS', 'SIX_MONTHS', 'ONE_YEAR', 'NO_EXPIRY']
+
+export interface CreatedToken {
+  accessToken: string
+  id: string
+  name: string
+  actorUrn: string
+  expiresAt?: number | null
+}
+
+export default class TokenCreate extends BaseCommand {
+  static override summary = 'Create a personal access token (shown once).'
+  static override description = `Creates a token that acts for a user (yourself by default; another user needs the
+MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in clear: keep it.`
+  static override examples = [
+    '<%= config.bin %> token create --name ci-pipeline',
+    '<%= config.bin %> token create --name bob-laptop --actor urn:li:corpuser:bob --duration ONE_WEEK',
+    'export METADATA_GMS_TOKEN=$(<%= config.bin %> token create --name scripts --json | jq -r .accessToken)',
+  ]
+
+  static override flags = {
+    name: Flags.string({summary: 'A name to recognise the token by.', required: true}),
+    actor: Flags.string({summary: 'The user the token acts for (default: you).'}),
+    duration: Flags.string({summary: 'How long the token lives.', options: DURATIONS, default: 'ONE_MONTH'}),
+    description: Flags.string({summary: 'What the token is for.'}),
+  }
+
+  async run(): Promise<CreatedToken> {
+    const {flags} = await this.parse(TokenCreate)
+    const client = this.client()
+    let actorUrn = flags.actor
+    if (!actorUrn) {
+      const me = await client.graphqlData<{me: {corpUser: {urn: string}}}>('query { me { corpUser { urn } } }')
+      actorUrn = me.me.corpUser.urn
+    }
+    const r = await client.graphqlData<{createAccessToken: {accessToken: string; metadata: {id: string; name: string; actorUrn: string; expiresAt: number | null}}}>(
+      'mutation create($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken metadata { id name actorUrn expiresAt } } }',
+      {input: {type: 'PERSONAL', actorUrn, duration: flags.duration, name: flags.name, ...(flags.description ? {description: flags.description} : {})}},
+    )
+    const t = r.createAccessToken
+    this.log(`Created token '${t.metadata.name}' for ${t.metadata.actorUrn} (id ${t.metadata.id.slice(0, 12)}…, ${t.metadata.expiresAt ? `expires ${new Date(t.metadata.expiresAt).toISOString()}` : 'never expires'}).`)
+    this.log('Keep it now; it is not shown again:')
+    this.log(`  ${t.accessToken}`)
+    return {accessToken: t.accessToken, ...t.metadata}
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * Resolvers for access tokens, policies and `me`: each calls the token or policy service with
+ * the request's actor; the services do the access checks.
+ */
+import {PolicyService, type Policy} from '../../catalog/access/policies.js'
+import {hashToken, TokenService} from '../../catalog/access/tokens.js'
+import {Ent, type GqlContext} from './context.js'
+import type {Resolver} from './entities.js'
+
+type Obj = Record<string, any>
+
+const tokens = (ctx: GqlContext) => new TokenService(ctx.catalog)
+const policies = (ctx: GqlContext) => new PolicyService(ctx.catalog)
+
+function tokenView(t: Obj): Obj {
+  return {...t, type: 'ACCESS_TOKEN', expiresAt: t.expiresAt ?? null, description: t.description ?? null}
+}
+
+function policyView(p: Policy): Obj {
+  return {
+    urn: p.urn,
+    type: p.type,
+    name: p.displayName,
+    state: p.state,
+    description: p.description ?? null,
+    resources: p.resources ?? null,
+    privileges: p.privileges,
+    actors: p.actors,
+    editable: p.editable !== false,
+  }
+}
+
+export const ACCESS_QUERY_FIELDS: Record<string, Resolver> = {
+  listAccessTokens: async (_s, {input}: {input: Obj}, ctx: GqlContext) => {
+    const filters: Array<{field: string; values?: string[]; value?: string}> = input.filters ?? []
+    const pick = (field: string) => filters.find((f) => f.field === field)?.values?.[0] ?? filters.find((f) => f.field === field)?.value
+    const all = await tokens(ctx).listFor(ctx.actor, {actorUrn: pick('actorUrn'), ownerUrn: pick('ownerUrn')})
+    const start = input.start ?? 0
+    const count = input.count ?? 20
+    return {start, count, total: all.length, tokens: all.slice(start, start + count).map(tokenView)}
+  },
+  // Whoever holds a token may read its metadata: knowing the secret is the proof.
+  getAccessTokenMetadata: async (_s, {token}: {token: string}, ctx: GqlContext) => {
+    await tokens(ctx).verify(token)
+    return tokenView(await tokens(ctx).get(hashToken(token)))
+  },
+  listPolicies: async (_s, {input}: {input: Obj}, ctx: GqlContext) => {
+    const start = input.start ?? 0
+    const count = input.count ?? 20
+    const r = await policies(ctx).list(ctx.actor, {start, count, query: input.query ?? undefined})
+    return {start, count, total: r.total, policies: r.policies.map(policyView)}
+  },
+  me: async (_s, _a, ctx: GqlContext) => {
+    const authz = ctx.catalog.authorizer as {grantedPrivileges?: (a: typeof ctx.actor) => Promise<Set<string>>}
+    const granted = authz.grantedPrivileges ? await authz.grantedPrivileges(ctx.actor) : new Set<string>(['*'])
+    const has = (p: string) => granted.has('*') || granted.has(p)
+    return {
+      corpUser: new Ent(ctx.actor.urn, 'corpuser'),
+      platformPrivileges: {
+        managePolicies: has('MANAGE_POLICIES'),
+        manageTokens: has('MANAGE_ACCESS_TOKENS'),
+        generatePersonalAccessTokens: has('GENERATE_PERSONAL_ACCESS_TOKENS'),
+        manageUsersAndGroups: has('MANAGE_USERS_AND_GROUPS'),
+        manageDomains: has('MANAGE_DOMAINS'),
+        manageGlossaries: has('MANAGE_GLOSSARIES'),
+        manageTags: has('MANAGE_TAGS'),
+      },
+    }
+  },
+}
+
+export const ACCESS_MUTATION_FIELDS: Record<string, Resolver> = {
+  createAccessToken: async (_s, {input}: {input: Obj}, ctx: GqlContext) => {
+    const r = await tokens(ctx).create(ctx.actor, {actorUrn: input.actorUrn, name: input.name, description: input.description ?? undefined, duration: input.duration})
+    return {accessToken: r.accessToken, metadata: tokenView(r.metadata)}
+  },
+  revokeAccessToken: async (_s, {tokenId}: {tokenId: string}, ctx: GqlContext) => {
+    await tokens(ctx).revoke(ctx.actor, tokenId)
+    return true
+  },
+  createPolicy: async (_s, {input}: {input: Obj}, ctx: GqlContext) => policies(ctx).create(ctx.actor, input as never),
+  updatePolicy: async (_s, {urn, input}: {urn: string; input: Obj}, ctx: GqlContext) => policies(ctx).update(ctx.actor, urn, input as never),
+  deletePolicy: async (_s, {urn}: {urn: string}, ctx: GqlContext) => policies(ctx).delete(ctx.actor, urn),
+}
