@@ -58,8 +58,11 @@ function parseAspectPayload(p: ProposalInput, where: string): unknown {
   throw new BadRequestError(`${where}: aspect.value must be the aspect serialised as a JSON string`)
 }
 
-/** Text that may hold something `normalizeAspectValue` changes; plain JSON skips the copy. */
-const NEEDS_NORMALIZING = /null|pegasus2avro|"(?:string|long|int|boolean|double|float|bytes|array|map)"\s*:/
+/**
+ * Text that may hold something `normalizeAspectValue` changes (a null value, an avro prefix, a
+ * union wrapper key); plain JSON skips the copy. `"nullable": true` must not count as a null.
+ */
+const NEEDS_NORMALIZING = /[:,[]\s*null\s*[,}\]]|pegasus2avro|"(?:string|long|int|boolean|double|float|bytes|array|map)"\s*:/
 
 /** Checks one proposal completely; throws a typed error naming what is wrong. */
 export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedProposal {

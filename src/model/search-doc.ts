@@ -29,6 +29,24 @@ export interface SearchDoc {
 
 type Aspects = Record<string, any>
 
+const PROPERTY_ASPECTS = ['datasetProperties', 'containerProperties', 'dashboardInfo', 'chartInfo', 'dataFlowInfo', 'dataJobInfo', 'domainProperties', 'tagProperties', 'notebookInfo', 'mlModelProperties', 'mlFeatureProperties', 'mlFeatureTableProperties', 'mlPrimaryKeyProperties', 'corpGroupInfo', 'dataPlatformInstanceProperties']
+const DEFINITION_ASPECTS = ['glossaryTermInfo', 'glossaryNodeInfo']
+const EDITABLE_ASPECTS = ['editableDatasetProperties', 'editableContainerProperties', 'editableDashboardProperties', 'editableChartProperties', 'editableDataFlowProperties', 'editableDataJobProperties', 'editableNotebookProperties', 'corpGroupEditableInfo', 'editableMLModelProperties']
+
+/**
+ * Every aspect `buildSearchDoc` reads, besides the entity's key aspect. A change to any other
+ * aspect leaves the search document as it was, so the store need not re-index for it.
+ */
+export const SEARCH_ASPECTS: ReadonlySet<string> = new Set([
+  ...PROPERTY_ASPECTS, ...DEFINITION_ASPECTS, ...EDITABLE_ASPECTS,
+  'corpUserInfo', 'dataPlatformInfo', 'globalTags', 'glossaryTerms', 'schemaMetadata', 'editableSchemaMetadata',
+  'ownership', 'domains', 'dataPlatformInstance', 'status', 'container', 'subTypes',
+])
+
+export function isSearchAspect(aspectName: string): boolean {
+  return SEARCH_ASPECTS.has(aspectName) || aspectName.endsWith('Key')
+}
+
 function push(out: string[], v: unknown): void {
   if (typeof v === 'string' && v.length > 0) out.push(v)
 }
@@ -82,7 +100,7 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   push(words, name)
   push(words, urnWords(urn))
 
-  for (const k of ['datasetProperties', 'containerProperties', 'dashboardInfo', 'chartInfo', 'dataFlowInfo', 'dataJobInfo', 'domainProperties', 'tagProperties', 'notebookInfo', 'mlModelProperties', 'mlFeatureProperties', 'mlFeatureTableProperties', 'mlPrimaryKeyProperties', 'corpGroupInfo', 'dataPlatformInstanceProperties']) {
+  for (const k of PROPERTY_ASPECTS) {
     const p = a[k]
     if (!p) continue
     push(words, p.description)
@@ -93,8 +111,8 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
       for (const [ck, cv] of Object.entries(p.customProperties)) words.push(`${ck}=${String(cv)}`)
     }
   }
-  for (const k of ['glossaryTermInfo', 'glossaryNodeInfo']) push(words, a[k]?.definition)
-  for (const k of ['editableDatasetProperties', 'editableContainerProperties', 'editableDashboardProperties', 'editableChartProperties', 'editableDataFlowProperties', 'editableDataJobProperties', 'editableNotebookProperties', 'corpGroupEditableInfo', 'editableMLModelProperties']) {
+  for (const k of DEFINITION_ASPECTS) push(words, a[k]?.definition)
+  for (const k of EDITABLE_ASPECTS) {
     push(words, a[k]?.description)
   }
   const u = a.corpUserInfo

@@ -34,7 +34,7 @@ import {join} from 'node:path'
 import {Low} from 'lowdb'
 import {DataFile} from 'lowdb/node'
 import {StoreCorruptError, StoreLockedError} from '../errors.js'
-import {buildSearchDoc} from '../model/search-doc.js'
+import {buildSearchDoc, isSearchAspect} from '../model/search-doc.js'
 import {SearchIndex} from './search-index.js'
 import type {
   AuditStamp,
@@ -388,9 +388,10 @@ export class LowdbStore implements MetadataStore {
     return fnv1a(urn) % this.nShards
   }
 
-  private touch(urn: string): void {
+  /** Marks the entity's shard for the next checkpoint and, when asked, the entity for re-indexing. */
+  private touch(urn: string, reindex = true): void {
     this.dirty.add(this.shardOf(urn))
-    this.pendingIndex.add(urn)
+    if (reindex) this.pendingIndex.add(urn)
   }
 
   private countRun(sm: SystemMetadata, time: number, delta: number): void {
@@ -427,7 +428,6 @@ export class LowdbStore implements MetadataStore {
           }
         }
         e.l = lsn
-        this.touch(op.urn)
         let changed = true
         if (op.op === 'upsert') {
           const rows = e.a[op.aspectName]
@@ -453,6 +453,8 @@ export class LowdbStore implements MetadataStore {
           } else rows.push(row)
         }
         if (changed) this.countRun(op.systemMetadata, op.created.time, 1)
+        // Search reads a few aspects only; identical writes and other aspects leave it as it was.
+        this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && isSearchAspect(op.aspectName)))
         return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
       }
       case 'deleteEntity': {
@@ -586,7 +588,7 @@ export class LowdbStore implements MetadataStore {
       return
     }
     const aspects: Record<string, unknown> = {}
-    for (const [name, rows] of Object.entries(e.a)) aspects[name] = JSON.parse(rows[0]![0])
+    for (const [name, rows] of Object.entries(e.a)) if (isSearchAspect(name)) aspects[name] = JSON.parse(rows[0]![0])
     known.upsert(e.id, urn, e.t, buildSearchDoc(e.t, urn, aspects))
     this.tombstones.set(urn, e.id)
   }

@@ -28,6 +28,14 @@ export interface IndexedDoc {
   name: string
   removed: boolean
   facets: SearchDoc['facets']
+  /** Hash of the indexed text: an unchanged text skips FlexSearch's update. */
+  textHash: number
+}
+
+function hashText(s: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  return (h ^ s.length) >>> 0
 }
 
 function facetValues(d: IndexedDoc, field: FacetField | 'urn' | 'removed'): string[] {
@@ -115,11 +123,13 @@ export class SearchIndex {
   }
 
   upsert(id: number, urn: string, type: string, doc: SearchDoc): void {
-    const had = this.docs.has(id)
-    this.docs.set(id, {id, urn, type, name: doc.name, removed: doc.removed, facets: doc.facets})
+    const prev = this.docs.get(id)
+    const textHash = hashText(doc.text)
+    this.docs.set(id, {id, urn, type, name: doc.name, removed: doc.removed, facets: doc.facets, textHash})
     this.setFlags(id, type, doc.removed)
-    if (had) this.ix.update(id, doc.text)
-    else {
+    if (prev) {
+      if (prev.textHash !== textHash) this.ix.update(id, doc.text)
+    } else {
       this.ix.add(id, doc.text)
       let ids = this.byType.get(type)
       if (!ids) this.byType.set(type, (ids = []))
