@@ -615,16 +615,7 @@ export class LowdbStore implements MetadataStore {
   // ---------------------------------------------------------------- reads
 
   private envelope(urn: string, e: Ent, name: string, row: Row | TsRow, version: number, kind: 'versioned' | 'timeseries'): StoredAspect {
-    return {
-      urn,
-      entityType: e.t,
-      aspectName: name,
-      kind,
-      version,
-      value: JSON.parse(row[0]),
-      created: {time: row[1], actor: row[2]} satisfies AuditStamp,
-      systemMetadata: row[3],
-    }
+    return new LazyAspect(urn, e.t, name, kind, version, row[0], {time: row[1], actor: row[2]}, row[3])
   }
 
   private latestTs(rows: TsRow[] | undefined): TsRow | undefined {
@@ -792,6 +783,33 @@ export class LowdbStore implements MetadataStore {
       for (const rows of Object.values(e.s ?? {})) aspectRows += rows.length
     }
     return {entities: this.ents.size, aspectRows, diskBytes: duBytes(this.dir)}
+  }
+}
+
+/**
+ * A stored aspect whose value is parsed on first read: a GraphQL query that selects two
+ * aspects of an entity parses two, not all of them. JSON.stringify sees `value` like a field.
+ */
+class LazyAspect implements StoredAspect {
+  private parsed?: unknown
+  constructor(
+    readonly urn: string,
+    readonly entityType: string,
+    readonly aspectName: string,
+    readonly kind: 'versioned' | 'timeseries',
+    readonly version: number,
+    private readonly text: string,
+    readonly created: AuditStamp,
+    readonly systemMetadata: SystemMetadata,
+  ) {}
+
+  get value(): unknown {
+    if (this.parsed === undefined) this.parsed = JSON.parse(this.text)
+    return this.parsed
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {urn: this.urn, entityType: this.entityType, aspectName: this.aspectName, kind: this.kind, version: this.version, value: this.value, created: this.created, systemMetadata: this.systemMetadata}
   }
 }
 
