@@ -19,6 +19,7 @@ import {
 } from '../store/types.js'
 import {type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
 import {prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
+import {lockFor} from './edits/lock.js'
 
 export interface Actor {
   /** Corp user urn of whoever acts. */
@@ -74,7 +75,12 @@ export class Catalog {
     })
     const valid = prepared.filter((p): p is PreparedProposal => p !== undefined)
     await this.authorizer.authorize(actor, await this.proposalRequests(valid))
-    const results = await this.apply(actor, valid, opts.defaults)
+    // Raw writes take the same per-urn locks as GraphQL's read-modify-write edits, so an edit
+    // never writes back a value computed before this write landed.
+    const results = await lockFor(this).withLocks(
+      valid.map((p) => p.urn),
+      () => this.apply(actor, valid, opts.defaults),
+    )
     let r = 0
     prepared.forEach((p, index) => {
       if (!p) return
