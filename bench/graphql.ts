@@ -21,6 +21,7 @@ import {readFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {Pool} from 'undici'
 import {cleanup, type LiteProcess, startLite} from '../test/helpers/lite.js'
+import {rng} from './lib.js'
 
 export interface ScenarioResult {
   concurrency: number
@@ -57,16 +58,6 @@ export interface BenchOptions {
 
 // ------------------------------------------------------------------------------ synthetic data
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const REAL_WORDS = (
   'customer order invoice payment revenue sales product account user session event click page view campaign marketing ' +
@@ -217,7 +208,7 @@ async function post(pool: Pool, path: string, body: unknown): Promise<any> {
 }
 
 async function load(pool: Pool, entities: number, log: (l: string) => void): Promise<BenchResult['load']> {
-  const rand = mulberry32(42)
+  const rand = rng(42)
   const started = performance.now()
   let proposals = 0
   const perBatch = 400 // datasets per request: 2,000 proposals
@@ -263,7 +254,7 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
     const loaded = await load(pool, entities, log)
     log(`loaded ${loaded.proposals} proposals in ${loaded.seconds} s (${loaded.proposalsPerSec} proposals/s)`)
 
-    const rand = mulberry32(7)
+    const rand = rng(7)
     const urn = () => datasetUrnOf(Math.floor(rand() * entities))
     const queries = Array.from({length: 200}, (_, i) => (i % 2 === 0 ? word(rand) : `${word(rand)} ${word(rand)}`))
     let qi = 0

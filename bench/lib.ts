@@ -4,10 +4,11 @@
  * stops by itself.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {cpus, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+export {duBytes} from '../src/store/lowdb-store.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'run.js')
@@ -77,15 +78,6 @@ export function peakRss(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0
 }
 
-export function duBytes(dir: string): number {
-  let total = 0
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    const st = statSync(p)
-    total += st.isDirectory() ? duBytes(p) : st.size
-  }
-  return total
-}
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN

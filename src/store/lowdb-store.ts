@@ -842,7 +842,8 @@ function fsyncPath(path: string): void {
   }
 }
 
-function duBytes(dir: string): number {
+/** Bytes of every file below `dir` (0 when it does not exist). */
+export function duBytes(dir: string): number {
   if (!existsSync(dir)) return 0
   let total = 0
   for (const name of readdirSync(dir)) {

@@ -223,7 +223,7 @@ describe('access policies', function () {
       ['migrate', '/migrate?action=dataplatform2instance', {platform: 'hive', instance: 'eu1', dryRun: false, keep: true}, ['EDIT_ENTITY', 'CREATE_ENTITY']],
     ]
     for (const [name, path, body, privileges] of endpoints) {
-      it(`${name}: 401 without a token, 403 for a user without the privilege, nothing written`, async () => {
+      it(`${name}: 401 without a token, 403 without the privilege (nothing written), allowed with it`, async () => {
         const before = await snapshot()
         const anon = await http(`${lite.url}${path}`, {body, token: null})
         expect(anon.status).to.equal(401)
@@ -231,6 +231,12 @@ describe('access policies', function () {
         expect(bob.status, JSON.stringify(bob.body)).to.equal(403)
         expect(bob.body.code).to.equal('E_UNAUTHORIZED')
         expect(await snapshot()).to.equal(before)
+        // The privileges the endpoint names let the same request through.
+        const p = await policy({users: [U('bob')]}, privileges)
+        const allowed = await http(`${lite.url}${path}`, {body, token: tokens.bob})
+        expect(allowed.status, JSON.stringify(allowed.body)).to.equal(200)
+        await dropPolicy(p)
+        await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(B, 'status', {removed: false})}})
       })
     }
 
