@@ -468,7 +468,7 @@ export class LowdbStore implements MetadataStore {
         let removed = 0
         for (const rows of Object.values(existing.a)) for (const r of rows) (removed++, this.countRun(r[3], r[1], -1))
         for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3], r[1], -1))
-        this.ents.delete(op.urn)
+        this.forget(op.urn, existing)
         this.touch(op.urn)
         return {urn: op.urn, changed: true, createdEntity: false, rowsRemoved: removed}
       }
@@ -511,8 +511,14 @@ export class LowdbStore implements MetadataStore {
     }
   }
 
+  /** Removes an entity, remembering its search id until the search thread has been told. */
+  private forget(urn: string, e: Ent): void {
+    this.ents.delete(urn)
+    this.deletedIds.set(urn, e.id)
+  }
+
   private dropIfEmpty(urn: string, e: Ent): void {
-    if (Object.keys(e.a).length === 0 && Object.keys(e.s ?? {}).length === 0) this.ents.delete(urn)
+    if (Object.keys(e.a).length === 0 && Object.keys(e.s ?? {}).length === 0) this.forget(urn, e)
   }
 
   // ---------------------------------------------------------------- checkpoints
@@ -615,21 +621,18 @@ export class LowdbStore implements MetadataStore {
   /** What the search thread needs of one entity: its search aspects as text, or its removal. */
   private indexItem(urn: string): IndexItem | undefined {
     const e = this.ents.get(urn)
-    if (!e) {
-      // The id is gone with the entity; the tombstone map still knows it.
-      const id = this.tombstones.get(urn)
-      if (id === undefined) return undefined
-      this.tombstones.delete(urn)
-      return {id, urn, type: '', aspects: null}
-    }
+    const deleted = this.deletedIds.get(urn)
+    if (deleted !== undefined) this.deletedIds.delete(urn)
+    if (!e) return deleted === undefined ? undefined : {id: deleted, urn, type: '', aspects: null}
+    // Deleted and written again before this flush: the old id leaves the index, the new one enters.
+    if (deleted !== undefined && deleted !== e.id) this.send({kind: 'index', items: [{id: deleted, urn, type: '', aspects: null}]})
     const aspects: Record<string, string> = {}
     for (const [name, rows] of Object.entries(e.a)) if (isSearchAspect(name)) aspects[name] = rows[0]![0]
-    this.tombstones.set(urn, e.id)
     return {id: e.id, urn, type: e.t, aspects}
   }
 
-  /** urn → search id of every indexed entity, so a hard-deleted entity can leave the index. */
-  private readonly tombstones = new Map<string, number>()
+  /** urn → search id of entities deleted since the last flush to the search thread. */
+  private readonly deletedIds = new Map<string, number>()
 
   private flushIndex(): void {
     if (this.pendingIndex.size === 0) return

@@ -215,6 +215,16 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect((await store.search({types: ['dataset'], query: 'beta', includeSoftDeleted: true})).total).to.equal(1)
     })
 
+    it('keeps search right when an entity is deleted and written again', async () => {
+      await store.write([up(DS('again'), 'datasetProperties', {name: 'again', description: 'first'})])
+      expect((await store.search({types: ['dataset'], query: 'first'})).total).to.equal(1)
+      await store.write([{op: 'deleteEntity', urn: DS('again')}, up(DS('again'), 'datasetProperties', {name: 'again', description: 'second'})])
+      expect((await store.search({types: ['dataset'], query: 'first'})).total).to.equal(0)
+      expect((await store.search({types: ['dataset'], query: 'second'})).hits.map((h) => h.urn)).to.deep.equal([DS('again')])
+      await store.write([{op: 'deleteEntity', urn: DS('again')}])
+      expect((await store.search({types: ['dataset'], query: 'second'})).total).to.equal(0)
+    })
+
     it('walks every match with a cursor, none skipped or repeated under concurrent writes', async () => {
       await store.write(Array.from({length: 50}, (_, i) => up(DS(`w${String(i).padStart(2, '0')}`), 'datasetProperties', {name: `w${i}`, description: 'walk'})))
       const seen: string[] = []
