@@ -414,6 +414,24 @@ export class LowdbStore implements MetadataStore {
     if (r.rows <= 0) this.runs.delete(runId)
   }
 
+  /**
+   * One object for equal system metadata: the rows of a batch (often of a whole run) share
+   * runId and lastObserved, and a million rows each holding its own copy cost about 80 MiB.
+   * Rows never mutate their metadata in place (an identical write replaces it), so sharing is safe.
+   */
+  private shared(sm: SystemMetadata): SystemMetadata {
+    const key = JSON.stringify(sm)
+    let hit = this.smCache.get(key)
+    if (!hit) {
+      if (this.smCache.size >= 1024) this.smCache.clear()
+      hit = sm
+      this.smCache.set(key, hit)
+    }
+    return hit
+  }
+
+  private readonly smCache = new Map<string, SystemMetadata>()
+
   /** Applies one op. During replay, ops already reflected in a loaded shard are skipped. */
   private apply(op: WriteOp, lsn: number, replaying: boolean): WriteResult {
     const existing = this.ents.get(op.urn)
@@ -422,6 +440,7 @@ export class LowdbStore implements MetadataStore {
     switch (op.op) {
       case 'upsert':
       case 'timeseries': {
+        const sm = this.shared(op.systemMetadata)
         let e = existing
         let createdEntity = false
         if (!e) {
@@ -429,7 +448,7 @@ export class LowdbStore implements MetadataStore {
           this.ents.set(op.urn, e)
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            e.a[op.keyAspect.name] = [[op.keyAspect.value, op.created.time, op.created.actor, op.systemMetadata]]
+            e.a[op.keyAspect.name] = [[op.keyAspect.value, op.created.time, op.created.actor, sm]]
             this.countRun(op.systemMetadata, op.created.time, 1)
           }
         }
@@ -437,12 +456,12 @@ export class LowdbStore implements MetadataStore {
         let changed = true
         if (op.op === 'upsert') {
           const rows = e.a[op.aspectName]
-          const row: Row = [op.value, op.created.time, op.created.actor, op.systemMetadata]
+          const row: Row = [op.value, op.created.time, op.created.actor, sm]
           if (!rows) e.a[op.aspectName] = [row]
           else if (rows[0]![0] === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
-            const sm = rows[0]![3]
-            rows[0]![3] = {...sm, lastObserved: op.systemMetadata.lastObserved ?? sm.lastObserved, lastRunId: op.systemMetadata.runId ?? sm.lastRunId}
+            const prev = rows[0]![3]
+            rows[0]![3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
             changed = false
           } else {
             rows.push(rows[0]!)
@@ -451,7 +470,7 @@ export class LowdbStore implements MetadataStore {
         } else {
           const s = (e.s ??= {})
           const rows = (s[op.aspectName] ??= [])
-          const row: TsRow = [op.value, op.created.time, op.created.actor, op.systemMetadata, op.timestampMillis]
+          const row: TsRow = [op.value, op.created.time, op.created.actor, sm, op.timestampMillis]
           const same = rows.findIndex((r) => r[4] === op.timestampMillis)
           if (same >= 0) {
             this.countRun(rows[same]![3], rows[same]![1], -1)
