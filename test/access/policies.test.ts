@@ -197,6 +197,17 @@ describe('access policies', function () {
     await dropPolicy(all)
   })
 
+  it('a new group member gets the privileges of the group at the next request', async () => {
+    const p = await policy({groups: [GROUP]}, ['EDIT_ENTITY_TAGS'])
+    expect((await gqlAs('erin', MUTATIONS[0]!.query)).body.errors[0].extensions.code).to.equal(403)
+    const join = (members: string[]) => http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(GROUP, 'corpGroupInfo', {admins: [], members, groups: []})}})
+    expect((await join([U('carol'), U('erin')])).status).to.equal(200)
+    expect((await gqlAs('erin', MUTATIONS[0]!.query)).body).to.deep.equal({data: {addTags: true}})
+    await join([U('carol')])
+    expect((await gqlAs('erin', MUTATIONS[0]!.query)).body.errors[0].extensions.code).to.equal(403)
+    await dropPolicy(p)
+  })
+
   it('a policy limited to some resources does not reach others', async () => {
     const r = await gqlAs('admin', 'mutation p($input: PolicyUpdateInput!) { createPolicy(input: $input) }', {
       input: {type: 'METADATA', name: 'only A', state: 'ACTIVE', privileges: ['EDIT_ENTITY_TAGS'], actors: {users: [U('bob')], resourceOwners: false, allUsers: false, allGroups: false}, resources: {resources: [A], allResources: false}},

@@ -9,8 +9,9 @@
  *   RESOURCE_TYPE / RESOURCE_URN / DOMAIN. METADATA policies apply to requests on an entity;
  *   PLATFORM policies to platform requests (no resource) and, being global, to entity ones too.
  *
- * Policies and group memberships are cached and dropped whenever a write touches a policy, a
- * user or a group, so a change takes effect at the next request.
+ * Policies and group member lists are cached and dropped whenever a write touches a policy or a
+ * group, so a change takes effect at the next request; a user's own memberships and roles are
+ * read per request.
  */
 import {UnauthorizedError} from '../../errors.js'
 import type {MetadataStore} from '../../store/types.js'
@@ -33,7 +34,9 @@ export class PolicyAuthorizer implements Authorizer {
   observeWrite(urns: Iterable<string>): void {
     for (const u of urns) {
       if (u.startsWith('urn:li:dataHubPolicy:')) this.policies = undefined
-      if (u.startsWith('urn:li:corpGroup:') || u.startsWith('urn:li:corpuser:')) this.groupMembers = undefined
+      // Only groups list members; a user's own memberships are read per request, so writes to
+      // users (an ingest of thousands) must not force a rescan of every group.
+      if (u.startsWith('urn:li:corpGroup:')) this.groupMembers = undefined
     }
   }
 
