@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {type AuditResult, serverAudits} from 'graphql-http'
-import {cleanup, type LiteProcess, startLite} from '../helpers/lite.js'
+import {cleanup, eventually, type LiteProcess, startLite} from '../helpers/lite.js'
 import {dataset, ds, fails, gql, ingest, mcp, ok, U} from './helpers.js'
 
 describe('graphql: transport, errors and limits', function () {
@@ -62,6 +62,7 @@ describe('graphql: transport, errors and limits', function () {
       ])
       expect(JSON.stringify(r.body)).not.to.match(/\bat \w|\.js:|Long cannot/)
       // The cause is in the server log for whoever runs it.
+      await eventually(() => lite.output().includes('Long cannot represent'))
       expect(lite.output()).to.contain('Long cannot represent')
       await ingest(lite.url, [mcp(A, 'deprecation', {deprecated: false, note: '', actor: U.datahub})])
     })

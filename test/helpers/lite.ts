@@ -154,6 +154,19 @@ export async function http(url: string, init: {method?: string; body?: unknown; 
   return {status: res.status, body, headers: res.headers}
 }
 
+/**
+ * Waits until `cond` holds (polling), for output that another thread writes: the server's log
+ * lines reach the process's stderr a moment after the response that caused them.
+ */
+export async function eventually(cond: () => boolean, timeoutMs = 3000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (!cond()) {
+    if (Date.now() > deadline) return false
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  return true
+}
+
 export function cleanup(...dirs: string[]): void {
   for (const d of dirs) rmSync(d, {recursive: true, force: true})
 }

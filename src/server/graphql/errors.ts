@@ -38,7 +38,12 @@ export function codeForStatus(status: number): number {
 }
 
 function relocated(err: GraphQLError, message: string, ext: ErrorExtensions): GraphQLError {
-  return new GraphQLError(message, {nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, extensions: {...ext}})
+  const out = new GraphQLError(message, {nodes: err.nodes, source: err.source, positions: err.positions, path: err.path, extensions: {...ext}})
+  // Errors of compiled execution (graphql-jit) carry their locations without the AST nodes.
+  if (out.locations === undefined && err.locations !== undefined && err.locations.length > 0) {
+    ;(out as {locations?: GraphQLError['locations']}).locations = err.locations
+  }
+  return out
 }
 
 export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | Error>) => GraphQLError {

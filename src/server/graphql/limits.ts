@@ -63,22 +63,24 @@ export type CachedDocument = {document: DocumentNode} | {errors: readonly GraphQ
 
 /** A bounded LRU of parse+validate outcomes by query text (failures too: they are as costly). */
 export class DocumentCache {
-  private readonly entries = new Map<string, CachedDocument>()
+  private readonly entries = new Map<string, {query: string; entry: CachedDocument}>()
 
   constructor(readonly capacity = DEFAULT_DOCUMENT_CACHE_SIZE) {}
 
   get(query: string): CachedDocument | undefined {
     const e = this.entries.get(query)
     if (e) {
-      // Re-insert: Map iteration order is insertion order, so the first key is the least recent.
+      // Re-insert under the key the entry was stored with: Map iteration order is insertion
+      // order, so the first key is the least recent. Keying by this request's own copy of the
+      // text would pin a young string from the long-lived map and promote it on every request.
       this.entries.delete(query)
-      this.entries.set(query, e)
+      this.entries.set(e.query, e)
     }
-    return e
+    return e?.entry
   }
 
   set(query: string, entry: CachedDocument): void {
-    this.entries.set(query, entry)
+    this.entries.set(query, {query, entry})
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!)
   }
 
