@@ -48,6 +48,7 @@ export class Catalog {
   readonly store: MetadataStore
   readonly authorizer: Authorizer
   readonly now: () => number
+  private readonly writeListeners: Array<(urns: string[]) => void> = []
 
   constructor(opts: CatalogOptions) {
     this.store = opts.store
@@ -101,8 +102,15 @@ export class Catalog {
   /** Raw store ops for delete, rollback and migration, after their own authorization. */
   async writeOps(ops: WriteOp[]): Promise<WriteResult[]> {
     const results = await this.store.write(ops)
-    this.authorizer.observeWrite?.(ops.map((o) => o.urn))
+    const urns = ops.map((o) => o.urn)
+    this.authorizer.observeWrite?.(urns)
+    for (const listen of this.writeListeners) listen(urns)
     return results
+  }
+
+  /** Calls `listen` with the urns of every write, after it is durable: for caches of stored state. */
+  onWrite(listen: (urns: string[]) => void): void {
+    this.writeListeners.push(listen)
   }
 
   /**

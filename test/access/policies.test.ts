@@ -301,6 +301,17 @@ describe('access policies', function () {
       expect(after.body.message).to.match(/unknown or revoked/)
     })
 
+    it('a token deleted through the REST delete endpoint stops working at once, though it was just used', async () => {
+      const t = await gqlAs('admin', `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${U('bob')}", duration: ONE_DAY, name: "deleted"}) { accessToken metadata { urn } } }`)
+      const {accessToken, metadata} = t.body.data.createAccessToken
+      // Used twice: the second request is answered from the server's memory of verified tokens.
+      for (let i = 0; i < 2; i++) expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(A)}`, {token: accessToken})).status).to.equal(200)
+      const del = await http(`${lite.url}/entities?action=delete`, {body: {urn: metadata.urn}})
+      expect(del.status, JSON.stringify(del.body)).to.equal(200)
+      const after = await http(`${lite.url}/entitiesV2/${encodeUrnPath(A)}`, {token: accessToken})
+      expect(after.status).to.equal(401)
+    })
+
     it('expiry takes effect at once', async () => {
       // A token whose stored expiry has passed: minted here, its hash recorded by the admin.
       const token = 'mdt_' + randomBytes(32).toString('base64url')

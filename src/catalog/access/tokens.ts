@@ -6,6 +6,12 @@
  * hash) with `dataHubAccessTokenInfo {name, actorUrn, ownerUrn, createdAt, expiresAt}`.
  * Verifying hashes the presented token, looks the entity up and compares the hashes in
  * constant time; revoking hard-deletes the entity, so it stops working at the next request.
+ *
+ * Every request presents a token, so verified tokens are remembered (a bounded map from the
+ * presented text to its actor and expiry): a hit costs no hash and no store read. Any write to
+ * an access-token entity empties the map, so a revoked token fails at its next request as
+ * before; expiry is checked on every hit. Failures are never remembered, so unknown tokens
+ * cannot fill the map.
  */
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
@@ -50,10 +56,30 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
 
-const tokenUrn = (id: string) => `urn:li:dataHubAccessToken:${id}`
+const TOKEN_URN_PREFIX = 'urn:li:dataHubAccessToken:'
+const tokenUrn = (id: string) => `${TOKEN_URN_PREFIX}${id}`
+
+/** Verified tokens kept at most; far more than the clients of one server use at once. */
+const VERIFIED_CAPACITY = 1_000
+
+interface Verified {
+  actor: Actor
+  name: string
+  expiresAt?: number
+}
 
 export class TokenService {
-  constructor(private readonly catalog: Catalog) {}
+  private readonly verified = new Map<string, Verified>()
+  /** Counts token writes: a lookup that raced one is not remembered. */
+  private generation = 0
+
+  constructor(private readonly catalog: Catalog) {
+    catalog.onWrite((urns) => {
+      if (!urns.some((u) => u.startsWith(TOKEN_URN_PREFIX))) return
+      this.generation++
+      this.verified.clear()
+    })
+  }
 
   /** Creates a token for `actorUrn`; the only time the secret exists outside the caller. */
   async create(by: Actor, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
@@ -85,8 +111,14 @@ export class TokenService {
 
   /** Resolves the actor of a presented token; 401 for unknown, revoked or expired tokens. */
   async verify(token: string): Promise<Actor> {
+    const hit = this.verified.get(token)
+    if (hit) {
+      this.checkExpiry(hit)
+      return hit.actor
+    }
     if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
     const id = hashToken(token)
+    const generation = this.generation
     const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
@@ -95,10 +127,19 @@ export class TokenService {
       throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     }
     const info = a.value as TokenInfo
-    if (info.expiresAt !== undefined && info.expiresAt <= this.catalog.now()) {
-      throw new UnauthenticatedError(`Access token '${info.name}' expired at ${new Date(info.expiresAt).toISOString()}`)
+    const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt}
+    this.checkExpiry(verified)
+    if (generation === this.generation) {
+      if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
+      this.verified.set(token, verified)
     }
-    return {urn: info.actorUrn}
+    return verified.actor
+  }
+
+  private checkExpiry(v: Verified): void {
+    if (v.expiresAt !== undefined && v.expiresAt <= this.catalog.now()) {
+      throw new UnauthenticatedError(`Access token '${v.name}' expired at ${new Date(v.expiresAt).toISOString()}`)
+    }
   }
 
   async get(id: string): Promise<TokenMetadata> {
