@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir, resolveSettings, writeConfigFile} from '../config/settings.js'
-import {loadSampleData} from '../server/sample.js'
+import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 
 export default class Lite extends BaseCommand {
@@ -50,12 +50,11 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
     // graphql-js skips its development-only checks (a multi-realm guard on every type test)
-    // when NODE_ENV is production; it reads the variable once, when it loads, hence the late import.
+    // when NODE_ENV is production; the server thread reads it when graphql loads there.
     process.env.NODE_ENV ??= 'production'
-    const {startServer} = await import('../server/app.js')
-    let server
+    let server: ServerThread
     try {
-      server = await startServer({
+      server = await startServerThread({
         storeDir,
         host: flags.host,
         port: flags.port,
@@ -63,6 +62,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         checkpointBytes: flags['checkpoint-mb'] * 1024 * 1024,
         auth: flags.auth,
         maxResultWindow: flags['max-result-window'],
+        sample: flags.sample,
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code
@@ -70,35 +70,36 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       if (code === 'EACCES') throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}`)
       throw e
     }
-    if (flags.sample) {
-      const n = await loadSampleData(server.catalog)
-      if (n > 0) this.log(`Loaded ${n} sample aspects.`)
-    }
+    if (server.sampleAspects > 0) this.log(`Loaded ${server.sampleAspects} sample aspects.`)
     if (server.adminToken) this.announceAdminToken(server.url, server.adminToken)
     if (!server.auth) {
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
-    await new Promise<void>((resolve) => {
+    await new Promise<void>((resolve, reject) => {
       let stopping = false
       const stop = (sig: string) => {
         if (stopping) return
         stopping = true
         this.log(`Received ${sig}, stopping…`)
-        server!
-          .close()
-          .then(() => {
+        server.stop().then(
+          () => {
             this.log('Stopped.')
             resolve()
-          })
-          .catch((e) => {
+          },
+          (e) => {
             process.stderr.write(`Error while stopping: ${(e as Error).message}\n`)
             process.exitCode = 1
             resolve()
-          })
+          },
+        )
       }
       process.once('SIGINT', () => stop('SIGINT'))
       process.once('SIGTERM', () => stop('SIGTERM'))
+      // A server thread that dies on its own takes the command down with its error.
+      server.ended.catch((e) => {
+        if (!stopping) reject(e)
+      })
     })
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * The server thread of `mdcli lite` (see thread.ts): starts the server, reports ready or the
+ * failure, and stops cleanly when asked.
+ */
+import {parentPort, workerData} from 'node:worker_threads'
+import {startServer} from './app.js'
+import {loadSampleData} from './sample.js'
+import {type ServerThreadOptions, type ToHost, toWire} from './thread.js'
+
+const opts = workerData as ServerThreadOptions
+const port = parentPort!
+const tell = (m: ToHost) => port.postMessage(m)
+
+try {
+  const server = await startServer({
+    storeDir: opts.storeDir,
+    host: opts.host,
+    port: opts.port,
+    debug: opts.debug,
+    auth: opts.auth,
+    checkpointBytes: opts.checkpointBytes,
+    maxResultWindow: opts.maxResultWindow,
+  })
+  let sampleAspects = 0
+  try {
+    if (opts.sample) sampleAspects = await loadSampleData(server.catalog)
+  } catch (e) {
+    await server.close()
+    throw e
+  }
+  port.on('message', (m: {type: string}) => {
+    if (m.type !== 'stop') return
+    server.close().then(
+      () => {
+        tell({type: 'stopped'})
+        port.close()
+      },
+      (e) => tell({type: 'failed', error: toWire(e)}),
+    )
+  })
+  tell({type: 'ready', url: server.url, auth: server.auth, adminToken: server.adminToken, sampleAspects})
+} catch (e) {
+  tell({type: 'failed', error: toWire(e)})
+  port.close()
+}
