@@ -41,6 +41,8 @@ interface Route {
 export interface Logger {
   info(msg: string): void
   debug(msg: string): void
+  /** false when debug lines are dropped, so callers can skip building them. */
+  readonly debugEnabled?: boolean
   warn(msg: string): void
   error(msg: string): void
 }
@@ -159,7 +161,7 @@ export class Router {
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = process.hrtime.bigint()
+    const started = this.opts.logger.debugEnabled === false ? 0n : process.hrtime.bigint()
     const url = splitTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
     try {
@@ -201,8 +203,10 @@ export class Router {
     } catch (e) {
       this.fail(res, e, method, url.pathname)
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6
-      this.opts.logger.debug(`${method} ${url.pathname} ${res.statusCode} ${ms.toFixed(1)}ms`)
+      if (started !== 0n) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6
+        this.opts.logger.debug(`${method} ${url.pathname} ${res.statusCode} ${ms.toFixed(1)}ms`)
+      }
     }
   }
 

@@ -16,6 +16,7 @@ export function createLogger(opts: {debug: boolean; write?: (line: string) => vo
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'))
   const emit = (level: string, msg: string) => write(`${new Date().toISOString()} ${level} ${redact(msg)}`)
   return {
+    debugEnabled: opts.debug,
     info: (m) => emit('INFO', m),
     warn: (m) => emit('WARN', m),
     error: (m) => emit('ERROR', m),

@@ -10,7 +10,8 @@
  *   `getEntities` call, caching each for the rest of the request (the DataLoader pattern).
  */
 import type {Actor, Catalog} from '../../catalog/catalog.js'
-import {entityByGraphqlType, findEntity, keyAspectOf} from '../../model/registry.js'
+import {entityByGraphqlType, findEntity, keyAspectOf, keyValueOf} from '../../model/registry.js'
+import {parseUrn} from '../../model/urn.js'
 import type {EntityRecord, MetadataStore} from '../../store/types.js'
 import type {Logger} from '../http.js'
 
@@ -59,6 +60,9 @@ function keyOf(urn: string, entityType: string): Record<string, string> {
   const prefix = `${PREFIX}${entityType}:`
   if (spec && spec.keyFields.length === 1 && urn.startsWith(prefix)) return {[spec.keyFields[0]!.name]: urn.slice(prefix.length)}
   try {
+    // Urns read back were validated when written: splitting the tuple is enough.
+    const parsed = parseUrn(urn)
+    if (spec && parsed.entityType === entityType && parsed.isTuple && parsed.parts.length === spec.keyFields.length) return keyValueOf(spec, parsed)
     return keyAspectOf(urn).value
   } catch {
     return {}

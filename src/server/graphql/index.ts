@@ -38,6 +38,22 @@ const GRAPHQL_RESPONSE = 'application/graphql-response+json'
 
 /** The response media type graphql-http negotiates from an Accept header (it refuses the rest with 406). */
 export function acceptedMediaType(accept: string | string[] | undefined): string {
+  // Clients send the same Accept header on every request.
+  if (typeof accept === 'string') {
+    let media = MEDIA_BY_ACCEPT.get(accept)
+    if (media === undefined) {
+      media = negotiate(accept)
+      if (MEDIA_BY_ACCEPT.size >= 64) MEDIA_BY_ACCEPT.clear()
+      MEDIA_BY_ACCEPT.set(accept, media)
+    }
+    return media
+  }
+  return negotiate(accept)
+}
+
+const MEDIA_BY_ACCEPT = new Map<string, string>()
+
+function negotiate(accept: string | string[] | undefined): string {
   const list = (Array.isArray(accept) ? accept.join(',') : accept || '*/*').replace(/\s/g, '').toLowerCase().split(',')
   for (const item of list) {
     const [mediaType, ...params] = item.split(';')
