@@ -52,6 +52,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     // graphql-js skips its development-only checks (a multi-realm guard on every type test)
     // when NODE_ENV is production; the server thread reads it when graphql loads there.
     process.env.NODE_ENV ??= 'production'
+    // Listen for Ctrl-C and SIGTERM before anything starts: until a handler exists, the signal's
+    // default action ends the process at once, without the checkpoint of a clean stop.
+    let signalled: (sig: string) => void = () => {}
+    const signal = new Promise<string>((resolve) => (signalled = resolve))
+    const onSigint = () => signalled('SIGINT')
+    const onSigterm = () => signalled('SIGTERM')
+    process.once('SIGINT', onSigint)
+    process.once('SIGTERM', onSigterm)
     let server: ServerThread
     try {
       server = await startServerThread({
@@ -76,30 +84,16 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
-    await new Promise<void>((resolve, reject) => {
-      let stopping = false
-      const stop = (sig: string) => {
-        if (stopping) return
-        stopping = true
-        this.log(`Received ${sig}, stopping…`)
-        server.stop().then(
-          () => {
-            this.log('Stopped.')
-            resolve()
-          },
-          (e) => {
-            process.stderr.write(`Error while stopping: ${(e as Error).message}\n`)
-            process.exitCode = 1
-            resolve()
-          },
-        )
-      }
-      process.once('SIGINT', () => stop('SIGINT'))
-      process.once('SIGTERM', () => stop('SIGTERM'))
-      // A server thread that dies on its own takes the command down with its error.
-      server.ended.catch((e) => {
-        if (!stopping) reject(e)
-      })
-    })
+    // A server thread that dies on its own takes the command down with its error.
+    const sig = await Promise.race([signal, server.ended.then(() => undefined)])
+    if (sig === undefined) return
+    this.log(`Received ${sig}, stopping…`)
+    try {
+      await server.stop()
+      this.log('Stopped.')
+    } catch (e) {
+      process.stderr.write(`Error while stopping: ${(e as Error).message}\n`)
+      process.exitCode = 1
+    }
   }
 }

@@ -106,6 +106,28 @@ export async function startLite(opts: StartOptions = {}): Promise<LiteProcess> {
   }
 }
 
+/**
+ * Starts one `mdcli lite` for the enclosing mocha `describe` (before) and stops and removes it
+ * after. The returned object stands for that server once `before` has run.
+ */
+export function useLite(opts: StartOptions = {}): LiteProcess {
+  let current: LiteProcess | undefined
+  before(async () => {
+    current = await startLite(opts)
+  })
+  after(async () => {
+    if (!current) return
+    await current.stop()
+    cleanup(current.storeDir, current.home)
+  })
+  return new Proxy({} as LiteProcess, {
+    get(_target, key) {
+      if (!current) throw new Error('useLite(): the server starts in before(); use it inside hooks and tests')
+      return current[key as keyof LiteProcess]
+    },
+  })
+}
+
 export interface CliResult {
   code: number | null
   stdout: string

@@ -5,7 +5,7 @@ import {mceToProposals} from '../../src/model/mce.js'
 import {normalizeAspectValue} from '../../src/model/normalize.js'
 import {ingest} from '../../src/recipes/pipeline.js'
 import {parseRecipe} from '../../src/recipes/recipe.js'
-import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {DATAHUB, DBT, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 /** 2020-04-14 07:00:00 UTC, the frozen time of DataHub's glossary golden file. */
@@ -149,14 +149,7 @@ describe('ingest: sources', function () {
   })
 
   describe('csv-enricher', () => {
-    let lite: LiteProcess
-    before(async () => {
-      lite = await startLite()
-    })
-    after(async () => {
-      await lite.stop()
-      cleanup(lite.storeDir, lite.home)
-    })
+    const lite = useLite()
 
     const ds = datasetUrn('csv.orders')
     const csv = () =>

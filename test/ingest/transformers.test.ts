@@ -1,6 +1,6 @@
 import {join} from 'node:path'
 import {expect} from 'chai'
-import {cleanup, http, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
 import {DATAHUB, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 const A = datasetUrn('sales.orders')
@@ -77,14 +77,7 @@ describe('ingest: transformers', function () {
   })
 
   describe('semantics PATCH with a server', () => {
-    let lite: LiteProcess
-    before(async () => {
-      lite = await startLite()
-    })
-    after(async () => {
-      await lite.stop()
-      cleanup(lite.storeDir, lite.home)
-    })
+    const lite = useLite()
 
     it('keeps the server’s tags and adds the configured ones; OVERWRITE replaces them', async () => {
       const urn = datasetUrn('patch.t')

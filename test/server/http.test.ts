@@ -3,7 +3,7 @@ import {expect} from 'chai'
 import {encodeUrnPath} from '../../src/model/urn.js'
 import {splitTarget} from '../../src/server/http.js'
 import {gql, ingest, mcp} from '../graphql/helpers.js'
-import {cleanup, http, type LiteProcess, startLite} from '../helpers/lite.js'
+import {http, useLite} from '../helpers/lite.js'
 
 describe('splitTarget', () => {
   const cases: Array<[string, string, Record<string, string>]> = [
@@ -28,14 +28,7 @@ describe('splitTarget', () => {
 
 describe('responses written together at the end of a turn', function () {
   this.timeout(60_000)
-  let lite: LiteProcess
-  before(async () => {
-    lite = await startLite()
-  })
-  after(async () => {
-    await lite.stop()
-    cleanup(lite.storeDir, lite.home)
-  })
+  const lite = useLite()
 
   it('gives each of many concurrent requests its own answer, on many connections', async () => {
     const urns = Array.from({length: 40}, (_, i) => `urn:li:dataset:(urn:li:dataPlatform:hive,coalesce.t${i},PROD)`)

@@ -5,18 +5,11 @@
 import {expect} from 'chai'
 import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {cleanup, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
+import {cleanup, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
 
 describe('mdcli lite on its server thread', function () {
   this.timeout(60_000)
-  let lite: LiteProcess
-  before(async () => {
-    lite = await startLite()
-  })
-  after(async () => {
-    await lite.stop()
-    cleanup(lite.storeDir, lite.home)
-  })
+  const lite = useLite()
 
   const env = () => ({...process.env, HOME: lite.home, NO_COLOR: '1', METADATA_TELEMETRY_ENABLED: 'false'})
 
@@ -39,7 +32,7 @@ describe('mdcli lite on its server thread', function () {
 
   it('refuses a store with an unreadable snapshot and leaves the file as it was', async () => {
     const first = await startLite()
-    await first.stop()
+    expect(await first.stop(), first.output()).to.equal(0)
     const shards = join(first.storeDir, 'shards')
     // The stop's checkpoint wrote the shards holding the admin user and its token.
     const shard = readdirSync(shards).filter((f) => f.endsWith('.json')).sort((a, b) => statSync(join(shards, b)).size - statSync(join(shards, a)).size)[0]
