@@ -2,20 +2,15 @@
  * Reads: every getter against a real `mdcli lite`, with DataHub's field names and mapping rules.
  */
 import {expect} from 'chai'
-import {cleanup, type LiteProcess, startLite} from '../helpers/lite.js'
+import {useLite} from '../helpers/lite.js'
 import {ds, fails, fixtureCatalog, gql, ingest, ok, U} from './helpers.js'
 
 describe('graphql: reads', function () {
   this.timeout(60_000)
-  let lite: LiteProcess
+  const lite = useLite()
 
   before(async () => {
-    lite = await startLite()
     await ingest(lite.url, fixtureCatalog())
-  })
-  after(async () => {
-    await lite?.stop()
-    if (lite) cleanup(lite.storeDir, lite.home)
   })
 
   it('reads a dataset with every spec field, in DataHub shapes', async () => {

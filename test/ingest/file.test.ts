@@ -1,24 +1,20 @@
 import {readFileSync, writeFileSync, mkdirSync, copyFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
-import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {BOOTSTRAP, DATAHUB, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
 
 describe('ingest: file source, sinks and run flags', function () {
   this.timeout(60_000)
-  let lite: LiteProcess
+  const lite = useLite()
   let dir: string
 
-  before(async () => {
-    lite = await startLite()
+  before(() => {
     dir = tempDir('mdcli-ingest-file-')
   })
-  after(async () => {
-    await lite.stop()
-    cleanup(dir, lite.storeDir, lite.home)
-  })
+  after(() => cleanup(dir))
 
   const restSink = () => ({type: 'datahub-rest', config: {server: lite.url}})
 

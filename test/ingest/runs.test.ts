@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {datasetUrn, ingestJson, mcpRecord, writeJson, writeRecipe} from './helpers.js'
 
 const X = datasetUrn('runs.x')
@@ -9,7 +9,7 @@ const W = datasetUrn('runs.w_created_by_change2')
 
 describe('ingest runs: list-runs, show, rollback', function () {
   this.timeout(90_000)
-  let lite: LiteProcess
+  const lite = useLite()
   let dir: string
   const entity = async (urn: string) => http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)
   const version = async (urn: string, aspect: string, v: number) => http(`${lite.url}/aspects/${encodeURIComponent(urn)}?aspect=${aspect}&version=${v}`)
@@ -26,13 +26,11 @@ describe('ingest runs: list-runs, show, rollback', function () {
   ]
 
   before(async () => {
-    lite = await startLite()
     dir = tempDir('mdcli-runs-')
     await ingestRun('base', base)
   })
   after(async () => {
-    await lite.stop()
-    cleanup(dir, lite.storeDir, lite.home)
+    cleanup(dir)
   })
 
   it('rollback restores the exact previous state, version by version', async () => {
