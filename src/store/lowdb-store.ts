@@ -612,16 +612,38 @@ export class LowdbStore implements MetadataStore {
       if (m.error !== undefined) q.reject(new Error(`search failed: ${m.error}`))
       else q.resolve(m.result as SearchResponse)
     })
-    w.on('error', (e) => {
-      this.opts.warn?.(`search thread failed: ${e.message}`)
-      for (const q of this.queries.values()) q.reject(new Error('search is unavailable: the search thread failed'))
-      this.queries.clear()
-      this.worker = null
-    })
+    w.on('error', (e) => this.searchThreadDown(w, `failed: ${e.message}`))
+    w.on('exit', (code) => this.searchThreadDown(w, `stopped (exit code ${code})`))
     // Idle, the thread must not keep the process alive; while a query waits for it, it must
     // (see search()). Unref after the listeners: attaching one refs the thread again.
     w.unref()
     this.worker = w
+  }
+
+  /** When the search thread last restarted (ms), within the last minute. */
+  private searchRestarts: number[] = []
+
+  /**
+   * The search thread died: its waiting queries fail, and a new thread gets the whole index again
+   * (searches wait for it, as after a start). A thread that keeps dying is given up on after three
+   * restarts in a minute; searches then fail with a clear error until the server restarts.
+   */
+  private searchThreadDown(w: Worker, why: string): void {
+    if (this.worker !== w) return
+    this.worker = null
+    for (const q of this.queries.values()) q.reject(new Error(`search is unavailable: the search thread ${why}`))
+    this.queries.clear()
+    if (this.closed) return
+    const now = Date.now()
+    this.searchRestarts = this.searchRestarts.filter((t) => now - t < 60_000)
+    if (this.searchRestarts.length >= 3) {
+      this.opts.warn?.(`search thread ${why} again; not restarting it (three restarts this minute): searches fail until the server restarts`)
+      return
+    }
+    this.searchRestarts.push(now)
+    this.opts.warn?.(`search thread ${why}; restarting it and rebuilding the index`)
+    this.startWorker()
+    this.indexReady = this.buildIndexInBackground()
   }
 
   private send(m: ToWorker): void {

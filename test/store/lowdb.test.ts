@@ -132,3 +132,27 @@ describe('lowdb store files', () => {
     expect(m.format).to.equal('mdcli-lowdb-1')
   })
 })
+
+describe('lowdb store search thread', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  it('restarts a search thread that died, with the whole index, and says so once', async () => {
+    const warnings: string[] = []
+    const store = createStore({dir, warn: (m) => warnings.push(m)})
+    await store.open()
+    try {
+      await store.write([up(DS('orders'), 'datasetProperties', {name: 'orders', description: 'customer orders'})])
+      const find = async () => (await store.search({types: ['dataset'], query: 'customer'})).hits.map((h) => h.urn)
+      expect(await find()).to.deep.equal([DS('orders')])
+      // The thread ends under the store (as a crash would); a write lands while it is down.
+      await (store as unknown as {worker: {terminate(): Promise<number>}}).worker.terminate()
+      await store.write([up(DS('refunds'), 'datasetProperties', {name: 'refunds', description: 'customer refunds'})])
+      expect((await find()).sort()).to.deep.equal([DS('orders'), DS('refunds')])
+      expect(warnings.filter((w) => /search thread .*restarting it/.test(w))).to.have.length(1)
+    } finally {
+      await store.close()
+    }
+  })
+})
