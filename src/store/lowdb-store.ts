@@ -280,7 +280,7 @@ export class LowdbStore implements MetadataStore {
         throw new StoreCorruptError(`Store shard ${join(this.dir, 'shards', `shard-${String(i).padStart(2, '0')}.json`)} cannot be parsed (${(e as Error).message}); the store was left untouched`)
       }
       if (db.data === null) continue
-      for (const [urn, e] of Object.entries(db.data.entities)) this.ents.set(urn, e)
+      for (const [urn, e] of Object.entries(db.data.entities)) this.track(urn, e)
     }
   }
 
@@ -445,7 +445,7 @@ export class LowdbStore implements MetadataStore {
         let createdEntity = false
         if (!e) {
           e = {id: this.nextId++, t: op.entityType, l: lsn, a: {}}
-          this.ents.set(op.urn, e)
+          this.track(op.urn, e)
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
             e.a[op.keyAspect.name] = [[op.keyAspect.value, op.created.time, op.created.actor, sm]]
@@ -533,7 +533,18 @@ export class LowdbStore implements MetadataStore {
   /** Removes an entity, remembering its search id until the search thread has been told. */
   private forget(urn: string, e: Ent): void {
     this.ents.delete(urn)
+    this.byType.get(e.t)?.delete(urn)
     this.deletedIds.set(urn, e.id)
+  }
+
+  /** Entities of each type, so that listing a type costs that type, not the whole store. */
+  private readonly byType = new Map<string, Map<string, Ent>>()
+
+  private track(urn: string, e: Ent): void {
+    this.ents.set(urn, e)
+    let ofType = this.byType.get(e.t)
+    if (!ofType) this.byType.set(e.t, (ofType = new Map()))
+    ofType.set(urn, e)
   }
 
   private dropIfEmpty(urn: string, e: Ent): void {
@@ -786,8 +797,8 @@ export class LowdbStore implements MetadataStore {
 
   async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
     const all: Array<[string, Ent]> = []
-    for (const [urn, e] of this.ents) {
-      if (req.entityType && e.t !== req.entityType) continue
+    const candidates = req.entityType ? (this.byType.get(req.entityType) ?? new Map<string, Ent>()) : this.ents
+    for (const [urn, e] of candidates) {
       if (!req.includeSoftDeleted && this.removed(e)) continue
       all.push([urn, e])
     }

@@ -172,6 +172,14 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(page.total).to.equal(4)
       expect(page.urns).to.deep.equal([DS('lb'), DS('lc')])
       expect((await store.listUrns({entityType: 'tag'})).urns).to.deep.equal(['urn:li:tag:x'])
+      // Deleted and written again: gone from its type's list, then back at the end of it.
+      await store.write([{op: 'deleteEntity', urn: DS('lb')}])
+      expect((await store.listUrns({entityType: 'dataset'})).urns).to.deep.equal([DS('la'), DS('lc'), DS('ld')])
+      await store.write([up(DS('lb'), 'status', {removed: false})])
+      expect((await store.listUrns({entityType: 'dataset'})).urns).to.deep.equal([DS('la'), DS('lc'), DS('ld'), DS('lb')])
+      store = await h.reopen()
+      expect((await store.listUrns({entityType: 'dataset'})).urns).to.deep.equal([DS('la'), DS('lc'), DS('ld'), DS('lb')])
+      expect((await store.listUrns({entityType: 'chart'})).total).to.equal(0)
     })
 
     it('searches full text over names, descriptions, tags, owners and field paths', async () => {
