@@ -54,6 +54,8 @@ export class Catalog {
     this.store = opts.store
     this.authorizer = opts.authorizer ?? allowAll
     this.now = opts.clock ?? Date.now
+    const observe = this.authorizer.observeWrite?.bind(this.authorizer)
+    if (observe) this.onWrite(observe)
   }
 
   /**
@@ -103,7 +105,6 @@ export class Catalog {
   async writeOps(ops: WriteOp[]): Promise<WriteResult[]> {
     const results = await this.store.write(ops)
     const urns = ops.map((o) => o.urn)
-    this.authorizer.observeWrite?.(urns)
     for (const listen of this.writeListeners) listen(urns)
     return results
   }

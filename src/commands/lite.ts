@@ -56,10 +56,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     // default action ends the process at once, without the checkpoint of a clean stop.
     let signalled: (sig: string) => void = () => {}
     const signal = new Promise<string>((resolve) => (signalled = resolve))
-    const onSigint = () => signalled('SIGINT')
-    const onSigterm = () => signalled('SIGTERM')
-    process.once('SIGINT', onSigint)
-    process.once('SIGTERM', onSigterm)
+    process.once('SIGINT', () => signalled('SIGINT'))
+    process.once('SIGTERM', () => signalled('SIGTERM'))
     let server: ServerThread
     try {
       server = await startServerThread({

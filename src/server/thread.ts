@@ -4,7 +4,7 @@
  *
  * Why a thread: every request allocates short-lived objects (parsed aspects, results, HTTP
  * objects) while a large, long-lived store sits in the old generation. With V8's default young
- * generation (16 MiB semi-spaces) the server spends about a fifth of its time in scavenges at
+ * generation (16 MiB semi-spaces) the server spends about a tenth of its time in scavenges at
  * 100,000 datasets; a 64 MiB semi-space makes them four times rarer (bench/graphql.ts measured
  * +25 % entity queries/s). V8 fixes that size when a heap is created, and a worker's
  * `resourceLimits` is the one place a running Node process can choose it for a new heap.
@@ -36,7 +36,7 @@ export interface ServerThread {
   sampleAspects: number
   /** Stops the server cleanly (listener closed, store checkpointed and closed). */
   stop(): Promise<void>
-  /** Settles when the thread ends: 0 after a clean stop, else the failure. */
+  /** Resolves after a clean stop; rejects with the failure when the thread dies or cannot stop. */
   ended: Promise<void>
 }
 
@@ -112,7 +112,11 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
           },
           ended,
         })
-      } else if (m.type === 'failed') fail(fromWire(m.error))
+      } else if (m.type === 'failed') {
+        fail(fromWire(m.error))
+        // A server that could not stop cleanly must not keep the process waiting on it.
+        if (started) void worker.terminate()
+      }
       else if (m.type === 'stopped') {
         // The store is closed: nothing the thread still holds may keep the process alive.
         worker.unref()
