@@ -24,6 +24,9 @@ export type ErrorCode =
   | 'E_CONFIG'
   | 'E_STORE_CORRUPT'
   | 'E_STORE_LOCKED'
+  | 'E_STORE_FULL'
+  | 'E_STORE_IO'
+  | 'E_STORE_CONFLICT'
   | 'E_FILE'
   | 'E_PARSE'
   | 'E_PLUGIN'
@@ -152,6 +155,39 @@ export class StoreLockedError extends MdcliError {
   }
 }
 
+/**
+ * The store's disk (or quota) is full: the write was refused and not acknowledged, the store
+ * stays valid and keeps serving reads, and writes succeed again once space is freed. HTTP 507.
+ */
+export class StoreFullError extends MdcliError {
+  constructor(message: string, details?: unknown) {
+    super('E_STORE_FULL', 507, message, details)
+  }
+
+  /** The error for a full disk under store directory `dir`, naming the file that could not grow. */
+  static at(dir: string, file: string, errno: string): StoreFullError {
+    return new StoreFullError(`The store's disk is full (${errno} writing ${file}); the write was not saved. Free space on the filesystem of ${dir} and retry; reads keep working`, {store: dir, file, errno})
+  }
+}
+
+/** The store's file layer failed (EIO and the like); the write was refused and not acknowledged. */
+export class StoreIoError extends MdcliError {
+  constructor(message: string, details?: unknown) {
+    super('E_STORE_IO', 500, message, details)
+  }
+
+  static at(dir: string, file: string, errno: string): StoreIoError {
+    return new StoreIoError(`The store could not write ${file} (${errno}); the write was not saved. Check the disk holding ${dir}`, {store: dir, file, errno})
+  }
+}
+
+/** A conditional write found another version than the one it expected (another writer came first). */
+export class StoreConflictError extends MdcliError {
+  constructor(message: string, details?: unknown) {
+    super('E_STORE_CONFLICT', 409, message, details)
+  }
+}
+
 export class FileError extends MdcliError {
   constructor(message: string) {
     super('E_FILE', 400, message)
@@ -174,38 +210,65 @@ export function isMdcliError(e: unknown): e is MdcliError {
   return e instanceof MdcliError
 }
 
-/** Builds an error of the right class from a wire body `{code, status, message}`. */
+/**
+ * A defect of mdcli itself, not something the user caused or can fix: the original error rides
+ * along as `cause` for `--debug` and the server log, and the message never shows internals.
+ */
+export class BugError extends MdcliError {
+  constructor(message: string, options?: {cause?: unknown}) {
+    super('E_INTERNAL', 500, message)
+    if (options?.cause !== undefined) (this as {cause?: unknown}).cause = options.cause
+  }
+}
+
+type WireFactory = (message: string, details: unknown, status: number) => MdcliError
+
+/** Each code's own class, so the client rebuilds exactly what the server threw. */
+const FROM_WIRE: Partial<Record<ErrorCode, WireFactory>> = {
+  E_USAGE: (m, d) => new UsageError(m, d),
+  E_BAD_URN: (m) => new UrnError(m),
+  E_UNKNOWN_ENTITY_TYPE: (m) => new UnknownEntityTypeError(m),
+  E_UNKNOWN_ASPECT: (m) => new UnknownAspectError(m),
+  E_INVALID_ASPECT: (m, d) => new InvalidAspectError(m, d),
+  E_BAD_REQUEST: (m, d) => new BadRequestError(m, d),
+  E_NOT_FOUND: (m) => new NotFoundError(m),
+  E_UNAUTHENTICATED: (m) => new UnauthenticatedError(m),
+  E_UNAUTHORIZED: (m) => new UnauthorizedError(m),
+  E_CONFLICT: (m) => new ConflictError(m),
+  E_TOO_LARGE: (m) => new TooLargeError(m),
+  E_CONNECTION: (m) => new ConnectionError(m),
+  E_SERVER: (m, d, s) => new ServerError(m, s, d),
+  E_CONFIG: (m, d) => new ConfigError(m, d),
+  E_STORE_CORRUPT: (m) => new StoreCorruptError(m),
+  E_STORE_LOCKED: (m) => new StoreLockedError(m),
+  E_STORE_FULL: (m, d) => new StoreFullError(m, d),
+  E_STORE_IO: (m, d) => new StoreIoError(m, d),
+  E_STORE_CONFLICT: (m, d) => new StoreConflictError(m, d),
+  E_FILE: (m) => new FileError(m),
+  E_PARSE: (m, d) => new ParseError(m, d),
+  E_PLUGIN: (m) => new PluginError(m),
+  E_INTERNAL: (m) => new BugError(m),
+}
+
+/**
+ * Builds an error of the right class from a wire body `{code, status, message}`: every code
+ * survives the trip; a code this client does not know keeps its code and status; a body with no
+ * code is classed by its HTTP status.
+ */
 export function errorFromWire(body: {code?: string; status?: number; message?: string; details?: unknown}, httpStatus: number): MdcliError {
   const message = body.message ?? `server answered with status ${httpStatus}`
   const status = body.status ?? httpStatus
-  const code = (body.code ?? '') as ErrorCode
-  switch (code) {
-    case 'E_BAD_URN':
-      return new UrnError(message)
-    case 'E_UNKNOWN_ENTITY_TYPE':
-      return new UnknownEntityTypeError(message)
-    case 'E_UNKNOWN_ASPECT':
-      return new UnknownAspectError(message)
-    case 'E_INVALID_ASPECT':
-      return new InvalidAspectError(message, body.details)
-    case 'E_NOT_FOUND':
-      return new NotFoundError(message)
-    case 'E_UNAUTHENTICATED':
-      return new UnauthenticatedError(message)
-    case 'E_UNAUTHORIZED':
-      return new UnauthorizedError(message)
-    case 'E_CONFLICT':
-      return new ConflictError(message)
-    case 'E_TOO_LARGE':
-      return new TooLargeError(message)
-    case 'E_USAGE':
-    case 'E_BAD_REQUEST':
-      return new BadRequestError(message, body.details)
-    default:
-      if (status === 401) return new UnauthenticatedError(message)
-      if (status === 403) return new UnauthorizedError(message)
-      if (status === 404) return new NotFoundError(message)
-      if (status >= 400 && status < 500) return new BadRequestError(message, body.details)
-      return new ServerError(message, status, body.details)
+  const code = body.code
+  if (code) {
+    const known = FROM_WIRE[code as ErrorCode]
+    if (known) return known(message, body.details, status)
+    if (/^E_[A-Z_]+$/.test(code)) return new MdcliError(code as ErrorCode, status, message, body.details)
   }
+  if (status === 401) return new UnauthenticatedError(message)
+  if (status === 403) return new UnauthorizedError(message)
+  if (status === 404) return new NotFoundError(message)
+  if (status === 409) return new ConflictError(message)
+  if (status === 413) return new TooLargeError(message)
+  if (status >= 400 && status < 500) return new BadRequestError(message, body.details)
+  return new ServerError(message, status, body.details)
 }

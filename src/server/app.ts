@@ -1,6 +1,7 @@
 /**
  * Assembles `mdcli lite`: store → catalog → router → node:http listener.
  */
+import {chmodSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Catalog} from '../catalog/catalog.js'
@@ -54,10 +55,15 @@ export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
   const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m)})
+  // The store holds token hashes and every aspect: owner-only, like ~/.mdclienv.
+  try {
+    chmodSync(opts.storeDir, 0o700)
+  } catch {
+    /* a store directory we do not own stays as it is */
+  }
   const auth = opts.auth !== false
   const catalog = new Catalog({store, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
   const tokens = new TokenService(catalog)
-  const {adminToken} = await bootstrapAccess(catalog)
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger,
@@ -79,13 +85,28 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   })
   server.keepAliveTimeout = 65_000
   const host = opts.host ?? '127.0.0.1'
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(opts.port ?? 8080, host, () => {
-      server.off('error', reject)
-      resolve()
+  // Bind before the first start writes anything: a busy port must not leave an admin token that
+  // was never shown (nothing would print it again).
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(opts.port ?? 8080, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
     })
-  })
+  } catch (e) {
+    await store.close()
+    throw e
+  }
+  let adminToken: string | undefined
+  try {
+    adminToken = (await bootstrapAccess(catalog)).adminToken
+  } catch (e) {
+    server.close()
+    await store.close()
+    throw e
+  }
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined

@@ -3,6 +3,7 @@
  * limit, and maps every thrown error to a JSON body once — a person-readable message, a fitting
  * status, a stable code, never a stack trace or an internal path.
  */
+import {checkJsonDepth, decodeUriPart} from '../model/limits.js'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {BadRequestError, MdcliError, TooLargeError} from '../errors.js'
 import type {Actor} from '../catalog/catalog.js'
@@ -118,7 +119,13 @@ export function splitTarget(target: string): {pathname: string; searchParams: UR
   const q = target.indexOf('?')
   const path = q < 0 ? target : target.slice(0, q)
   if (PLAIN_PATH.test(path) && !path.includes('/.')) return {pathname: path, searchParams: new URLSearchParams(q < 0 ? '' : target.slice(q + 1))}
-  const url = new URL(target, 'http://localhost')
+  let url: URL
+  try {
+    url = new URL(target, 'http://localhost')
+  } catch {
+    // `//` alone reads as a scheme-relative URL with no host.
+    throw new BadRequestError(`Malformed request target: ${target.length > 80 ? `${target.slice(0, 80)}…` : target}`)
+  }
   return {pathname: url.pathname, searchParams: url.searchParams}
 }
 
@@ -146,7 +153,7 @@ export class Router {
     for (const r of this.routes) {
       let params: string[] | undefined
       if (r.rest) {
-        if (path.startsWith(r.prefix) && path.length > r.prefix.length) params = [decodeURIComponent(path.slice(r.prefix.length))]
+        if (path.startsWith(r.prefix) && path.length > r.prefix.length) params = [decodeUriPart(path.slice(r.prefix.length), 'the request path')]
       } else if (path === r.prefix || path === `${r.prefix}/`) params = []
       if (!params) continue
       pathMatched = true
@@ -162,8 +169,14 @@ export class Router {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = this.opts.logger.debugEnabled === false ? 0n : process.hrtime.bigint()
-    const url = splitTarget(req.url ?? '/')
     const method = req.method ?? 'GET'
+    let url: {pathname: string; searchParams: URLSearchParams}
+    try {
+      url = splitTarget(req.url ?? '/')
+    } catch (e) {
+      this.fail(res, e, method, '?')
+      return
+    }
     try {
       const m = this.match(method, url.pathname, url.searchParams.get('action'))
       if (m === undefined) {
@@ -192,6 +205,7 @@ export class Router {
         async json<T>(): Promise<T> {
           const t = await text()
           if (t.trim() === '') throw new BadRequestError('Request body is empty; expected JSON')
+          checkJsonDepth(t, 'Request body')
           try {
             return JSON.parse(t) as T
           } catch (e) {

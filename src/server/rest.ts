@@ -3,6 +3,7 @@
  * carry over: `POST /aspects?action=ingestProposal`, `GET /aspects/{urn}`, `GET /entitiesV2/{urn}`,
  * `/health`, `/config`. Each handler parses, calls the catalog, and renders; no logic lives here.
  */
+import {decodeUriPart} from '../model/limits.js'
 import {BadRequestError} from '../errors.js'
 import type {Catalog} from '../catalog/catalog.js'
 import {aspectSpec} from '../model/registry.js'
@@ -18,7 +19,7 @@ export function parseList(s: string | null): string[] | undefined {
   const inner = s.startsWith('List(') && s.endsWith(')') ? s.slice(5, -1) : s
   return inner
     .split(',')
-    .map((x) => decodeURIComponent(x.trim()))
+    .map((x) => decodeUriPart(x.trim(), 'a query list'))
     .filter((x) => x.length > 0)
 }
 

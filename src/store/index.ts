@@ -2,8 +2,9 @@
  * Opens the configured store. Only the embedded lowdb store exists today; a SQL store will be
  * chosen here by the same options, and run the same conformance suite.
  */
-import {entitySpecs, isTimeseries} from '../model/registry.js'
+import {entitySpecs} from '../model/registry.js'
 import {LowdbStore} from './lowdb-store.js'
+import {REGISTRY_RULES} from './rules.js'
 import type {MetadataStore} from './types.js'
 
 export type {MetadataStore} from './types.js'
@@ -23,7 +24,7 @@ export function createStore(opts: OpenStoreOptions): MetadataStore {
     dir: opts.dir,
     checkpointBytes: opts.checkpointBytes,
     searchableTypes: SEARCHABLE_TYPES,
-    isTimeseries,
+    rules: REGISTRY_RULES,
     warn: opts.warn,
   })
 }

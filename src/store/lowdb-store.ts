@@ -11,34 +11,42 @@
  * Concurrent writers share one append and one sync (group commit), so the cost of a write is
  * its own bytes, whatever the size of the store. Every op carries a log sequence number (LSN).
  *
+ Every byte goes through a file layer (`embedded/files.ts`) that checks each write's count and
+ * each sync: a full disk, an I/O error or a short write fails the whole batch, which is never
+ * acknowledged, and the segment is cut back to its last whole record, so the journal stays valid
+ * and later writes succeed once there is space again.
+ *
  * Checkpoints keep the journal short: when it passes `checkpointBytes` (and on close), the
  * journal rotates to a new segment and each snapshot shard touched since the last checkpoint is
- * rewritten through lowdb (`shards/shard-NN.json`, `DataFile` with compact JSON; steno writes a
- * temp file and renames it, so an interrupted write never leaves a torn shard). Then
- * `manifest.json` records the first journal segment still needed, and older segments go.
- * Entities are spread over shards by a hash of the urn, so no single file nears V8's string
- * limit: 64 shards hold well over a million aspects.
+ * written through lowdb under a new name (`shards/shard-NN.g<gen>.json`, compact JSON, written to
+ * a temp file, synced, renamed). Then `manifest.json` names every shard file with its size and
+ * SHA-256, and the first journal segment still needed; only after that do older files go, so
+ * nothing a manifest names is ever overwritten. Entities are spread over shards by a hash of the
+ * urn, so no single file nears V8's string limit: 64 shards hold well over a million aspects.
  *
- * Recovery: load the shards, then replay the journal from the manifest's segment. Each entity
- * remembers the LSN of the last op applied to it, and replay skips ops at or below it, because a
- * shard may have been written after some ops of a later segment were applied. A torn last line
- * (a batch whose sync never completed, so it was never acknowledged) is cut off; any other
- * unreadable file stops the start with a StoreCorruptError and is left as it is.
+ * Recovery: load the shards the manifest names (a missing, truncated or altered one stops the
+ * start, naming the file), then replay the journal from the manifest's segment; segments must run
+ * without gaps, and the ones an earlier start replayed (`sealed` in the manifest) must match
+ * their sums. Each entity remembers the LSN of the last op applied to it, and replay skips ops at
+ * or below it. A torn last line (a batch whose sync never completed, so it was never
+ * acknowledged) is cut off; any other unreadable file stops the start with a StoreCorruptError
+ * and is left as it is.
  *
  * In memory every aspect value stays JSON text, parsed only when read: strings are far more
  * compact than object graphs, and the text is what the journal and the shards hold anyway.
  */
-import {closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, fstatSync, unlinkSync, writeFileSync, readdirSync, statSync} from 'node:fs'
-import {open as openFile, type FileHandle, rm, truncate} from 'node:fs/promises'
+import {createHash} from 'node:crypto'
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, fstatSync, unlinkSync, writeFileSync, readdirSync, statSync} from 'node:fs'
+import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
-import {Low} from 'lowdb'
-import {DataFile} from 'lowdb/node'
+import {Low, type Adapter} from 'lowdb'
 import {StoreCorruptError, StoreLockedError} from '../errors.js'
-import {isSearchAspect} from '../model/search-doc.js'
+import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
 import type {
   AuditStamp,
+  EntityRules,
   EntityRecord,
   ListUrnsRequest,
   MetadataStore,
@@ -53,7 +61,9 @@ import type {
   WriteResult,
 } from './types.js'
 
-const FORMAT = 'mdcli-lowdb-1'
+const FORMAT = 'mdcli-lowdb-2'
+/** Stores written before the manifest accounted for every file: read, then rewritten in FORMAT. */
+const LEGACY_FORMAT = 'mdcli-lowdb-1'
 
 /** [value JSON, created time, created actor, system metadata]; the version is the array index. */
 type Row = [string, number, string, SystemMetadata]
@@ -78,12 +88,24 @@ interface ShardData {
   entities: Record<string, Ent>
 }
 
+/** Size and SHA-256 of a file the manifest accounts for. */
+interface FileSum {
+  size: number
+  sha256: string
+}
+
 interface Manifest {
   format: string
   shards: number
   /** First journal segment that recovery must replay. */
   walFrom: number
   nextId: number
+  /** Checkpoints so far; shard files carry the number of the checkpoint that wrote them. */
+  gen?: number
+  /** Every snapshot shard file (path relative to the store directory) with its size and checksum. */
+  files?: Record<string, FileSum>
+  /** Journal segments closed since the last checkpoint (by number), with size and checksum. */
+  sealed?: Record<string, FileSum>
 }
 
 interface JournalRecord {
@@ -106,12 +128,28 @@ export interface LowdbStoreOptions {
   shards?: number
   /** Entity types listed by search when a request names none. */
   searchableTypes: readonly string[]
-  /** Timeseries aspect names (their rows are appended, not versioned). */
-  isTimeseries: (aspectName: string) => boolean
+  /** Entity rules from the registry: key aspects, soft delete, which aspects feed search. */
+  rules: EntityRules
   /** Called with a warning line (torn journal tail cut, etc.). */
   warn?: (msg: string) => void
   /** fsync journal appends (on by default; tests of throughput may turn it off). */
   sync?: boolean
+  /** The file layer every write goes through (production: node:fs); tests inject failures here. */
+  fs?: StoreFs
+}
+
+/**
+ * An own property of a record keyed by aspect name. Aspect names come from requests, and a plain
+ * object answers `constructor`, `toString` or `__proto__` from its prototype.
+ */
+function own<T>(rec: Record<string, T> | undefined, key: string): T | undefined {
+  return rec !== undefined && Object.hasOwn(rec, key) ? rec[key] : undefined
+}
+
+/** Sets an own property, even one named `__proto__` (a plain assignment would set the prototype). */
+function put<T>(rec: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(rec, key, {value, writable: true, enumerable: true, configurable: true})
+  else rec[key] = value
 }
 
 function fnv1a(s: string): number {
@@ -124,6 +162,55 @@ function fnv1a(s: string): number {
 }
 
 const segName = (seq: number): string => `${String(seq).padStart(8, '0')}.log`
+const shardFile = (i: number, gen: number): string => `shards/shard-${String(i).padStart(2, '0')}.g${gen}.json`
+const LEGACY_SHARD = /^shard-(\d{2})\.json$/
+const SHARD = /^shard-(\d{2})\.g(\d+)\.json$/
+
+function sum(buf: Buffer): FileSum {
+  return {size: buf.length, sha256: createHash('sha256').update(buf).digest('hex')}
+}
+
+/**
+ * lowdb's adapter for one JSON file of the store: read whole and checked against the manifest's
+ * sum when there is one; written only through the file layer's atomic, synced replace, under a
+ * name no earlier checkpoint used, so nothing the manifest points to is ever overwritten.
+ */
+class StoreJsonFile<T> implements Adapter<T> {
+  /** Sum of the bytes last read or written. */
+  last?: FileSum
+  constructor(
+    private readonly fs: StoreFs,
+    readonly path: string,
+    private readonly stringify: (d: T) => string,
+    private readonly expect?: FileSum,
+    private readonly onMismatch?: (why: string) => Error,
+  ) {}
+
+  async read(): Promise<T | null> {
+    let buf: Buffer
+    try {
+      buf = await readFile(this.path)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+        if (this.expect && this.onMismatch) throw this.onMismatch('is missing')
+        return null
+      }
+      throw e
+    }
+    this.last = sum(buf)
+    if (this.expect && this.onMismatch) {
+      if (this.last.size !== this.expect.size) throw this.onMismatch(`has ${this.last.size} bytes, the manifest recorded ${this.expect.size} (truncated or altered)`)
+      if (this.last.sha256 !== this.expect.sha256) throw this.onMismatch('does not match the checksum the manifest recorded (altered)')
+    }
+    return JSON.parse(buf.toString('utf8')) as T
+  }
+
+  async write(data: T): Promise<void> {
+    const buf = Buffer.from(this.stringify(data), 'utf8')
+    await this.fs.replaceFile(this.path, buf)
+    this.last = sum(buf)
+  }
+}
 
 function pidAlive(pid: number): boolean {
   try {
@@ -151,8 +238,14 @@ export class LowdbStore implements MetadataStore {
   private nextId = 1
   private nextLsn = 1
   private walSeq = 0
-  private walFh: FileHandle | null = null
+  private walFh: AppendFile | null = null
+  /** Bytes of the current segment that hold whole, synced records. */
   private walSize = 0
+  /** A failed append may have left bytes past walSize that could not be cut yet. */
+  private walNeedsCut = false
+  private readonly fs: StoreFs
+  /** The manifest as last read or written. */
+  private manifest: Manifest | null = null
   private walBytesSinceCheckpoint = 0
   private queue: Pending[] = []
   private flushing: Promise<void> | null = null
@@ -167,6 +260,7 @@ export class LowdbStore implements MetadataStore {
     this.nShards = opts.shards ?? 64
     this.checkpointBytes = opts.checkpointBytes ?? 256 * 1024 * 1024
     this.lockPath = join(this.dir, 'LOCK')
+    this.fs = opts.fs ?? nodeStoreFs
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -179,7 +273,15 @@ export class LowdbStore implements MetadataStore {
       const manifest = await this.readManifest()
       this.nextId = manifest.nextId
       await this.loadShards(manifest)
-      const lastSeq = await this.replay(manifest.walFrom)
+      const {last: lastSeq, sums} = await this.replay(manifest)
+      // Segments replayed now are closed for good: the manifest records them, so that a later
+      // start notices one that went missing or changed.
+      if (this.legacy) for (let i = 0; i < this.nShards; i++) this.dirty.add(i)
+      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}}).catch((e: unknown) => {
+        // A full disk must not keep a store from opening to be read; the seals wait for a later start.
+        if ((e as {code?: string}).code !== 'E_STORE_FULL') throw e
+        this.opts.warn?.((e as Error).message)
+      })
       this.walSeq = lastSeq + 1
       await this.openSegment()
       for (const e of this.ents.values()) {
@@ -199,8 +301,13 @@ export class LowdbStore implements MetadataStore {
   async close(): Promise<void> {
     if (!this.opened || this.closed) return
     await this.drain()
-    await this.checkpoint()
-    await this.walFh?.close()
+    try {
+      await this.checkpoint()
+    } catch (e) {
+      // The journal holds every acknowledged write: the next start replays it.
+      this.opts.warn?.(`checkpoint at close failed (${(e as Error).message}); the journal keeps every write and the next start replays it`)
+    }
+    await this.walFh?.close().catch(() => undefined)
     this.walFh = null
     this.closed = true
     await this.worker?.terminate()
@@ -236,76 +343,139 @@ export class LowdbStore implements MetadataStore {
     }
   }
 
-  private manifestDb(): Low<Manifest | null> {
-    return new Low<Manifest | null>(new DataFile<Manifest | null>(join(this.dir, 'manifest.json'), {parse: JSON.parse, stringify: (d) => JSON.stringify(d, null, 2)}), null)
+  private manifestFile(): StoreJsonFile<Manifest | null> {
+    return new StoreJsonFile<Manifest | null>(this.fs, join(this.dir, 'manifest.json'), (d) => JSON.stringify(d, null, 2))
   }
 
-  private shardDb(i: number): Low<ShardData | null> {
-    const file = join(this.dir, 'shards', `shard-${String(i).padStart(2, '0')}.json`)
-    return new Low<ShardData | null>(new DataFile<ShardData | null>(file, {parse: JSON.parse, stringify: JSON.stringify}), null)
+  private async writeManifest(m: Manifest): Promise<void> {
+    const db = new Low<Manifest | null>(this.manifestFile(), null)
+    db.data = m
+    try {
+      await db.write()
+    } catch (e) {
+      throw storeWriteError(e, this.dir, join(this.dir, 'manifest.json'))
+    }
+    this.manifest = m
+  }
+
+  /** True while reading a store of the previous format (its first checkpoint rewrites every shard). */
+  private legacy = false
+
+  private corrupt(file: string, why: string): StoreCorruptError {
+    return new StoreCorruptError(
+      `Store file ${file} ${why}; the store was left untouched. Restore the store directory ${this.dir} from a backup (or \`mdcli lite import\` an export into a new store), or move it aside to start empty`,
+    )
   }
 
   private async readManifest(): Promise<Manifest> {
-    const db = this.manifestDb()
+    const path = join(this.dir, 'manifest.json')
+    const db = new Low<Manifest | null>(this.manifestFile(), null)
     try {
       await db.read()
     } catch (e) {
-      throw new StoreCorruptError(`Store manifest ${join(this.dir, 'manifest.json')} cannot be read (${(e as Error).message}); the store was left untouched`)
+      throw this.corrupt(path, `cannot be read (${(e as Error).message})`)
     }
     if (db.data === null) {
       if (readdirSync(join(this.dir, 'shards')).some((f) => f.endsWith('.json'))) {
-        throw new StoreCorruptError(`Store ${this.dir} has shard files but no manifest.json; the store was left untouched`)
+        throw this.corrupt(path, 'is missing but the store has shard files')
       }
-      const fresh: Manifest = {format: FORMAT, shards: this.nShards, walFrom: 1, nextId: 1}
-      db.data = fresh
-      await db.write()
+      if (readdirSync(join(this.dir, 'wal')).some((f) => /^\d{8}\.log$/.test(f))) {
+        throw this.corrupt(path, 'is missing but the store has journal segments')
+      }
+      const fresh: Manifest = {format: FORMAT, shards: this.nShards, walFrom: 1, nextId: 1, gen: 0, files: {}, sealed: {}}
+      await this.writeManifest(fresh)
       return fresh
     }
     const m = db.data
-    if (m.format !== FORMAT || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
-      throw new StoreCorruptError(`Store manifest ${join(this.dir, 'manifest.json')} is not a ${FORMAT} manifest; the store was left untouched`)
+    if ((m.format !== FORMAT && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
+      throw this.corrupt(path, `is not a ${FORMAT} manifest`)
     }
     if (m.shards !== this.nShards) {
       throw new StoreCorruptError(`Store ${this.dir} was written with ${m.shards} shards, this build uses ${this.nShards}`)
     }
+    this.legacy = m.format === LEGACY_FORMAT
+    this.manifest = m
     return m
   }
 
   private async loadShards(m: Manifest): Promise<void> {
-    for (let i = 0; i < m.shards; i++) {
-      const db = this.shardDb(i)
-      try {
-        await db.read()
-      } catch (e) {
-        throw new StoreCorruptError(`Store shard ${join(this.dir, 'shards', `shard-${String(i).padStart(2, '0')}.json`)} cannot be parsed (${(e as Error).message}); the store was left untouched`)
+    const present = readdirSync(join(this.dir, 'shards')).filter((f) => f.endsWith('.json'))
+    if (this.legacy) {
+      for (const f of present) {
+        if (!LEGACY_SHARD.test(f)) continue
+        await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, 'shards', f), JSON.stringify))
       }
-      if (db.data === null) continue
-      for (const [urn, e] of Object.entries(db.data.entities)) this.track(urn, e)
+      return
+    }
+    const files = m.files ?? {}
+    for (const [rel, expect] of Object.entries(files)) {
+      const path = join(this.dir, rel)
+      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why)))
+    }
+    // A shard the manifest does not name was written by a checkpoint that never finished (its
+    // manifest was not saved): the journal still holds its writes, so it is not needed.
+    for (const f of present) {
+      if (SHARD.test(f) && !Object.hasOwn(files, `shards/${f}`)) this.opts.warn?.(`shard ${join(this.dir, 'shards', f)} is not in the manifest (an interrupted checkpoint); ignored`)
+      else if (LEGACY_SHARD.test(f)) throw this.corrupt(join(this.dir, 'shards', f), `is a shard of the ${LEGACY_FORMAT} layout in a ${FORMAT} store`)
     }
   }
 
-  /** Replays journal segments from `from`; returns the last segment number seen. */
-  private async replay(from: number): Promise<number> {
+  private async loadShard(file: StoreJsonFile<ShardData | null>): Promise<void> {
+    const db = new Low<ShardData | null>(file, null)
+    try {
+      await db.read()
+    } catch (e) {
+      if (e instanceof StoreCorruptError) throw e
+      throw this.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
+    }
+    if (db.data === null) return
+    for (const [urn, e] of Object.entries(db.data.entities)) this.track(urn, e)
+  }
+
+  /**
+   * Replays the journal segments the manifest says recovery needs. They must run without a gap
+   * from `walFrom`; a segment the manifest sealed must have the size and checksum recorded.
+   * Returns the last segment number seen and the sums of the segments replayed.
+   */
+  private async replay(m: Manifest): Promise<{last: number; sums: Record<string, FileSum>}> {
+    const from = m.walFrom
     const walDir = join(this.dir, 'wal')
     const segs = readdirSync(walDir)
       .filter((f) => /^\d{8}\.log$/.test(f))
       .map((f) => Number.parseInt(f, 10))
+      .filter((seq) => seq >= from)
       .sort((a, b) => a - b)
+    const sealed = m.sealed ?? {}
+    const sums: Record<string, FileSum> = {}
+    // A checkpoint creates (and syncs) the segment it names before it saves the manifest, so after
+    // one, `walFrom` exists; sealed segments must all be there; numbers run without gaps.
+    const expected = new Set<number>(Object.keys(sealed).map(Number).filter((n) => n >= from))
+    if ((m.gen ?? 0) > 0 && !this.legacy) expected.add(from)
+    for (const n of expected) if (!segs.includes(n)) throw this.corrupt(join(walDir, segName(n)), 'is missing (the manifest needs it to recover acknowledged writes)')
+    for (let i = 1; i < segs.length; i++) {
+      if (segs[i] !== segs[i - 1]! + 1) throw this.corrupt(join(walDir, segName(segs[i - 1]! + 1)), `is missing (segments ${segName(segs[i - 1]!)} and ${segName(segs[i]!)} are there)`)
+    }
     let last = from - 1
     for (const seq of segs) {
-      if (seq < from) continue
       last = seq
       const path = join(walDir, segName(seq))
-      const buf = readWhole(path)
+      let buf = readWhole(path)
+      const want = sealed[String(seq)]
+      if (want) {
+        const got = sum(buf)
+        if (got.size !== want.size) throw this.corrupt(path, `has ${got.size} bytes, the manifest recorded ${want.size} (truncated or altered)`)
+        if (got.sha256 !== want.sha256) throw this.corrupt(path, 'does not match the checksum the manifest recorded (altered)')
+      }
+      const isLastSeg = seq === segs[segs.length - 1]
       let pos = 0
       while (pos < buf.length) {
         const nl = buf.indexOf(10, pos)
-        const isLastSeg = seq === segs[segs.length - 1]
         if (nl === -1) {
           // A tail without its newline is a batch whose sync never finished: never acknowledged.
-          if (!isLastSeg) throw new StoreCorruptError(`Journal ${path} ends in a torn record but is not the newest segment; the store was left untouched`)
+          if (!isLastSeg) throw this.corrupt(path, 'ends in a torn record but is not the newest segment')
           this.opts.warn?.(`journal ${path}: dropped an incomplete last record (${buf.length - pos} bytes) from an interrupted write`)
-          await truncate(path, pos)
+          await this.cutSegment(path, pos)
+          buf = buf.subarray(0, pos)
           break
         }
         let rec: JournalRecord
@@ -314,23 +484,44 @@ export class LowdbStore implements MetadataStore {
         } catch {
           if (isLastSeg && nl === buf.length - 1) {
             this.opts.warn?.(`journal ${path}: dropped an unreadable last record from an interrupted write`)
-            await truncate(path, pos)
+            await this.cutSegment(path, pos)
+            buf = buf.subarray(0, pos)
             break
           }
-          throw new StoreCorruptError(`Journal ${path} has an unreadable record at byte ${pos}; the store was left untouched`)
+          throw this.corrupt(path, `has an unreadable record at byte ${pos}`)
         }
         rec.o.forEach((op, i) => this.apply(op, rec.l + i, true))
         if (rec.l + rec.o.length > this.nextLsn) this.nextLsn = rec.l + rec.o.length
         pos = nl + 1
       }
+      sums[String(seq)] = want ?? sum(buf)
       this.walBytesSinceCheckpoint += buf.length
     }
-    return last
+    return {last, sums}
+  }
+
+  /** Cuts a segment back to `length` bytes, durably. */
+  private async cutSegment(path: string, length: number): Promise<void> {
+    const f = await this.fs.openAppend(path)
+    try {
+      await f.truncate(length)
+      await f.datasync()
+    } finally {
+      await f.close()
+    }
   }
 
   private async openSegment(): Promise<void> {
-    this.walFh = await openFile(join(this.dir, 'wal', segName(this.walSeq)), 'a')
-    this.walSize = 0
+    const path = join(this.dir, 'wal', segName(this.walSeq))
+    try {
+      this.walFh = await this.fs.openAppend(path)
+      this.walSize = await this.walFh.size()
+      // The new segment's name must survive a crash as surely as the records written into it.
+      await this.fs.syncDir(join(this.dir, 'wal'))
+    } catch (e) {
+      throw storeWriteError(e, this.dir, path)
+    }
+    this.walNeedsCut = false
   }
 
   // ---------------------------------------------------------------- writes
@@ -364,12 +555,17 @@ export class LowdbStore implements MetadataStore {
         const buf = Buffer.from(lines.join('\n') + '\n', 'utf8')
         const fh = this.walFh!
         try {
-          await fh.write(buf, 0, buf.length, null)
+          // An earlier failed append may have left bytes behind that could not be cut then.
+          if (this.walNeedsCut) await this.cutWal()
+          await writeFully((b, o, n, pos) => fh.write(b, o, n, pos), buf, this.walSize)
           if (this.opts.sync !== false) await fh.datasync()
         } catch (e) {
-          // Cut the partial append so the journal never holds a torn record mid-file.
-          await fh.truncate(this.walSize).catch(() => undefined)
-          for (const p of batch) p.reject(e)
+          // Nothing of the batch is acknowledged; cut what reached the file, so the journal ends
+          // on a whole record (a torn one mid-file would stop the next start).
+          this.walNeedsCut = true
+          await this.cutWal().catch(() => undefined)
+          const err = storeWriteError(e, this.dir, join(this.dir, 'wal', segName(this.walSeq)))
+          for (const p of batch) p.reject(err)
           continue
         }
         this.walSize += buf.length
@@ -388,6 +584,14 @@ export class LowdbStore implements MetadataStore {
     } finally {
       this.flushing = null
     }
+  }
+
+  /** Cuts the current segment back to its last whole, synced record. */
+  private async cutWal(): Promise<void> {
+    const fh = this.walFh!
+    await fh.truncate(this.walSize)
+    await fh.datasync()
+    this.walNeedsCut = false
   }
 
   private shardOf(urn: string): number {
@@ -448,16 +652,16 @@ export class LowdbStore implements MetadataStore {
           this.track(op.urn, e)
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            e.a[op.keyAspect.name] = [[op.keyAspect.value, op.created.time, op.created.actor, sm]]
+            put(e.a, op.keyAspect.name, [[op.keyAspect.value, op.created.time, op.created.actor, sm]])
             this.countRun(op.systemMetadata, op.created.time, 1)
           }
         }
         e.l = lsn
         let changed = true
         if (op.op === 'upsert') {
-          const rows = e.a[op.aspectName]
+          const rows = own(e.a, op.aspectName)
           const row: Row = [op.value, op.created.time, op.created.actor, sm]
-          if (!rows) e.a[op.aspectName] = [row]
+          if (!rows) put(e.a, op.aspectName, [row])
           else if (rows[0]![0] === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
             const prev = rows[0]![3]
@@ -469,7 +673,8 @@ export class LowdbStore implements MetadataStore {
           }
         } else {
           const s = (e.s ??= {})
-          const rows = (s[op.aspectName] ??= [])
+          let rows = own(s, op.aspectName)
+          if (!rows) put(s, op.aspectName, (rows = []))
           const row: TsRow = [op.value, op.created.time, op.created.actor, sm, op.timestampMillis]
           const same = rows.findIndex((r) => r[4] === op.timestampMillis)
           if (same >= 0) {
@@ -479,7 +684,7 @@ export class LowdbStore implements MetadataStore {
         }
         if (changed) this.countRun(op.systemMetadata, op.created.time, 1)
         // Search reads a few aspects only; identical writes and other aspects leave it as it was.
-        this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && isSearchAspect(op.aspectName)))
+        this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && this.opts.rules.feedsSearch(e.t, op.aspectName)))
         return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
       }
       case 'deleteEntity': {
@@ -493,7 +698,7 @@ export class LowdbStore implements MetadataStore {
       }
       case 'deleteAspect': {
         if (!existing) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        const rows: Array<Row | TsRow> = existing.a[op.aspectName] ?? existing.s?.[op.aspectName] ?? []
+        const rows: Array<Row | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
         for (const r of rows) this.countRun(r[3], r[1], -1)
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
@@ -503,7 +708,7 @@ export class LowdbStore implements MetadataStore {
         return {urn: op.urn, aspectName, changed: rows.length > 0, createdEntity: false, rowsRemoved: rows.length}
       }
       case 'revert': {
-        const rows = existing?.a[op.aspectName]
+        const rows = own(existing?.a, op.aspectName)
         if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const top = rows[0]!
         this.countRun(top[3], top[1], -1)
@@ -514,13 +719,15 @@ export class LowdbStore implements MetadataStore {
         this.touch(op.urn)
         return {urn: op.urn, aspectName, changed: true, createdEntity: false, rowsRemoved: 1}
       }
-      case 'deleteTimeseriesOfRun': {
-        const rows = existing?.s?.[op.aspectName]
+      case 'deleteTimeseriesOfRun':
+      case 'deleteTimeseriesRange': {
+        const rows = own(existing?.s, op.aspectName)
         if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        const kept = rows.filter((r) => r[3].runId !== op.runId)
+        const goes = op.op === 'deleteTimeseriesOfRun' ? (r: TsRow) => r[3].runId === op.runId : (r: TsRow) => r[4] >= op.startTime && r[4] <= op.endTime
+        const kept = rows.filter((r) => !goes(r))
         const removed = rows.length - kept.length
-        for (const r of rows) if (r[3].runId === op.runId) this.countRun(r[3], r[1], -1)
-        if (kept.length > 0) existing.s![op.aspectName] = kept
+        for (const r of rows) if (goes(r)) this.countRun(r[3], r[1], -1)
+        if (kept.length > 0) put(existing.s!, op.aspectName, kept)
         else delete existing.s![op.aspectName]
         existing.l = lsn
         this.dropIfEmpty(op.urn, existing)
@@ -560,12 +767,33 @@ export class LowdbStore implements MetadataStore {
     return this.checkpointing
   }
 
+  /**
+   * A checkpoint writes each dirty shard under a new name (`shard-NN.g<gen>.json`), then the
+   * manifest naming the new files with their sums, and only then removes the files and segments
+   * the new manifest no longer needs. A crash at any point leaves a manifest whose every file is
+   * whole; a full disk fails the checkpoint, which is retried later, and costs nothing else.
+   */
   private async runCheckpoint(): Promise<void> {
     const keepFrom = this.walSeq + 1
-    const newFh = await openFile(join(this.dir, 'wal', segName(keepFrom)), 'a')
+    const newPath = join(this.dir, 'wal', segName(keepFrom))
+    let newFh: AppendFile
+    try {
+      newFh = await this.fs.openAppend(newPath)
+      await this.fs.syncDir(join(this.dir, 'wal'))
+    } catch (e) {
+      throw storeWriteError(e, this.dir, newPath)
+    }
     // Rotate between two flushes, with no await between the check and the swap, so that every
     // op of the old segments is applied in memory and marked in `dirty` before it is taken.
     while (this.flushing) await this.flushing
+    if (this.walNeedsCut) {
+      try {
+        await this.cutWal()
+      } catch (e) {
+        await newFh.close().catch(() => undefined)
+        throw storeWriteError(e, this.dir, join(this.dir, 'wal', segName(this.walSeq)))
+      }
+    }
     const dirty = this.dirty
     this.dirty = new Set()
     const oldFh = this.walFh
@@ -573,7 +801,11 @@ export class LowdbStore implements MetadataStore {
     this.walSeq = keepFrom
     this.walSize = 0
     this.walBytesSinceCheckpoint = 0
-    await oldFh?.close()
+    await oldFh?.close().catch(() => undefined)
+    const prev = this.manifest!
+    const gen = (prev.gen ?? 0) + 1
+    const files: Record<string, FileSum> = this.legacy ? {} : {...(prev.files ?? {})}
+    const written: string[] = []
     try {
       const byShard = new Map<number, Record<string, Ent>>()
       for (const i of dirty) byShard.set(i, {})
@@ -584,26 +816,40 @@ export class LowdbStore implements MetadataStore {
         }
       }
       for (const [i, entities] of byShard) {
-        const db = this.shardDb(i)
+        for (const k of Object.keys(files)) if (k.startsWith(`shards/shard-${String(i).padStart(2, '0')}.`)) delete files[k]
+        if (Object.keys(entities).length === 0) continue
+        const rel = shardFile(i, gen)
+        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), JSON.stringify)
+        const db = new Low<ShardData | null>(file, null)
         db.data = {format: FORMAT, entities}
-        await db.write()
-        fsyncPath(join(this.dir, 'shards', `shard-${String(i).padStart(2, '0')}.json`))
+        try {
+          await db.write()
+        } catch (e) {
+          throw storeWriteError(e, this.dir, join(this.dir, rel))
+        }
+        written.push(rel)
+        files[rel] = file.last!
         // Let requests in between shards: a checkpoint must not stall the server.
         await new Promise((r) => setImmediate(r))
       }
-      fsyncPath(join(this.dir, 'shards'))
-      const m = this.manifestDb()
-      m.data = {format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId}
-      await m.write()
-      fsyncPath(join(this.dir, 'manifest.json'))
-      for (const f of readdirSync(join(this.dir, 'wal'))) {
-        const seq = Number.parseInt(f, 10)
-        if (/^\d{8}\.log$/.test(f) && seq < keepFrom) await rm(join(this.dir, 'wal', f), {force: true})
-      }
+      await this.writeManifest({format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId, gen, files, sealed: {}})
     } catch (e) {
       for (const i of dirty) this.dirty.add(i)
+      // Files of this failed checkpoint are named by no manifest; give their space back.
+      for (const rel of written) await rm(join(this.dir, rel), {force: true}).catch(() => undefined)
       throw e
     }
+    this.legacy = false
+    // The new manifest is durable: what it does not name is no longer needed.
+    for (const f of readdirSync(join(this.dir, 'shards'))) {
+      if ((SHARD.test(f) || LEGACY_SHARD.test(f)) && !Object.hasOwn(files, `shards/${f}`)) await rm(join(this.dir, 'shards', f), {force: true})
+    }
+    for (const f of readdirSync(join(this.dir, 'wal'))) {
+      const seq = Number.parseInt(f, 10)
+      if (/^\d{8}\.log$/.test(f) && seq < keepFrom) await rm(join(this.dir, 'wal', f), {force: true})
+    }
+    await this.fs.syncDir(join(this.dir, 'shards')).catch(() => undefined)
+    await this.fs.syncDir(join(this.dir, 'wal')).catch(() => undefined)
   }
 
   // ---------------------------------------------------------------- search index
@@ -679,7 +925,7 @@ export class LowdbStore implements MetadataStore {
     // Deleted and written again before this flush: the old id leaves the index, the new one enters.
     if (deleted !== undefined && deleted !== e.id) this.send({kind: 'index', items: [{id: deleted, urn, type: '', aspects: null}]})
     const aspects: Record<string, string> = {}
-    for (const [name, rows] of Object.entries(e.a)) if (isSearchAspect(name)) aspects[name] = rows[0]![0]
+    for (const [name, rows] of Object.entries(e.a)) if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = rows[0]![0]
     return {id: e.id, urn, type: e.t, aspects}
   }
 
@@ -729,12 +975,12 @@ export class LowdbStore implements MetadataStore {
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
     const e = this.ents.get(urn)
     if (!e) return null
-    const rows = e.a[aspectName]
+    const rows = own(e.a, aspectName)
     if (rows) {
       const row = rows[version]
       return row ? this.envelope(urn, e, aspectName, row, version, 'versioned') : null
     }
-    const ts = this.latestTs(e.s?.[aspectName])
+    const ts = this.latestTs(own(e.s, aspectName))
     return ts && version === 0 ? this.envelope(urn, e, aspectName, ts, 0, 'timeseries') : null
   }
 
@@ -742,10 +988,10 @@ export class LowdbStore implements MetadataStore {
     const aspects: Record<string, StoredAspect> = {}
     const want = names && names.length > 0 ? names : [...Object.keys(e.a), ...Object.keys(e.s ?? {})]
     for (const n of want) {
-      const rows = e.a[n]
+      const rows = own(e.a, n)
       if (rows) aspects[n] = this.envelope(urn, e, n, rows[0]!, 0, 'versioned')
       else {
-        const ts = this.latestTs(e.s?.[n])
+        const ts = this.latestTs(own(e.s, n))
         if (ts) aspects[n] = this.envelope(urn, e, n, ts, 0, 'timeseries')
       }
     }
@@ -768,14 +1014,14 @@ export class LowdbStore implements MetadataStore {
 
   async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
     const e = this.ents.get(urn)
-    const rows = e?.a[aspectName]
+    const rows = own(e?.a, aspectName)
     if (!e || !rows) return []
     return rows.map((r, v) => this.envelope(urn, e, aspectName, r, v, 'versioned'))
   }
 
   async listTimeseries(urn: string, aspectName: string, opts: {startTime?: number; endTime?: number; limit?: number} = {}): Promise<StoredAspect[]> {
     const e = this.ents.get(urn)
-    const rows = e?.s?.[aspectName]
+    const rows = own(e?.s, aspectName)
     if (!e || !rows) return []
     return rows
       .filter((r) => (opts.startTime === undefined || r[4] >= opts.startTime) && (opts.endTime === undefined || r[4] <= opts.endTime))
@@ -785,8 +1031,7 @@ export class LowdbStore implements MetadataStore {
   }
 
   private removed(e: Ent): boolean {
-    const s = e.a.status?.[0]?.[0]
-    return s !== undefined && s.includes('"removed":true')
+    return this.opts.rules.isRemoved(own(e.a, this.opts.rules.softDeleteAspect)?.[0]?.[0])
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
@@ -868,7 +1113,7 @@ export class LowdbStore implements MetadataStore {
   async runRows(runId: string): Promise<RunRow[]> {
     const out: RunRow[] = []
     for (const [urn, e] of this.ents) {
-      const keyName = `${e.t}Key`
+      const keyName = this.opts.rules.keyAspectName(e.t)
       for (const [name, rows] of Object.entries(e.a)) {
         rows.forEach((r, v) => {
           if (r[3].runId === runId) out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: r[1], actor: r[2]}})
@@ -934,18 +1179,6 @@ function readWhole(path: string): Buffer {
     return buf.subarray(0, off)
   } finally {
     closeSync(fd)
-  }
-}
-
-function fsyncPath(path: string): void {
-  let fd: number | undefined
-  try {
-    fd = openSync(path, 'r')
-    fsyncSync(fd)
-  } catch {
-    /* best effort: some filesystems refuse fsync on directories */
-  } finally {
-    if (fd !== undefined) closeSync(fd)
   }
 }
 

@@ -81,6 +81,8 @@ export type WriteOp =
   | {op: 'revert'; urn: string; aspectName: string}
   /** Removes the timeseries rows of an aspect written by a run. */
   | {op: 'deleteTimeseriesOfRun'; urn: string; aspectName: string; runId: string}
+  /** Removes the timeseries rows of an aspect whose timestampMillis lies in [startTime, endTime]. */
+  | {op: 'deleteTimeseriesRange'; urn: string; aspectName: string; startTime: number; endTime: number}
 
 export interface WriteResult {
   urn: string
@@ -161,6 +163,22 @@ export interface StoreStats {
   aspectRows: number
   /** Bytes on disk, all files of the store. */
   diskBytes: number
+}
+
+/**
+ * Entity rules a store needs, from the registry (`src/store/rules.ts` has the production set).
+ * A store never guesses them from names: `corpuser`'s key aspect is `corpUserKey`, not `corpuserKey`.
+ */
+export interface EntityRules {
+  /** The key aspect of an entity type; undefined for a type the registry does not know. */
+  keyAspectName(entityType: string): string | undefined
+  /** The aspect whose value marks an entity soft-deleted (`status`). */
+  softDeleteAspect: string
+  /** Whether the soft-delete aspect's JSON text (as stored) marks the entity removed. */
+  isRemoved(statusText: string | undefined): boolean
+  /** Whether a change to this aspect changes what search sees of the entity. */
+  feedsSearch(entityType: string, aspectName: string): boolean
+  isTimeseries(aspectName: string): boolean
 }
 
 export interface MetadataStore {

@@ -6,6 +6,8 @@
  * instance on the same data), so persistence is tested through the interface too.
  */
 import {expect} from 'chai'
+import {entitySpecs, keyAspectOf, supportsSoftDelete} from '../../src/model/registry.js'
+import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore, SystemMetadata, WriteOp} from '../../src/store/types.js'
 
 export interface StoreHarness {
@@ -18,13 +20,27 @@ export interface StoreHarness {
 const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
 const ACTOR = 'urn:li:corpuser:tester'
 
+/** The key aspect as the catalog derives it: name and value from the registry, never guessed. */
 function keyOf(urn: string) {
-  if (urn.startsWith('urn:li:dataset:')) {
-    const name = urn.slice('urn:li:dataset:(urn:li:dataPlatform:hive,'.length, -',PROD)'.length)
-    return {name: 'datasetKey', value: JSON.stringify({platform: 'urn:li:dataPlatform:hive', name, origin: 'PROD'})}
-  }
-  const type = urn.split(':')[2]!
-  return {name: `${type === 'corpuser' ? 'corpUser' : type}Key`, value: JSON.stringify({name: urn.split(':').slice(3).join(':')})}
+  const k = keyAspectOf(urn)
+  return {name: k.name, value: JSON.stringify(k.value)}
+}
+
+/** One urn of each entity type the spec names (and a few more), to cover per-type rules. */
+export const SAMPLE_URNS: Record<string, string> = {
+  dataset: 'urn:li:dataset:(urn:li:dataPlatform:hive,rules.t,PROD)',
+  corpuser: 'urn:li:corpuser:rules-user',
+  corpGroup: 'urn:li:corpGroup:rules-group',
+  tag: 'urn:li:tag:rules-tag',
+  glossaryTerm: 'urn:li:glossaryTerm:rules.term',
+  glossaryNode: 'urn:li:glossaryNode:rules-node',
+  domain: 'urn:li:domain:rules-domain',
+  container: 'urn:li:container:rules-container',
+  dashboard: 'urn:li:dashboard:(looker,rules-dash)',
+  chart: 'urn:li:chart:(looker,rules-chart)',
+  dataFlow: 'urn:li:dataFlow:(airflow,rules_flow,prod)',
+  dataJob: 'urn:li:dataJob:(urn:li:dataFlow:(airflow,rules_flow,prod),rules_job)',
+  notebook: 'urn:li:notebook:(querybook,rules-nb)',
 }
 
 export function up(urn: string, aspectName: string, value: unknown, opts: {time?: number; runId?: string; actor?: string} = {}): WriteOp {
@@ -261,6 +277,42 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(runs[0]!.runId).to.equal('ingest-2')
       const rows = await store.runRows('ingest-1')
       expect(rows.map((r) => `${r.aspectName}@${r.version}${r.keyAspect ? ' key' : ''}`).sort()).to.deep.equal(['datasetKey@0 key', 'globalTags@1', 'status@0'])
+    })
+
+    it('marks the key aspect row of every entity type by the registry (corpuser: corpUserKey)', async () => {
+      for (const [type, urn] of Object.entries(SAMPLE_URNS)) {
+        const spec = entitySpecs().find((e) => e.name === type)!
+        expect(spec, type).to.not.equal(undefined)
+        await store.write([up(urn, 'status', {removed: false}, {runId: `rules-${type}`})])
+        const rows = await store.runRows(`rules-${type}`)
+        expect(rows.filter((r) => r.keyAspect).map((r) => r.aspectName), type).to.deep.equal([spec.keyAspect])
+        expect(Object.keys((await store.getEntity(urn))!.aspects).sort(), type).to.deep.equal([spec.keyAspect, 'status'].sort())
+      }
+      expect(REGISTRY_RULES.keyAspectName('corpuser')).to.equal('corpUserKey')
+    })
+
+    it('soft-deletes by the registry: status removed, whatever the spacing of the text', async () => {
+      for (const [type, urn] of Object.entries(SAMPLE_URNS)) {
+        if (!supportsSoftDelete(type)) continue
+        await store.write([{...(up(urn, 'status', {}) as Extract<WriteOp, {op: 'upsert'}>), value: '{ "removed" : true }'}])
+        expect(await store.exists(urn, {includeSoftDeleted: false}), type).to.equal(false)
+        expect(await store.exists(urn), type).to.equal(true)
+        // The text is kept exactly as written.
+        expect((await store.getAspect(urn, 'status'))!.value, type).to.deep.equal({removed: true})
+      }
+    })
+
+    it('answers names of Object.prototype as absent aspects', async () => {
+      await store.write([up(DS('proto'), 'status', {removed: false})])
+      for (const n of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+        expect(await store.getAspect(DS('proto'), n), n).to.equal(null)
+        expect(await store.listVersions(DS('proto'), n), n).to.deep.equal([])
+        expect(await store.listTimeseries(DS('proto'), n), n).to.deep.equal([])
+        expect(Object.keys((await store.getEntity(DS('proto'), [n]))!.aspects), n).to.deep.equal([])
+      }
+      expect((await store.write([{op: 'revert', urn: DS('proto'), aspectName: 'constructor'}]))[0]!.changed).to.equal(false)
+      expect((await store.write([{op: 'deleteAspect', urn: DS('proto'), aspectName: 'toString'}]))[0]!.changed).to.equal(false)
+      expect(await store.exists(DS('proto'))).to.equal(true)
     })
 
     it('finds the entities that reference an urn', async () => {

@@ -129,7 +129,7 @@ describe('lowdb store files', () => {
     const wal = readdirSync(join(dir, 'wal'))
     expect(wal.length).to.be.at.most(1)
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-1')
+    expect(m.format).to.equal('mdcli-lowdb-2')
   })
 })
 

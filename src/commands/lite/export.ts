@@ -1,0 +1,33 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {exportStore, type ExportReport} from '../../catalog/backup.js'
+import {defaultStoreDir} from '../../config/settings.js'
+import {openStore} from '../../store/index.js'
+
+export default class LiteExport extends BaseCommand {
+  static override summary = 'Write a stopped lite store to a DataHub change-event JSON file (backup).'
+  static override description = `Every aspect version, timeseries row and run id of the store goes into FILE as DataHub MCPs
+(one per line), oldest version first, so \`mdcli lite import\` (or DataHub's file source) rebuilds it.
+Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist yet.`
+  static override examples = [
+    '<%= config.bin %> lite export --file backup.json',
+    '<%= config.bin %> lite export --store ./catalog-store --file backup.json --json',
+  ]
+
+  static override flags = {
+    file: Flags.string({char: 'f', summary: 'File to write (must not exist).', required: true}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+  }
+
+  async run(): Promise<ExportReport> {
+    const {flags} = await this.parse(LiteExport)
+    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m)})
+    try {
+      const report = await exportStore(store, flags.file)
+      this.log(`Exported ${report.records} records of ${report.entities} entities to ${report.file}`)
+      return report
+    } finally {
+      await store.close()
+    }
+  }
+}

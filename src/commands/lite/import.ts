@@ -1,0 +1,39 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {importRecords, type ImportReport} from '../../catalog/backup.js'
+import {defaultStoreDir} from '../../config/settings.js'
+import {FileError} from '../../errors.js'
+import {readJsonElements} from '../../recipes/json-stream.js'
+import {openStore} from '../../store/index.js'
+import {existsSync} from 'node:fs'
+
+export default class LiteImport extends BaseCommand {
+  static override summary = 'Load a DataHub change-event JSON file into a stopped lite store (restore).'
+  static override description = `Reads FILE (a JSON array of MCPs, as \`mdcli lite export\` or DataHub's file sink writes it) as a
+stream and writes every record in order, checked like any proposal: versions, timeseries rows,
+audit stamps and run ids come back as exported. Into an empty store it restores a backup; into a
+store with data it adds to it. Stop \`mdcli lite\` first: a running server holds the store.`
+  static override examples = [
+    '<%= config.bin %> lite import --file backup.json',
+    '<%= config.bin %> lite import --store ./restored-store --file backup.json --json',
+  ]
+
+  static override flags = {
+    file: Flags.string({char: 'f', summary: 'Change-event JSON file to read.', required: true}),
+    store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
+  }
+
+  async run(): Promise<ImportReport> {
+    const {flags} = await this.parse(LiteImport)
+    if (!existsSync(flags.file)) throw new FileError(`File not found: ${flags.file}`)
+    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m)})
+    try {
+      const report = await importRecords(store, flags.file, readJsonElements(flags.file))
+      this.log(`Imported ${report.records} records (${report.entities} new entities) from ${report.file}${report.failed > 0 ? `; ${report.failed} refused` : ''}`)
+      for (const f of report.failures) this.log(`  record ${f.index}: ${f.message}`)
+      return report
+    } finally {
+      await store.close()
+    }
+  }
+}

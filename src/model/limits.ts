@@ -1,0 +1,50 @@
+/**
+ * Documented limits of what the catalog accepts. A request past one is refused with a 4xx that
+ * names the limit, and nothing is written.
+ *
+ * - MAX_URN_LENGTH: DataHub's `metadata_aspect_v2.urn` column holds 500 characters; a longer urn
+ *   could not move to DataHub or to our PostgreSQL store.
+ * - MAX_ASPECT_BYTES: DataHub refuses aspects over about 15 MB (its Kafka and database limits).
+ * - MAX_JSON_DEPTH: nesting of JSON bodies and aspect values. Real aspects nest under 20 levels;
+ *   a deeper document is hostile, and recursive code over it would exhaust the stack.
+ */
+import {BadRequestError} from '../errors.js'
+
+export const MAX_URN_LENGTH = 500
+export const MAX_ASPECT_BYTES = 15 * 1024 * 1024
+export const MAX_JSON_DEPTH = 100
+
+/**
+ * Whether JSON text nests arrays/objects deeper than `max`, found in one pass over the text
+ * (strings skipped), before anything parses it.
+ */
+export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+  // Cheap exit: a text with fewer opening brackets than the limit cannot exceed it.
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return false
+}
+
+/** Throws BadRequestError when `text` nests deeper than MAX_JSON_DEPTH. */
+export function checkJsonDepth(text: string, what: string): void {
+  if (jsonTooDeep(text)) throw new BadRequestError(`${what} nests deeper than ${MAX_JSON_DEPTH} levels, the limit`)
+}
+
+/** decodeURIComponent that answers a malformed escape with a 400 instead of a URIError. */
+export function decodeUriPart(s: string, what: string): string {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    throw new BadRequestError(`Malformed percent-escape in ${what}: ${s.length > 80 ? `${s.slice(0, 80)}…` : s}`)
+  }
+}

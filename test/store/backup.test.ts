@@ -1,0 +1,91 @@
+/**
+ * `mdcli lite export` / `mdcli lite import`: a store written through the real server goes to a
+ * DataHub change-event file and back into a new store with every version, timeseries row, audit
+ * stamp and run id; both refuse a store a running server holds.
+ */
+import {expect} from 'chai'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {openStore} from '../../src/store/index.js'
+import {cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
+
+const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
+
+describe('mdcli lite export / import', function () {
+  this.timeout(120_000)
+  let work: string
+  before(() => (work = tempDir('mdcli-backup-')))
+  after(() => cleanup(work))
+
+  it('round-trips a store through a change-event file: versions, timeseries rows, stamps and run ids', async () => {
+    const storeDir = join(work, 'original')
+    const lite = await startLite({storeDir})
+    const propose = (urn: string, aspectName: string, value: unknown, runId: string) =>
+      http(`${lite.url}/aspects?action=ingestProposal`, {
+        body: {proposal: {entityType: urn.split(':')[2], entityUrn: urn, aspectName, changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify(value)}, systemMetadata: {runId}}},
+      })
+    try {
+      for (const t of ['a', 'b', 'c']) expect((await propose(DS('orders'), 'globalTags', {tags: [{tag: `urn:li:tag:${t}`}]}, `run-${t}`)).status).to.equal(200)
+      for (const ts of [1700000000000, 1700000001000]) expect((await propose(DS('orders'), 'datasetProfile', {timestampMillis: ts, rowCount: ts % 7}, 'run-prof')).status).to.equal(200)
+      expect((await propose('urn:li:corpuser:ann', 'corpUserInfo', {active: true, displayName: 'Ann'}, 'run-users')).status).to.equal(200)
+      expect((await propose(DS('gone'), 'status', {removed: true}, 'run-gone')).status).to.equal(200)
+      // While the server holds the store, export refuses and says why.
+      const held = await runCli(['lite', 'export', '--store', storeDir, '--file', join(work, 'held.json')], {env: lite.env()})
+      expect(held.code).to.equal(1)
+      expect(held.stderr).to.match(/in use by process/)
+    } finally {
+      await lite.stop()
+    }
+    const file = join(work, 'backup.json')
+    const exp = await runCli(['lite', 'export', '--store', storeDir, '--file', file, '--json'], {env: {...process.env, HOME: work}})
+    expect(exp.code, exp.stderr).to.equal(0)
+    const report = JSON.parse(exp.stdout)
+    expect(report.records).to.be.greaterThan(8)
+    // DataHub's MCP shape, one record per line.
+    const records = JSON.parse(readFileSync(file, 'utf8')) as Array<Record<string, any>>
+    expect(records).to.have.length(report.records)
+    const tags = records.filter((r) => r.entityUrn === DS('orders') && r.aspectName === 'globalTags')
+    expect(tags.map((r) => r.aspect.json.tags[0].tag)).to.deep.equal(['urn:li:tag:a', 'urn:li:tag:b', 'urn:li:tag:c'])
+    expect(tags.map((r) => r.systemMetadata.runId)).to.deep.equal(['run-a', 'run-b', 'run-c'])
+    expect(records[0]).to.include.keys('entityType', 'entityUrn', 'changeType', 'aspectName', 'aspect', 'systemMetadata')
+
+    const restoredDir = join(work, 'restored')
+    const imp = await runCli(['lite', 'import', '--store', restoredDir, '--file', file, '--json'], {env: {...process.env, HOME: work}})
+    expect(imp.code, imp.stderr).to.equal(0)
+    expect(JSON.parse(imp.stdout)).to.include({records: report.records, failed: 0})
+
+    // Exporting the restored store gives the same file, record for record.
+    const again = join(work, 'again.json')
+    expect((await runCli(['lite', 'export', '--store', restoredDir, '--file', again], {env: {...process.env, HOME: work}})).code).to.equal(0)
+    expect(JSON.parse(readFileSync(again, 'utf8'))).to.deep.equal(records)
+
+    const a = await openStore({dir: storeDir})
+    const b = await openStore({dir: restoredDir})
+    try {
+      for (const s of [a, b]) {
+        expect((await s.listVersions(DS('orders'), 'globalTags')).map((v) => [v.version, (v.value as any).tags[0].tag])).to.deep.equal([[0, 'urn:li:tag:c'], [1, 'urn:li:tag:a'], [2, 'urn:li:tag:b']])
+        expect(await s.listTimeseries(DS('orders'), 'datasetProfile')).to.have.length(2)
+        expect(await s.exists(DS('gone'), {includeSoftDeleted: false})).to.equal(false)
+        expect(await s.exists(DS('gone'))).to.equal(true)
+      }
+      expect(await b.listRuns({count: 1000})).to.deep.equal(await a.listRuns({count: 1000}))
+      expect((await b.getAspect('urn:li:corpuser:ann', 'corpUserInfo'))!.created).to.deep.equal((await a.getAspect('urn:li:corpuser:ann', 'corpUserInfo'))!.created)
+    } finally {
+      await a.close()
+      await b.close()
+    }
+  })
+
+  it('refuses an existing output file and a missing input file with one line', async () => {
+    const storeDir = join(work, 'empty')
+    const env = {...process.env, HOME: work}
+    const exists = join(work, 'exists.json')
+    expect((await runCli(['lite', 'export', '--store', storeDir, '--file', exists], {env})).code).to.equal(0)
+    const again = await runCli(['lite', 'export', '--store', storeDir, '--file', exists], {env})
+    expect(again.code).to.equal(1)
+    expect(again.stderr).to.match(/^Error: Cannot write .*exists\.json/)
+    const missing = await runCli(['lite', 'import', '--store', storeDir, '--file', join(work, 'nope.json')], {env})
+    expect(missing.code).to.equal(1)
+    expect(missing.stderr).to.match(/File not found/)
+  })
+})
