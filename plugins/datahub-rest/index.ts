@@ -190,10 +190,12 @@ const plugin: SinkPlugin<RestSinkConfig> = {
     },
     additionalProperties: false,
   },
+  serverTarget(config, env) {
+    const settings = resolveSettings(env)
+    return {server: config.server ?? settings.server, token: config.token ?? settings.token ?? undefined}
+  },
   async create(config, ctx: PluginContext): Promise<Sink> {
-    const settings = resolveSettings(ctx.env)
-    const server = config.server ?? settings.server
-    const token = config.token ?? settings.token
+    const {server, token} = plugin.serverTarget!(config, ctx.env)
     const client = new MdcliClient({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000})
     try {
       // Fail fast on a wrong address, before the source reads anything.

@@ -7,6 +7,11 @@
  * - record: one change proposal; an MCE work unit holds several.
  * - stamping: every proposal gets `systemMetadata {runId, lastObserved, pipelineName?}`, which
  *   is what `list-runs` and `rollback` later find the run by.
+ * - processor: a named stage `(stream) => stream` (DataHub's work-unit processors). A run is the
+ *   source's stream through the declared list of processors (`processorsFor`), then the sink:
+ *   auto status, stale-entity removal, the transformers, preview, counting, stamping, validation.
+ * - capability: what a plugin declares it can do (a sink's `serverTarget`, `validatesRecords`),
+ *   so the pipeline never asks for a plugin's type name.
  *
  * Everything that can be checked before the run is: the recipe's shape, each plugin's config
  * against its schema, the plugins' existence. After that, per-record problems go into the
@@ -16,10 +21,11 @@
 import {MdcliClient} from '../client/client.js'
 import {prepareProposal, type ProposalInput} from '../catalog/proposal.js'
 import {resolveSettings} from '../config/settings.js'
-import {MdcliError} from '../errors.js'
+import {ConfigError, MdcliError} from '../errors.js'
 import {isAbsolute, resolve} from 'node:path'
 import type {PluginContext, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from './plugin.js'
 import {autoStatus, take} from './processors.js'
+import {extractStateful, statefulRun, type StatefulConfig, type StatefulRun} from './stateful.js'
 import {defaultRunId, type PluginRef, type Recipe} from './recipe.js'
 import {PluginRegistry} from './registry.js'
 import {Report, type ReportData} from './report.js'
@@ -84,8 +90,16 @@ export interface PreparedPipeline {
   recipe: Recipe
   runId: string
   source: Resolved<SourcePlugin>
+  /** The source config's `stateful_ingestion` block, taken out before the source sees it. */
+  stateful?: StatefulConfig
   transformers: Array<Resolved<TransformerPlugin>>
   sink: Resolved<SinkPlugin>
+}
+
+/** One named stage over the work-unit stream. */
+export interface Processor {
+  name: string
+  apply: Transform
 }
 
 /** humanfriendly-style timespan: `0.42 seconds`, `1 minute and 3.5 seconds`. */
@@ -112,29 +126,30 @@ export async function preparePipeline(recipe: Recipe, opts: {registry?: PluginRe
     validateConfig(plugin.configSchema, ref.config, {file: recipe.file, base, what: `${kind} config`})
     return {ref, plugin}
   }
-  const source = await resolve1<SourcePlugin>('source', recipe.source, 'source.config')
+  // Stateful ingestion belongs to the pipeline: every source gets it without declaring it.
+  const {config: sourceConfig, stateful} = extractStateful(recipe.source.config, recipe.file)
+  if (stateful?.enabled && !recipe.pipeline_name) throw new ConfigError(`${recipe.file}: stateful_ingestion needs a \`pipeline_name\` at the top of the recipe (it names the checkpoint)`)
+  const source = await resolve1<SourcePlugin>('source', {...recipe.source, config: sourceConfig as PluginRef['config']}, 'source.config')
   const transformers: Array<Resolved<TransformerPlugin>> = []
   for (const [i, t] of recipe.transformers.entries()) transformers.push(await resolve1<TransformerPlugin>('transformer', t, `transformers[${i}].config`))
   const sink = await resolve1<SinkPlugin>('sink', recipe.sink, 'sink.config')
   const runId = recipe.run_id ?? defaultRunId(recipe.source.type, new Date((opts.clock ?? Date.now)()))
-  return {recipe, runId, source, transformers, sink}
+  return {recipe, runId, source, stateful, transformers, sink}
 }
 
 /**
  * The server to read current state from: `datahub_api` of the recipe, else the datahub-rest
  * sink's server, else one configured in the environment or config file. Probed once.
  */
-function graphFactory(recipe: Recipe, env: NodeJS.ProcessEnv, warn: (m: string) => void): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>} {
+function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.ProcessEnv, warn: (m: string) => void): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>} {
   let pending: Promise<MdcliClient | undefined> | undefined
   let client: MdcliClient | undefined
   const pick = (): {server: string; token?: string} | undefined => {
     const settings = resolveSettings(env)
     const api = recipe.datahub_api
     if (api?.server) return {server: api.server, token: api.token ?? settings.token}
-    if (recipe.sink.type === 'datahub-rest') {
-      const c = recipe.sink.config as {server?: string; token?: string}
-      return {server: c.server ?? settings.server, token: c.token ?? settings.token}
-    }
+    const target = sink.plugin.serverTarget?.(sink.ref.config, env)
+    if (target) return target
     if (settings.serverSource !== 'default') return {server: settings.server, token: settings.token}
     return undefined
   }
@@ -175,6 +190,120 @@ function countAspect(aspects: Record<string, Record<string, number>>, p: Proposa
   byType[name] = (byType[name] ?? 0) + 1
 }
 
+/** Counters the counting processor keeps for progress and the result. */
+interface Tally {
+  workUnits: number
+  records: number
+  aspects: Record<string, Record<string, number>>
+}
+
+interface StageContext {
+  tally: Tally
+  runId: string
+  pipelineName?: string
+  clock: () => number
+  /** Problems of records go into the source's report. */
+  report: () => Report
+  /** False when the sink checks every record itself (capability `validatesRecords`). */
+  validateLocally: () => boolean
+}
+
+/**
+ * Counts work units, records and aspects; drops what is not a work unit (third-party plugins are
+ * plain JavaScript: the shape is checked rather than trusted).
+ */
+function countStage(c: StageContext): Processor {
+  return {
+    name: 'count',
+    async *apply(stream) {
+      for await (const wu of stream) {
+        c.tally.workUnits++
+        if (!wu || typeof wu !== 'object' || !Array.isArray(wu.proposals)) {
+          c.report().failure('invalid work unit', `work unit ${c.tally.workUnits}: expected {id, kind, proposals: [...]}, got ${JSON.stringify(wu)?.slice(0, 200)}`)
+          continue
+        }
+        c.tally.records += wu.proposals.length
+        for (const p of wu.proposals) if (p !== null && typeof p === 'object') countAspect(c.tally.aspects, p)
+        yield wu
+      }
+    },
+  }
+}
+
+/** Gives every proposal the run's system metadata; drops proposals that are not objects. */
+function stampStage(c: StageContext): Processor {
+  return {
+    name: 'stamp',
+    async *apply(stream) {
+      for await (const wu of stream) {
+        const lastObserved = c.clock()
+        const stamp = {lastObserved, runId: c.runId, ...(c.pipelineName ? {pipelineName: c.pipelineName} : {})}
+        const kept: ProposalInput[] = []
+        for (const p of wu.proposals) {
+          if (p === null || typeof p !== 'object') {
+            c.report().failure('invalid record', `${wu.id}: a proposal must be an object, got ${JSON.stringify(p)}`)
+            continue
+          }
+          p.systemMetadata = {...(p.systemMetadata ?? {}), ...stamp}
+          kept.push(p)
+        }
+        yield kept.length === wu.proposals.length ? wu : {...wu, proposals: kept}
+      }
+    },
+  }
+}
+
+/** Checks each proposal against the registry and aspect schemas, unless the sink does. */
+function validateStage(c: StageContext): Processor {
+  return {
+    name: 'validate',
+    async *apply(stream) {
+      for await (const wu of stream) {
+        if (!c.validateLocally()) {
+          yield wu
+          continue
+        }
+        const kept: ProposalInput[] = []
+        for (const p of wu.proposals) {
+          try {
+            const prep = prepareProposal(p, 'proposal')
+            if (prep.value !== undefined) p.aspect = {json: prep.value}
+            kept.push(p)
+          } catch (e) {
+            const msg = stripWhere(e instanceof MdcliError ? e.message : String(e), 'proposal', p.entityUrn)
+            c.report().failure('invalid record', `${wu.id}: ${String(p.entityUrn)} ${String(p.aspectName)}: ${msg}`)
+          }
+        }
+        yield kept.length === wu.proposals.length ? wu : {...wu, proposals: kept}
+      }
+    },
+  }
+}
+
+/**
+ * The declared list of processors a run's stream goes through, in order: the source's own
+ * (auto status, stale-entity removal), the recipe's transformers, preview, then the pipeline's
+ * (count, stamp, validate).
+ */
+export function processorsFor(opts: {
+  autoStatus: boolean
+  stateful?: StatefulRun
+  transforms: Array<{type: string; apply: Transform}>
+  preview?: number
+  stage: StageContext
+}): Processor[] {
+  const list: Processor[] = []
+  if (opts.autoStatus) list.push({name: 'auto-status', apply: autoStatus})
+  if (opts.stateful) list.push({name: 'stale-entity-removal', apply: opts.stateful.transform})
+  for (const t of opts.transforms) list.push({name: `transformer:${t.type}`, apply: t.apply})
+  if (opts.preview !== undefined) {
+    const n = opts.preview
+    list.push({name: 'preview', apply: (s) => take(s, n)})
+  }
+  list.push(countStage(opts.stage), stampStage(opts.stage), validateStage(opts.stage))
+  return list
+}
+
 /** Runs a prepared pipeline to the end (or the preview limit) and returns its result. */
 export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOptions = {}): Promise<PipelineResult> {
   const {recipe, runId} = prepared
@@ -183,7 +312,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   const dryRun = opts.dryRun ?? false
   const startedAt = clock()
   const pipelineReport = new Report()
-  const graph = graphFactory(recipe, env, (m) => pipelineReport.warning('server', m))
+  const graph = graphFactory(recipe, prepared.sink, env, (m) => pipelineReport.warning('server', m))
   const makeCtx = (): PluginContext => ({
     runId,
     pipelineName: recipe.pipeline_name,
@@ -202,10 +331,8 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   const sinkCtx = makeCtx()
   let source: Source | undefined
   let sink: Sink | undefined
-  const transforms: Transform[] = []
-  let workUnits = 0
-  let records = 0
-  const aspects: Record<string, Record<string, number>> = {}
+  let stateful: StatefulRun | undefined
+  const tally: Tally = {workUnits: 0, records: 0, aspects: {}}
   let ticker: NodeJS.Timeout | undefined
   const sourceReport = (): Report => source?.report ?? sourceCtx.report
   const sinkReport = (): Report => sink?.report ?? sinkCtx.report
@@ -221,10 +348,10 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     return {
       stage,
       elapsedMs,
-      workUnits,
-      records,
+      workUnits: tally.workUnits,
+      records: tally.records,
       recordsWritten,
-      rate: elapsedMs > 0 ? ((dryRun ? records : recordsWritten) * 1000) / elapsedMs : 0,
+      rate: elapsedMs > 0 ? ((dryRun ? tally.records : recordsWritten) * 1000) / elapsedMs : 0,
       ...totals(),
       fraction: source?.progress?.(),
     }
@@ -232,53 +359,45 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
 
   try {
     source = await prepared.source.plugin.create(prepared.source.ref.config, sourceCtx)
-    for (const [i, t] of prepared.transformers.entries()) transforms.push(await t.plugin.create(t.ref.config, transformerCtxs[i]!))
+    const transforms = []
+    for (const [i, t] of prepared.transformers.entries()) transforms.push({type: t.ref.type, apply: await t.plugin.create(t.ref.config, transformerCtxs[i]!)})
     if (!dryRun) sink = await prepared.sink.plugin.create(prepared.sink.ref.config, sinkCtx)
-    const validateLocally = dryRun || !sink?.validatesRecords
+    if (prepared.stateful) {
+      const plugin = prepared.source.plugin
+      stateful = await statefulRun({
+        config: prepared.stateful,
+        pipelineName: recipe.pipeline_name,
+        jobId: plugin.statefulJobId ?? `${plugin.platform ?? recipe.source.type}_stale_entity_removal`,
+        runId,
+        ctx: sourceCtx,
+        report: sourceReport,
+        failuresSoFar: async () => {
+          await sink?.flush()
+          return totals().failures
+        },
+        commitAllowed: !dryRun && !opts.preview,
+        clock,
+      })
+    }
 
     if (opts.onProgress) ticker = setInterval(() => opts.onProgress!(snapshot()), opts.progressIntervalMs ?? 1000)
 
+    const processors = processorsFor({
+      autoStatus: prepared.source.plugin.autoStatus ?? false,
+      stateful,
+      transforms,
+      preview: opts.preview ? (opts.previewWorkunits ?? 10) : undefined,
+      stage: {tally, runId, pipelineName: recipe.pipeline_name, clock, report: sourceReport, validateLocally: () => dryRun || !sink?.validatesRecords},
+    })
     let stream: WorkUnitStream = source.workunits()
-    if (prepared.source.plugin.autoStatus) stream = autoStatus(stream)
-    for (const t of transforms) stream = t(stream)
-    if (opts.preview) stream = take(stream, opts.previewWorkunits ?? 10)
+    for (const p of processors) stream = p.apply(stream)
 
     try {
-      for await (const wu of stream) {
-        workUnits++
-        // Third-party plugins are plain JavaScript: check the shape rather than trust it.
-        if (!wu || typeof wu !== 'object' || !Array.isArray(wu.proposals)) {
-          sourceReport().failure('invalid work unit', `work unit ${workUnits}: expected {id, kind, proposals: [...]}, got ${JSON.stringify(wu)?.slice(0, 200)}`)
-          continue
-        }
-        const lastObserved = clock()
-        const kept: ProposalInput[] = []
-        for (const p of wu.proposals) {
-          records++
-          if (p === null || typeof p !== 'object') {
-            sourceReport().failure('invalid record', `${wu.id}: a proposal must be an object, got ${JSON.stringify(p)}`)
-            continue
-          }
-          countAspect(aspects, p)
-          p.systemMetadata = {...(p.systemMetadata ?? {}), lastObserved, runId, ...(recipe.pipeline_name ? {pipelineName: recipe.pipeline_name} : {})}
-          if (validateLocally) {
-            try {
-              const prep = prepareProposal(p, 'proposal')
-              if (prep.value !== undefined) p.aspect = {json: prep.value}
-            } catch (e) {
-              const msg = stripWhere(e instanceof MdcliError ? e.message : String(e), 'proposal', p.entityUrn)
-              sourceReport().failure('invalid record', `${wu.id}: ${String(p.entityUrn)} ${String(p.aspectName)}: ${msg}`)
-              continue
-            }
-          }
-          kept.push(p)
-        }
-        if (sink && kept.length > 0) await sink.write(kept.length === wu.proposals.length ? wu : {...wu, proposals: kept})
-      }
+      for await (const wu of stream) if (sink && wu.proposals.length > 0) await sink.write(wu)
     } catch (e) {
       // A source, transformer or sink that breaks mid-run ends the run, not the report: what was
       // produced so far is still flushed below, and the break counts as a failure.
-      pipelineReport.failure('run aborted', `${workUnits > 0 ? `after ${workUnits} work units: ` : ''}${(e as Error)?.message ?? String(e)}`)
+      pipelineReport.failure('run aborted', `${tally.workUnits > 0 ? `after ${tally.workUnits} work units: ` : ''}${(e as Error)?.message ?? String(e)}`)
     }
     stage = 'flushing'
     if (sink) {
@@ -286,6 +405,14 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
         await sink.flush()
       } catch (e) {
         pipelineReport.failure('flush failed', (e as Error)?.message ?? String(e))
+      }
+    }
+    // DataHub's commit policy ON_NO_ERRORS: a run with failures keeps the old checkpoint.
+    if (stateful && totals().failures === 0) {
+      try {
+        await stateful.commit()
+      } catch (e) {
+        pipelineReport.failure('stateful-ingestion', `could not store the checkpoint: ${(e as Error)?.message ?? String(e)}`)
       }
     }
   } finally {
@@ -307,7 +434,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   srcData.warnings.push(...pipeData.warnings)
   srcData.failures.push(...pipeData.failures)
   const status: PipelineResult['status'] = failures > 0 ? 'failures' : warnings > 0 ? 'warnings' : 'success'
-  const tail = `produced ${workUnits} events in ${formatTimespan(durationMs)}.`
+  const tail = `produced ${tally.workUnits} events in ${formatTimespan(durationMs)}.`
   const summary =
     status === 'failures'
       ? `Pipeline finished with at least ${failures} failures; ${tail}`
@@ -320,12 +447,12 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     recipe: recipe.file,
     dryRun,
     preview: opts.preview ?? false,
-    source: {type: recipe.source.type, workUnits, records, aspects, report: srcData},
+    source: {type: recipe.source.type, workUnits: tally.workUnits, records: tally.records, aspects: tally.aspects, report: srcData},
     transformers: prepared.transformers.map((t, i) => ({type: t.ref.type, report: transformerCtxs[i]!.report.toJSON()})),
     sink: {type: recipe.sink.type, recordsWritten: dryRun ? 0 : sinkReport().get('recordsWritten'), report: sinkReport().toJSON()},
     startedAt,
     durationMs,
-    eventsProduced: workUnits,
+    eventsProduced: tally.workUnits,
     warnings,
     failures,
     status,

@@ -93,10 +93,28 @@ export interface SourcePlugin<C = any> extends PluginBase {
    * stream ends (DataHub's auto-status processor).
    */
   autoStatus?: boolean
+  /**
+   * The data platform the source reads (`postgres`, `lookml`…); names its stateful-ingestion
+   * job (`<platform>_stale_entity_removal`). Defaults to the source's type name.
+   */
+  platform?: string
+  /** A job id other than `<platform>_stale_entity_removal` (DataHub's dbt source has one). */
+  statefulJobId?: string
+}
+
+/** Where a sink writes, when that is an mdcli (or DataHub) server. */
+export interface ServerTarget {
+  server: string
+  token?: string
 }
 
 export interface SinkPlugin<C = any> extends PluginBase {
   create(config: C, ctx: PluginContext): Sink | Promise<Sink>
+  /**
+   * Capability: the server this sink would write to with `config`, so sources and stateful
+   * ingestion can read current state from it. Sinks that write elsewhere leave it out.
+   */
+  serverTarget?(config: C, env: NodeJS.ProcessEnv): ServerTarget
 }
 
 export interface TransformerPlugin<C = any> extends PluginBase {

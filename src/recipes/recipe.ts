@@ -3,7 +3,7 @@
  *
  * ```yaml
  * source: {type: file, config: {path: ./mce.json}}
- * sink: {type: datahub-rest, config: {server: http://localhost:8080}}   # console when omitted
+ * sink: {type: datahub-rest, config: {server: http://localhost:8080}}   # datahub-rest to the configured server when omitted
  * transformers: [{type: simple_add_dataset_tags, config: {tag_urns: [urn:li:tag:pii]}}]
  * pipeline_name: nightly-glossary     # optional, stamped into systemMetadata.pipelineName
  * run_id: my-run                      # optional, default <source type>-YYYY_MM_DD-HH_MM_SS
@@ -181,7 +181,8 @@ export function parseRecipe(text: string, file: string, format: 'yaml' | 'toml' 
   const ref = (r: {type: string; config?: Record<string, unknown> | null}): PluginRef => ({type: r.type, config: r.config ?? {}})
   return {
     source: ref(expanded.source),
-    sink: expanded.sink ? ref(expanded.sink) : {type: 'console', config: {}},
+    // DataHub's default: the REST sink to the configured server (a console sink writes nothing anywhere).
+    sink: expanded.sink ? ref(expanded.sink) : {type: 'datahub-rest', config: {}},
     transformers: (expanded.transformers ?? []).map(ref),
     pipeline_name: expanded.pipeline_name,
     run_id: expanded.run_id,

@@ -38,6 +38,8 @@ export interface PluginStatus extends PluginInfo {
   enabled: boolean
   reason?: string
   description?: string
+  /** Top-level config keys of the plugin's schema (`*` marks a required one), when it loads. */
+  configKeys?: string[]
 }
 
 const KIND_KEYS: Record<string, PluginKind> = {sources: 'source', sinks: 'sink', transformers: 'transformer'}
@@ -61,6 +63,11 @@ export const BUILTINS: PluginInfo[] = [
   builtin('source', 'datahub-lineage-file', 'datahub-lineage-file'),
   builtin('source', 'dbt', 'dbt'),
   builtin('source', 'csv-enricher', 'csv-enricher'),
+  builtin('source', 'lookml', 'lookml'),
+  builtin('source', 'duckdb', 'duckdb'),
+  builtin('source', 'postgres', 'postgres'),
+  builtin('source', 'mysql', 'mysql'),
+  builtin('source', 'mariadb', 'mysql', 'mariadb'),
   builtin('sink', 'console', 'console'),
   builtin('sink', 'file', 'file-sink'),
   builtin('sink', 'datahub-rest', 'datahub-rest'),
@@ -238,7 +245,7 @@ export class PluginRegistry {
     return def as AnyPlugin
   }
 
-  /** Tries every plugin; enabled or disabled with the reason. */
+  /** Tries every plugin; enabled (with its description and config keys) or disabled with the reason. */
   async check(kind?: PluginKind): Promise<PluginStatus[]> {
     const out: PluginStatus[] = []
     for (const e of this.list(kind)) {
@@ -248,7 +255,7 @@ export class PluginRegistry {
       }
       try {
         const def = await this.load(e.kind, e.name)
-        out.push({...e, enabled: true, description: def.description})
+        out.push({...e, enabled: true, description: def.description, configKeys: configKeys(def.configSchema)})
       } catch (err) {
         const msg = (err as Error).message
         out.push({...e, enabled: false, reason: msg.replace(/^The .*? is disabled: /, '')})
@@ -256,4 +263,11 @@ export class PluginRegistry {
     }
     return out
   }
+}
+
+/** `["path*", "file_extension"]` from a config schema's top-level properties. */
+function configKeys(schema: Record<string, unknown> | undefined): string[] {
+  const props = (schema?.properties ?? {}) as Record<string, unknown>
+  const required = new Set(Array.isArray(schema?.required) ? (schema.required as string[]) : [])
+  return Object.keys(props).map((k) => (required.has(k) ? `${k}*` : k))
 }

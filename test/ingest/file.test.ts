@@ -148,7 +148,7 @@ describe('ingest: file source, sinks and run flags', function () {
 
   it('the console sink prints one JSON line per proposal', async () => {
     const file = writeJson(dir, 'console.json', [mcpRecord(datasetUrn('console.t'), 'status', {removed: false})])
-    const r = await runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}}, 'console.yml')], {env: offlineEnv(dir)})
+    const r = await runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'console'}}, 'console.yml')], {env: offlineEnv(dir)})
     expect(r.code, r.stderr).to.equal(0)
     const line = JSON.parse(r.stdout.split('\n')[0]!)
     expect(line).to.include({entityUrn: datasetUrn('console.t'), aspectName: 'status'})

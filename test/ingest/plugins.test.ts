@@ -25,10 +25,19 @@ describe('plugins: registry, check plugins, third-party packages', function () {
     const r = await runCli(['check', 'plugins'], {env: offlineEnv(project)})
     expect(r.code, r.stderr).to.equal(0)
     const [sources, sinks, transformers] = r.stdout.split('\n\n')
-    expect(sources!.split('\n')).to.deep.equal(['Sources:', 'csv-enricher', 'datahub-business-glossary', 'datahub-lineage-file', 'dbt', 'file'])
+    const sourceNames = sources!.split('\n')
+    expect(sourceNames[0]).to.equal('Sources:')
+    expect(sourceNames).to.include.members(['csv-enricher', 'datahub-business-glossary', 'datahub-lineage-file', 'dbt', 'file', 'lookml'])
+    expect(sourceNames.slice(1)).to.deep.equal([...sourceNames.slice(1)].sort())
     expect(sinks!.split('\n')).to.deep.equal(['Sinks:', 'console', 'datahub-rest', 'file'])
     expect(transformers!.split('\n')).to.include.members(['Transformers:', 'simple_add_dataset_ownership', 'pattern_add_dataset_domain'])
     expect(r.stdout).to.contain('If a plugin is disabled')
+  })
+
+  it('--verbose lists each plugin with its description and config keys (* = required)', async () => {
+    const r = await runCli(['check', 'plugins', '--verbose'], {env: offlineEnv(project)})
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.stdout).to.match(/\nlookml +plugins\/lookml\/index\.js\n +Reads a LookML project.*\n +config: base_folder\*, project_name\*, connection_to_platform_map\*, model_pattern/)
   })
 
   it('finds third-party packages in the project’s node_modules; a broken one is disabled with its reason', async () => {

@@ -16,9 +16,9 @@ describe('recipes', () => {
 
   const parse = (text: string, env: Record<string, string> = {}, format: 'yaml' | 'toml' | 'json' = 'yaml') => parseRecipe(text, '/r/recipe.yml', format, env, '/r')
 
-  it('defaults the sink to console and keeps optional fields', () => {
+  it('defaults the sink to the REST sink, as the spec and DataHub do, and keeps optional fields', () => {
     const r = parse('source: {type: file, config: {path: x.json}}\npipeline_name: p1\nrun_id: r1\n')
-    expect(r.sink).to.deep.equal({type: 'console', config: {}})
+    expect(r.sink).to.deep.equal({type: 'datahub-rest', config: {}})
     expect(r.pipeline_name).to.equal('p1')
     expect(r.run_id).to.equal('r1')
     expect(r.transformers).to.deep.equal([])

@@ -108,6 +108,27 @@ describe('ingest runs: list-runs, show, rollback', function () {
     expect((await version(Y, 'globalTags', 1)).body.aspect['com.linkedin.common.GlobalTags']).to.deep.equal(first)
   })
 
+  it('soft rollback of a run that created a user, a group and a tag keeps each as DataHub does: key aspect and status removed', async () => {
+    const user = 'urn:li:corpuser:rollback-ann'
+    const group = 'urn:li:corpGroup:rollback-team'
+    const tag = 'urn:li:tag:rollback-tag'
+    await ingestRun('people', [
+      mcpRecord(user, 'corpUserInfo', {active: true, displayName: 'Ann', email: 'ann@example.com'}),
+      mcpRecord(group, 'corpGroupInfo', {displayName: 'Team', admins: [], members: [], groups: []}),
+      mcpRecord(tag, 'tagProperties', {name: 'rollback-tag'}),
+    ])
+    const done = await runCli(['ingest', 'rollback', '--run-id', 'people', '--force', '--json'], {env: lite.env()})
+    expect(done.code, done.stderr).to.equal(0)
+    expect(JSON.parse(done.stdout)).to.include({entitiesDeleted: 3})
+    for (const [urn, key] of [[user, 'corpUserKey'], [group, 'corpGroupKey'], [tag, 'tagKey']] as const) {
+      const e = await entity(urn)
+      expect(e.status, urn).to.equal(200)
+      // The run's own aspects are reverted; the key stays and status hides the entity.
+      expect(Object.keys(e.body.aspects).sort(), urn).to.deep.equal([key, 'status'].sort())
+      expect(e.body.aspects.status.value).to.deep.equal({removed: true})
+    }
+  })
+
   it('refuses the reserved default run id with DataHub’s message', async () => {
     const r = await runCli(['ingest', 'rollback', '--run-id', 'no-run-id-provided', '--force'], {env: lite.env()})
     expect(r.code).to.equal(1)

@@ -12,7 +12,7 @@ export default class CheckPlugins extends BaseCommand {
   static override summary = 'List the sources, sinks and transformers, and whether each can load.'
   static override description = `Built-in plugins and third-party ones: npm packages in node_modules (of this directory or of mdcli) that declare "mdcli": {"plugins": {...}} in their package.json.
 
-A plugin that cannot be imported is listed as disabled; --verbose says why.`
+A plugin that cannot be imported is listed as disabled; --verbose says why, and lists each plugin's description and config keys (* = required).`
   static override examples = [
     '<%= config.bin %> check plugins',
     '<%= config.bin %> check plugins --verbose',
@@ -20,7 +20,7 @@ A plugin that cannot be imported is listed as disabled; --verbose says why.`
   ]
 
   static override flags = {
-    verbose: Flags.boolean({char: 'v', summary: 'Show where each plugin comes from, or why it is disabled.', default: false}),
+    verbose: Flags.boolean({char: 'v', summary: 'Show where each plugin comes from, what it does and its config keys, or why it is disabled.', default: false}),
     source: Flags.string({summary: 'Check one source and say whether it is enabled.'}),
   }
 
@@ -47,6 +47,8 @@ A plugin that cannot be imported is listed as disabled; --verbose says why.`
         if (flags.verbose) {
           const where = p.origin === 'built-in' ? p.module.replace(/^.*\/plugins\//, 'plugins/') : `${p.origin}`
           this.log(p.enabled ? `${pad}${where}` : `${pad}(disabled) ${p.reason ?? ''}`)
+          if (p.enabled && p.description) this.log(`${' '.repeat(pad.length)}${p.description}`)
+          if (p.enabled && p.configKeys?.length) this.log(`${' '.repeat(pad.length)}config: ${p.configKeys.join(', ')}`)
         } else this.log(p.enabled ? p.name : `${pad}(disabled)`)
       }
       this.log('')

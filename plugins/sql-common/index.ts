@@ -1,0 +1,577 @@
+/**
+ * What DataHub's SQL sources have in common, for our `postgres` and `mysql`/`mariadb` sources:
+ * the walk (databases → schemas → tables, views → profiles → view lineage), the aspects and their
+ * order, schema fields, profiles computed in the database, and view lineage from a SQL parser.
+ *
+ * Glossary:
+ * - dialect: how one database product is asked for its catalog (`SqlDialect`), and how its
+ *   types read (`Column.typeClass`, SQLAlchemy's class name, which decides the DataHub type).
+ * - two-tier: MySQL's `db.table` naming (no schema container); PostgreSQL is three-tier
+ *   (`db.schema.table`).
+ * - relation: a table or a view.
+ *
+ * Memory stays bounded by one schema: columns and keys are read per schema, work units are
+ * yielded table by table, and only view definitions wait for the lineage pass at the end.
+ */
+import sqlParser from 'node-sql-parser'
+import {ALLOW_DENY_SCHEMA, allowDeny, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+
+export interface Column {
+  name: string
+  /** What DataHub prints: SQLAlchemy's repr, e.g. `VARCHAR(length=500)`, `BIGINT()`. */
+  nativeDataType: string
+  /** SQLAlchemy's class name (`VARCHAR`, `JSON`, `ENUM`…), which decides the DataHub type. */
+  typeClass: string
+  nullable: boolean
+  comment?: string
+}
+
+export interface ForeignKey {
+  name: string
+  columns: string[]
+  /** Referred schema (PostgreSQL) or database (MySQL); undefined = the same one. */
+  referredSchema?: string
+  referredTable: string
+  referredColumns: string[]
+}
+
+export interface Relation {
+  name: string
+  kind: 'table' | 'view'
+  comment?: string
+  /** Views: the definition as the server renders it. */
+  definition?: string
+}
+
+/** The catalog of one database, as one connection sees it. */
+export interface DatabaseSession {
+  /** Schemas (PostgreSQL) or the database itself (MySQL, two-tier). */
+  schemas(): Promise<string[]>
+  relations(schema: string): Promise<Relation[]>
+  /** Columns of every relation of the schema, in ordinal order. */
+  columns(schema: string): Promise<Map<string, Column[]>>
+  primaryKeys(schema: string): Promise<Map<string, string[]>>
+  foreignKeys(schema: string): Promise<Map<string, ForeignKey[]>>
+  /** Runs a profiling query with the dialect's statement time limit. */
+  query(sql: string, timeoutMs: number): Promise<Array<Record<string, unknown>>>
+  quote(ident: string): string
+  estimatedRows(schema: string, table: string): Promise<number | undefined>
+  sizeInBytes?(schema: string, table: string): Promise<number | undefined>
+  close(): Promise<void>
+}
+
+export interface SqlDialect {
+  platform: string
+  twoTier: boolean
+  /** node-sql-parser's name for the dialect. */
+  parserDialect: string
+  /** Databases to visit, in order (already filtered by `database_pattern`). */
+  databases(): Promise<string[]>
+  open(database: string): Promise<DatabaseSession>
+  /** Strips what precedes the SELECT of a view definition (MySQL's CREATE … VIEW … AS). */
+  viewSelect?(definition: string): string
+  close(): Promise<void>
+}
+
+export interface ProfilingConfig {
+  enabled: boolean
+  profile_table_level_only: boolean
+  profile_table_row_count_estimate_only: boolean
+  include_field_null_count: boolean
+  include_field_distinct_count: boolean
+  include_field_min_value: boolean
+  include_field_max_value: boolean
+  include_field_mean_value: boolean
+  include_field_median_value: boolean
+  include_field_stddev_value: boolean
+  include_field_sample_values: boolean
+  include_field_distinct_value_frequencies: boolean
+  field_sample_values_limit: number
+  max_number_of_fields_to_profile?: number
+  profile_table_row_limit?: number
+  max_seconds_per_table: number
+}
+
+export interface SqlSourceConfig {
+  host_port: string
+  database?: string
+  username?: string
+  password?: string
+  env: string
+  platform_instance?: string
+  database_pattern?: AllowDeny
+  schema_pattern?: AllowDeny
+  table_pattern?: AllowDeny
+  view_pattern?: AllowDeny
+  profile_pattern?: AllowDeny
+  include_tables: boolean
+  include_views: boolean
+  include_view_lineage: boolean
+  include_view_column_lineage: boolean
+  domain?: Record<string, AllowDeny>
+  options?: Record<string, unknown>
+  profiling: ProfilingConfig
+  classification?: {enabled?: boolean}
+}
+
+const PROFILING_SCHEMA = {
+  type: 'object',
+  properties: {
+    enabled: {type: 'boolean', default: false},
+    profile_table_level_only: {type: 'boolean', default: false},
+    profile_table_row_count_estimate_only: {type: 'boolean', default: false},
+    include_field_null_count: {type: 'boolean', default: true},
+    include_field_distinct_count: {type: 'boolean', default: true},
+    include_field_min_value: {type: 'boolean', default: true},
+    include_field_max_value: {type: 'boolean', default: true},
+    include_field_mean_value: {type: 'boolean', default: true},
+    include_field_median_value: {type: 'boolean', default: true},
+    include_field_stddev_value: {type: 'boolean', default: true},
+    include_field_sample_values: {type: 'boolean', default: true},
+    include_field_distinct_value_frequencies: {type: 'boolean', default: false},
+    include_field_quantiles: {type: 'boolean'},
+    include_field_histogram: {type: 'boolean'},
+    field_sample_values_limit: {type: 'integer', minimum: 0, default: 20},
+    max_number_of_fields_to_profile: {type: 'integer', minimum: 1},
+    profile_table_row_limit: {type: 'integer', minimum: 1, default: 5_000_000},
+    profile_table_size_limit: {type: 'integer'},
+    max_seconds_per_table: {type: 'number', exclusiveMinimum: 0, default: 60},
+    turn_off_expensive_profiling_metrics: {type: 'boolean'},
+    partition_profiling_enabled: {type: 'boolean'},
+    catch_exceptions: {type: 'boolean'},
+    max_workers: {type: 'integer'},
+    query_combiner_enabled: {type: 'boolean'},
+    report_dropped_profiles: {type: 'boolean'},
+    limit: {type: 'integer'},
+    offset: {type: 'integer'},
+  },
+  additionalProperties: false,
+  default: {},
+}
+
+/** The recipe keys every SQL source takes (DataHub's names); `extra` adds a dialect's own. */
+export function sqlConfigSchema(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: {
+      host_port: {type: 'string', minLength: 1},
+      database: {type: 'string', minLength: 1},
+      username: {type: 'string'},
+      password: {type: 'string'},
+      env: {type: 'string', default: 'PROD'},
+      platform_instance: {type: 'string', minLength: 1},
+      database_pattern: ALLOW_DENY_SCHEMA,
+      schema_pattern: ALLOW_DENY_SCHEMA,
+      table_pattern: ALLOW_DENY_SCHEMA,
+      view_pattern: ALLOW_DENY_SCHEMA,
+      profile_pattern: ALLOW_DENY_SCHEMA,
+      include_tables: {type: 'boolean', default: true},
+      include_views: {type: 'boolean', default: true},
+      include_view_lineage: {type: 'boolean', default: true},
+      include_view_column_lineage: {type: 'boolean', default: true},
+      include_table_location_lineage: {type: 'boolean'},
+      convert_urns_to_lowercase: {type: 'boolean'},
+      domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
+      options: {type: 'object'},
+      profiling: PROFILING_SCHEMA,
+      classification: {type: 'object'},
+      ...extra,
+    },
+    required: ['host_port'],
+    additionalProperties: false,
+  }
+}
+
+/** SQLAlchemy classes → DataHub field types (`_field_type_mapping`, with the dialects' extras). */
+export function fieldType(typeClass: string): string {
+  const t = typeClass.toUpperCase()
+  if (t === 'ARRAY') return 'ArrayType'
+  if (t === 'JSON' || t === 'JSONB') return 'RecordType'
+  if (t === 'HSTORE') return 'MapType'
+  if (t === 'ENUM') return 'EnumType'
+  if (t === 'BOOLEAN' || t === 'BOOL') return 'BooleanType'
+  if (/^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|NUMERIC|DECIMAL|FLOAT|REAL|DOUBLE|DOUBLE_PRECISION|MONEY|YEAR_NUM)$/.test(t)) return 'NumberType'
+  if (/^(BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|BIT|TSVECTOR|REGCLASS)$/.test(t)) return 'BytesType'
+  if (/^(VARCHAR|CHAR|TEXT|LONGTEXT|MEDIUMTEXT|TINYTEXT|NVARCHAR|NCHAR|SET|UUID|INET|CIDR_STR|MACADDR|OID|CITEXT|NAME)$/.test(t)) return 'StringType'
+  if (t === 'DATE') return 'DateType'
+  if (/^(TIME|TIMESTAMP|DATETIME|INTERVAL)$/.test(t)) return 'TimeType'
+  return 'NullType'
+}
+
+const NUMERIC_CLASS = /^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|NUMERIC|DECIMAL|FLOAT|REAL|DOUBLE|DOUBLE_PRECISION|MONEY)$/i
+const TEMPORAL_CLASS = /^(DATE|TIME|TIMESTAMP|DATETIME)$/i
+const UNPROFILED_CLASS = /^(JSON|JSONB|ARRAY|HSTORE|BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|TSVECTOR|NULL)$/i
+
+const schemaField = (dataset: string, col: string): string => `urn:li:schemaField:(${dataset},${col})`
+
+/** Python's `str()` of a value a driver returned. */
+function pyStr(v: unknown, typeClass: string): string {
+  if (v instanceof Date) return v.toISOString().slice(0, typeClass.toUpperCase() === 'DATE' ? 10 : 19).replace('T', ' ')
+  if (typeof v === 'number' && /^(FLOAT|REAL|DOUBLE|DOUBLE_PRECISION)$/i.test(typeClass) && Number.isInteger(v)) return `${v}.0`
+  return String(v)
+}
+
+/** Python's `str()` of a float: `4.0`, not `4`. */
+function pyFloat(n: number): string {
+  return Number.isInteger(n) ? `${n}.0` : String(n)
+}
+
+/** DataHub's cardinality classes (`convert_to_cardinality`). */
+function cardinality(unique: number | undefined, pct: number | undefined): string {
+  if (unique === undefined || pct === undefined) return 'NONE'
+  if (pct === 1) return 'UNIQUE'
+  if (unique === 1) return 'ONE'
+  if (unique === 2) return 'TWO'
+  if (unique < 20) return 'VERY_FEW'
+  if (unique < 60) return 'FEW'
+  if (unique === 0) return 'NONE'
+  return pct > 0.1 ? 'VERY_MANY' : 'MANY'
+}
+
+export interface SqlRun {
+  dialect: SqlDialect
+  /** From `dialect.databases()`, asked before the run so that a bad login fails it at once. */
+  databases: string[]
+  config: SqlSourceConfig
+  ctx: PluginContext
+  report: Report
+}
+
+/** The work units of one run of a SQL source, in DataHub's order. */
+export async function* sqlWorkunits({dialect, databases, config, ctx, report}: SqlRun): AsyncGenerator<WorkUnit> {
+  const env = config.env.toUpperCase()
+  const platform = dialect.platform
+  const inst = config.platform_instance
+  const instanceUrn = inst ? `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${platform},${inst})` : undefined
+  const platformInstance = instanceUrn ? {platform: `urn:li:dataPlatform:${platform}`, instance: instanceUrn} : {platform: `urn:li:dataPlatform:${platform}`}
+  const pathPrefix = instanceUrn ? [{id: instanceUrn, urn: instanceUrn}] : []
+  const schemaOk = allowDeny(config.schema_pattern)
+  const tableOk = allowDeny(config.table_pattern)
+  const viewOk = allowDeny(config.view_pattern ?? config.table_pattern)
+  const profileOk = allowDeny(config.profile_pattern)
+  const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
+  const domainOf = (name: string): string | undefined => domains.filter((d) => d.ok(name)).pop()?.urn
+  if (config.classification?.enabled) report.warning('classification', 'classification is not supported by mdcli; columns are not classified')
+
+  const dbKey = (db: string) => ({platform, instance: inst, env, database: db})
+  const dbUrn = (db: string) => containerUrn(dbKey(db), {envAsInstance: true})
+  const schemaUrn = (db: string, schema: string) => containerUrn({...dbKey(db), schema}, {envAsInstance: true})
+  const datasetName = (db: string, schema: string, table: string) => (dialect.twoTier ? `${db}.${table}` : `${db}.${schema}.${table}`)
+  const datasetUrn = (db: string, schema: string, table: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},${inst ? `${inst}.` : ''}${datasetName(db, schema, table)},${env})`
+
+  function container(urn: string, name: string, subType: string, props: Record<string, string>, domainName: string, parent?: string): WorkUnit {
+    const domain = domainOf(domainName)
+    return {
+      id: `container-${urn}`,
+      kind: 'mcp',
+      proposals: [
+        mcp(urn, 'containerProperties', {customProperties: {platform, ...(inst ? {instance: inst} : {}), env, ...props}, name}),
+        mcp(urn, 'status', {removed: false}),
+        mcp(urn, 'dataPlatformInstance', platformInstance),
+        mcp(urn, 'subTypes', {typeNames: [subType]}),
+        ...(domain ? [mcp(urn, 'domains', {domains: [domain]})] : []),
+        ...(parent ? [mcp(urn, 'container', {container: parent})] : []),
+        mcp(urn, 'browsePathsV2', {path: [...pathPrefix, ...(parent ? [{id: parent, urn: parent}] : [])]}),
+      ],
+    }
+  }
+
+  const views: Array<{db: string; schema: string; name: string; urn: string; definition: string; columns: Column[]}> = []
+  try {
+    for (const db of databases) {
+      let session: DatabaseSession
+      try {
+        session = await dialect.open(db)
+      } catch (e) {
+        report.failure('database failed', `${db}: ${(e as Error).message}`)
+        continue
+      }
+      try {
+        const dUrn = dbUrn(db)
+        yield container(dUrn, db, 'Database', {database: db}, db)
+        const profiles: Array<{schema: string; table: string; urn: string; columns: Column[]}> = []
+        for (const schema of await session.schemas()) {
+          if (!dialect.twoTier && !schemaOk(schema)) continue
+          const parent = dialect.twoTier ? dUrn : schemaUrn(db, schema)
+          if (!dialect.twoTier) yield container(parent, schema, 'Schema', {database: db, schema}, `${db}.${schema}`, dUrn)
+          let relations: Relation[]
+          let columns: Map<string, Column[]>
+          let keys: Map<string, string[]>
+          let fks: Map<string, ForeignKey[]>
+          try {
+            relations = await session.relations(schema)
+            columns = await session.columns(schema)
+            keys = await session.primaryKeys(schema)
+            fks = await session.foreignKeys(schema)
+          } catch (e) {
+            report.failure('schema failed', `${datasetName(db, schema, '').replace(/\.$/, '')}: ${(e as Error).message}`)
+            continue
+          }
+          const ordered = [...relations.filter((r) => r.kind === 'table'), ...relations.filter((r) => r.kind === 'view')]
+          for (const rel of ordered) {
+            const name = datasetName(db, schema, rel.name)
+            if (rel.kind === 'table' ? !config.include_tables || !tableOk(name) : !config.include_views || !viewOk(name)) {
+              report.count(rel.kind === 'table' ? 'tablesFiltered' : 'viewsFiltered')
+              continue
+            }
+            const urn = datasetUrn(db, schema, rel.name)
+            // Views reflect every column as nullable, whatever the tables below say (as in DataHub).
+            const cols = (columns.get(rel.name) ?? []).map((c) => (rel.kind === 'view' ? {...c, nullable: true} : c))
+            const pk = rel.kind === 'table' ? (keys.get(rel.name) ?? []) : []
+            const foreign = rel.kind === 'table' ? (fks.get(rel.name) ?? []) : []
+            // One relation that cannot be described is a failure of the run, not its end.
+            let proposals: ProposalInput[]
+            try {
+              proposals = ((): ProposalInput[] => {
+                const domain = domainOf(name)
+                const props = {
+                  customProperties: rel.kind === 'view' ? {view_definition: rel.definition ?? '', is_view: 'True'} : {},
+                  name: rel.name,
+                  ...(rel.comment ? {description: rel.comment} : {}),
+                  tags: [],
+                }
+                const schemaMetadata = {
+                  schemaName: name,
+                  platform: `urn:li:dataPlatform:${platform}`,
+                  version: 0,
+                  created: {time: 0, actor: 'urn:li:corpuser:unknown'},
+                  lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
+                  hash: '',
+                  platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
+                  fields: cols.map((c) => ({
+                    fieldPath: c.name,
+                    nullable: c.nullable,
+                    ...(c.comment ? {description: c.comment} : {}),
+                    type: {type: {[`com.linkedin.schema.${fieldType(c.typeClass)}`]: {}}},
+                    nativeDataType: c.nativeDataType,
+                    recursive: false,
+                    isPartOfKey: pk.includes(c.name),
+                  })),
+                  ...(foreign.length
+                    ? {
+                        foreignKeys: foreign.map((fk) => {
+                          const target = datasetUrn(dialect.twoTier ? (fk.referredSchema ?? db) : db, fk.referredSchema ?? schema, fk.referredTable)
+                          return {name: fk.name, foreignFields: fk.referredColumns.map((c) => schemaField(target, c)), sourceFields: fk.columns.map((c) => schemaField(urn, c)), foreignDataset: target}
+                        }),
+                      }
+                    : {}),
+                }
+                const proposals: ProposalInput[] = [
+                  mcp(urn, 'container', {container: parent}),
+                  mcp(urn, 'status', {removed: false}),
+                  mcp(urn, 'datasetProperties', props),
+                  mcp(urn, 'schemaMetadata', schemaMetadata),
+                  ...(instanceUrn ? [mcp(urn, 'dataPlatformInstance', platformInstance)] : []),
+                  mcp(urn, 'subTypes', {typeNames: [rel.kind === 'table' ? 'Table' : 'View']}),
+                  ...(rel.kind === 'view' ? [mcp(urn, 'viewProperties', {materialized: false, viewLogic: rel.definition ?? '', viewLanguage: 'SQL'})] : []),
+                  ...(domain ? [mcp(urn, 'domains', {domains: [domain]})] : []),
+                  mcp(urn, 'browsePathsV2', {path: [...pathPrefix, {id: dUrn, urn: dUrn}, ...(dialect.twoTier ? [] : [{id: parent, urn: parent}])]}),
+                ]
+                return proposals
+              })()
+            } catch (e) {
+              report.failure('table failed', `${name}: ${(e as Error).message}`)
+              continue
+            }
+            report.count(rel.kind === 'table' ? 'tablesScanned' : 'viewsScanned')
+            yield {id: urn, kind: 'mcp', proposals}
+            if (rel.kind === 'view' && rel.definition && config.include_view_lineage) views.push({db, schema, name: rel.name, urn, definition: rel.definition, columns: cols})
+            if (rel.kind === 'table' && config.profiling.enabled && profileOk(name)) profiles.push({schema, table: rel.name, urn, columns: cols})
+          }
+        }
+        for (const p of profiles) {
+          const value = await profileTable(session, dialect, config.profiling, p.schema, p.table, p.columns, datasetName(db, p.schema, p.table), ctx, report, profileOk)
+          if (value) yield {id: `profile-${p.urn}`, kind: 'mcp', proposals: [mcp(p.urn, 'datasetProfile', value)]}
+        }
+      } finally {
+        await session.close()
+      }
+    }
+    for (const v of views) {
+      const lineage = parseViewLineage(dialect, v.definition, (ref) => datasetUrn(v.db, ref.schema ?? (dialect.twoTier ? v.db : v.schema), ref.table), dialect.twoTier ? v.db : v.schema)
+      if (!lineage) {
+        report.warning('view lineage', `${datasetName(v.db, v.schema, v.name)}: the view's SQL could not be parsed`)
+        continue
+      }
+      if (lineage.upstreams.length === 0) continue
+      const fine = config.include_view_column_lineage
+        ? [...lineage.columns.entries()]
+            .filter(([col]) => v.columns.some((c) => c.name === col))
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([col, ups]) => ({upstreamType: 'FIELD_SET', upstreams: ups.map((u) => schemaField(u.dataset, u.column)), downstreamType: 'FIELD', downstreams: [schemaField(v.urn, col)], confidenceScore: 1.0}))
+        : []
+      yield {
+        id: `lineage-${v.urn}`,
+        kind: 'mcp',
+        proposals: [
+          mcp(v.urn, 'upstreamLineage', {
+            upstreams: lineage.upstreams.map((dataset) => ({auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset, type: 'VIEW'})),
+            ...(fine.length ? {fineGrainedLineages: fine} : {}),
+          }),
+        ],
+      }
+    }
+  } finally {
+    await dialect.close()
+  }
+}
+
+const parser = new sqlParser.Parser()
+
+interface TableRef {
+  schema?: string
+  table: string
+}
+
+/** Tables a view reads and, per output column, the columns it comes from. */
+function parseViewLineage(dialect: SqlDialect, definition: string, urnOf: (ref: TableRef) => string, defaultSchema: string): {upstreams: string[]; columns: Map<string, Array<{dataset: string; column: string}>>} | undefined {
+  const sql = (dialect.viewSelect ? dialect.viewSelect(definition) : definition).trim().replace(/;\s*$/, '')
+  let ast
+  try {
+    ast = parser.astify(sql, {database: dialect.parserDialect})
+  } catch {
+    return undefined
+  }
+  const stmt = (Array.isArray(ast) ? ast[0] : ast) as any
+  if (stmt?.type !== 'select') return undefined
+  const aliases = new Map<string, string>()
+  const upstreams: string[] = []
+  // PostgreSQL renders joins in parentheses: `FROM (a JOIN b ON …)` parses as nested `tables`.
+  const flat = (list: any[]): any[] => list.flatMap((f) => (f?.expr?.type === 'tables' ? flat(f.expr.expr ?? []) : [f]))
+  for (const f of flat(stmt.from ?? [])) {
+    if (!f.table) continue
+    const urn = urnOf({schema: f.db ?? f.schema ?? undefined, table: f.table})
+    if (!upstreams.includes(urn)) upstreams.push(urn)
+    aliases.set(f.as ?? f.table, urn)
+    aliases.set(f.table, urn)
+  }
+  void defaultSchema
+  const columns = new Map<string, Array<{dataset: string; column: string}>>()
+  const colName = (c: any): string | undefined => (typeof c === 'string' ? c : c?.expr?.value)
+  for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) {
+    const refs: Array<{table: string | null; column: string}> = []
+    const walk = (n: any): void => {
+      if (!n || typeof n !== 'object') return
+      if (n.type === 'column_ref') {
+        const name = colName(n.column)
+        // Quoted names come as {type, value} (MySQL's backticks), plain ones as strings.
+        const table = typeof n.table === 'string' ? n.table : (n.table?.value ?? null)
+        if (name) refs.push({table, column: name})
+        return
+      }
+      for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v)
+    }
+    walk(c.expr)
+    const out = c.as ?? (c.expr?.type === 'column_ref' ? colName(c.expr.column) : undefined)
+    if (!out || out === '*') continue
+    const ups = refs
+      .map((r) => {
+        const dataset = r.table ? aliases.get(r.table) : upstreams.length === 1 ? upstreams[0] : undefined
+        return dataset ? {dataset, column: r.column} : undefined
+      })
+      .filter((x): x is {dataset: string; column: string} => x !== undefined)
+    if (ups.length) columns.set(out, ups)
+  }
+  return {upstreams, columns}
+}
+
+/** `datasetProfile` of one table, from bounded queries run in the database. */
+async function profileTable(
+  session: DatabaseSession,
+  dialect: SqlDialect,
+  p: ProfilingConfig,
+  schema: string,
+  table: string,
+  columns: Column[],
+  name: string,
+  ctx: PluginContext,
+  report: Report,
+  profileOk: (n: string) => boolean,
+): Promise<Record<string, unknown> | undefined> {
+  const q = session.quote
+  const from = dialect.twoTier ? `${q(table)}` : `${q(schema)}.${q(table)}`
+  const budget = p.max_seconds_per_table * 1000
+  try {
+    const estimate = await session.estimatedRows(schema, table)
+    if (p.profile_table_row_limit !== undefined && estimate !== undefined && estimate > p.profile_table_row_limit && !p.profile_table_row_count_estimate_only) {
+      report.warning('profiling skipped', `${name}: about ${estimate} rows, over profiling.profile_table_row_limit ${p.profile_table_row_limit}`)
+      return undefined
+    }
+    const rowCount = p.profile_table_row_count_estimate_only ? Math.max(0, estimate ?? 0) : Number((await session.query(`SELECT COUNT(*) AS n FROM ${from}`, budget))[0]!.n)
+    const fieldsWanted = p.include_field_null_count || p.include_field_distinct_count || p.include_field_min_value || p.include_field_max_value || p.include_field_mean_value || p.include_field_median_value || p.include_field_stddev_value || p.include_field_sample_values
+    const profiled = p.profile_table_level_only || !fieldsWanted ? [] : columns.filter((c) => !UNPROFILED_CLASS.test(c.typeClass) && profileOk(`${name}.${c.name}`)).slice(0, p.max_number_of_fields_to_profile ?? Infinity)
+    const fieldProfiles: Array<Record<string, unknown>> = []
+    if (!p.profile_table_level_only) {
+      for (const c of columns) {
+        if (!profiled.includes(c)) {
+          fieldProfiles.push({fieldPath: c.name})
+          continue
+        }
+        const col = q(c.name)
+        const [counts] = await session.query(`SELECT COUNT(${col}) AS nn, COUNT(DISTINCT ${col}) AS u FROM ${from}`, budget)
+        const nonNull = Number(counts!.nn)
+        const unique = Number(counts!.u)
+        const nulls = Math.max(0, rowCount - nonNull)
+        const fp: Record<string, unknown> = {fieldPath: c.name}
+        if (p.include_field_distinct_count) fp.uniqueCount = unique
+        if (p.include_field_distinct_count && nonNull > 0) fp.uniqueProportion = Math.min(1, unique / nonNull)
+        if (p.include_field_null_count) {
+          fp.nullCount = nulls
+          if (rowCount > 0) fp.nullProportion = Math.min(1, nulls / rowCount)
+        }
+        if (rowCount > 0 && nonNull > 0) {
+          const numeric = NUMERIC_CLASS.test(c.typeClass)
+          const temporal = TEMPORAL_CLASS.test(c.typeClass)
+          if (numeric || temporal) {
+            const exprs: string[] = []
+            if (p.include_field_min_value) exprs.push(`MIN(${col}) AS mn`)
+            if (p.include_field_max_value) exprs.push(`MAX(${col}) AS mx`)
+            if (numeric && p.include_field_mean_value) exprs.push(`AVG(${col}) AS mean`)
+            if (numeric && p.include_field_stddev_value) exprs.push(`STDDEV_SAMP(${col}) AS sd`)
+            if (exprs.length) {
+              const [s] = await session.query(`SELECT ${exprs.join(', ')} FROM ${from}`, budget)
+              if (s!.mn !== undefined && s!.mn !== null) fp.min = pyStr(s!.mn, c.typeClass)
+              if (s!.mx !== undefined && s!.mx !== null) fp.max = pyStr(s!.mx, c.typeClass)
+              if (s!.mean !== undefined && s!.mean !== null) fp.mean = pyFloat(Number(s!.mean))
+              if (numeric && p.include_field_median_value) {
+                // The middle value (or the mean of the two middle ones), as Great Expectations computes it.
+                const middle = await session.query(`SELECT ${col} AS v FROM ${from} WHERE ${col} IS NOT NULL ORDER BY ${col} LIMIT ${nonNull % 2 === 0 ? 2 : 1} OFFSET ${Math.floor((nonNull - 1) / 2)}`, budget)
+                if (middle.length === 1) fp.median = pyStr(middle[0]!.v, c.typeClass)
+                else if (middle.length === 2) fp.median = pyFloat((Number(middle[0]!.v) + Number(middle[1]!.v)) / 2)
+              }
+              if (s!.sd !== undefined && s!.sd !== null) fp.stdev = String(Number(s!.sd))
+            }
+          }
+          const card = cardinality(unique, nonNull > 0 ? unique / nonNull : undefined)
+          if (p.include_field_distinct_value_frequencies && ['ONE', 'TWO', 'VERY_FEW'].includes(card)) {
+            const rows = await session.query(`SELECT ${col} AS v, COUNT(*) AS f FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY ${col}`, budget)
+            fp.distinctValueFrequencies = rows.map((r) => ({value: pyStr(r.v, c.typeClass), frequency: Number(r.f)}))
+          }
+          if (p.include_field_sample_values && p.field_sample_values_limit > 0) {
+            const rows = await session.query(`SELECT ${col} AS v FROM ${from} WHERE ${col} IS NOT NULL LIMIT ${p.field_sample_values_limit}`, budget)
+            fp.sampleValues = rows.map((r) => pyStr(r.v, c.typeClass))
+          }
+        }
+        fieldProfiles.push(fp)
+      }
+    }
+    const size = session.sizeInBytes ? await session.sizeInBytes(schema, table) : undefined
+    return {
+      timestampMillis: ctx.now(),
+      partitionSpec: {type: 'FULL_TABLE', partition: 'FULL_TABLE_SNAPSHOT'},
+      rowCount,
+      columnCount: columns.length,
+      fieldProfiles,
+      ...(size !== undefined ? {sizeInBytes: size} : {}),
+    }
+  } catch (e) {
+    report.warning('profiling failed', `${name}: ${(e as Error).message.split('\n')[0]}`)
+    return undefined
+  }
+}
+
+/** `host:port` → its parts, with the dialect's default port. */
+export function hostPort(value: string, defaultPort: number): {host: string; port: number} {
+  const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(value.trim())
+  return {host: m?.[1] ?? value, port: m?.[2] ? Number(m[2]) : defaultPort}
+}

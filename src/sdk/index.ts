@@ -1,0 +1,39 @@
+/**
+ * The public plugin SDK: the one module built-in and third-party plugins import.
+ *
+ * Everything a source, sink or transformer needs is re-exported here (contracts, work units,
+ * urn builders, errors, the report, file helpers); plugins never reach into other `src/` modules,
+ * so the internals can move without breaking a plugin.
+ */
+export type {
+  AnyPlugin,
+  JsonSchema,
+  PluginBase,
+  PluginContext,
+  PluginKind,
+  ProposalInput,
+  Sink,
+  SinkPlugin,
+  Source,
+  SourcePlugin,
+  Transform,
+  TransformerPlugin,
+  WorkUnit,
+  WorkUnitStream,
+} from '../recipes/plugin.js'
+export {mcp} from '../recipes/plugin.js'
+export {Report} from '../recipes/report.js'
+export {validateConfig} from '../recipes/validate.js'
+export {datasetUrn, entityTypeOf, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
+export {
+  ConfigError,
+  ConnectionError,
+  FileError,
+  MdcliError,
+  ParseError,
+  PluginError,
+  isMdcliError,
+} from '../errors.js'
+export {readDataFile, readText} from '../cli/files.js'
+export {containerUrn, datahubGuid, type ContainerKey} from './container.js'
+export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
