@@ -52,7 +52,7 @@ export async function generateFile(path: string, datasets: number): Promise<numb
   return n
 }
 
-function procStatus(pid: number): {rssKiB: number; hwmKiB: number} | undefined {
+export function procStatus(pid: number): {rssKiB: number; hwmKiB: number} | undefined {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8')
     const kib = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? 0)

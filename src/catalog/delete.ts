@@ -12,7 +12,7 @@
  */
 import {BadRequestError, TooLargeError, UnknownEntityTypeError} from '../errors.js'
 import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
-import {aspectsOf, entitySpecs, nearest, validateUrn} from '../model/registry.js'
+import {aspectSpec, aspectsOf, entitySpecs, isTimeseries, nearest, validateUrn} from '../model/registry.js'
 import {aspectProblems} from '../model/schemas.js'
 import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
 import type {Actor, Catalog} from './catalog.js'
@@ -53,6 +53,10 @@ export interface DeleteRequest {
   dryRun?: boolean
   /** Report references to hard-deleted urns. */
   checkReferences?: boolean
+  /** Only this timeseries aspect's rows in [startTimeMillis, endTimeMillis] go (DataHub's `delete -a`). */
+  aspectName?: string
+  startTimeMillis?: number
+  endTimeMillis?: number
 }
 
 export interface DeleteReport {
@@ -261,6 +265,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
     }
   }
   await catalog.authorizer.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
+  if (req.aspectName !== undefined) return deleteTimeseriesRows(catalog, urns, req)
 
   const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   if (!soft && req.checkReferences) {
@@ -311,5 +316,32 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       report.timeseriesRows += removed - versionedInBatch
     }
   }
+  return report
+}
+
+/** Deletes the rows of one timeseries aspect in a time window, entity by entity. */
+async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
+  const aspect = req.aspectName!
+  if (req.soft) throw new BadRequestError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
+  if (!aspectSpec(aspect)) throw new BadRequestError(`Unknown aspect ${aspect}`)
+  if (!isTimeseries(aspect)) throw new BadRequestError('Aspect-specific deletion is only supported for timeseries aspects. Please delete the full entity or use a rollback instead.')
+  const start = req.startTimeMillis
+  const end = req.endTimeMillis
+  if (typeof start !== 'number' || typeof end !== 'number') throw new BadRequestError('You must provide both --start-time and --end-time when deleting a timeseries aspect.')
+  if (start > end) throw new BadRequestError(`--start-time (${new Date(start).toISOString()}) is after --end-time (${new Date(end).toISOString()})`)
+  const report: DeleteReport = {soft: false, dryRun: req.dryRun === true, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
+  const ops: WriteOp[] = []
+  for (const u of urns) {
+    const rows = (await catalog.store.listTimeseries(u, aspect, {startTime: start, endTime: end, limit: Number.MAX_SAFE_INTEGER})).length
+    if (rows === 0) {
+      report.notFound.push(u)
+      continue
+    }
+    report.deleted.push(u)
+    report.entities++
+    report.timeseriesRows += rows
+    ops.push({op: 'deleteTimeseriesRange', urn: u, aspectName: aspect, startTime: start, endTime: end})
+  }
+  if (!report.dryRun && ops.length > 0) await catalog.writeOps(ops)
   return report
 }

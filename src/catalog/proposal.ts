@@ -8,7 +8,8 @@
  * - prepared proposal: a proposal checked against the registry and its aspect's schema, with
  *   the value normalised and serialised once, ready to become a `WriteOp`.
  */
-import {BadRequestError, InvalidAspectError, MdcliError} from '../errors.js'
+import {BadRequestError, InvalidAspectError, MdcliError, TooLargeError} from '../errors.js'
+import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
 import {normalizeAspectValue} from '../model/normalize.js'
 import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
@@ -48,6 +49,8 @@ function parseAspectPayload(p: ProposalInput, where: string): unknown {
   const ct = a.contentType ?? 'application/json'
   if (ct !== 'application/json') throw new BadRequestError(`${where}: contentType ${ct} is not supported (expected application/json)`)
   if (typeof a.value === 'string') {
+    if (Buffer.byteLength(a.value, 'utf8') > MAX_ASPECT_BYTES) throw new TooLargeError(`${where}: aspect of ${Buffer.byteLength(a.value, 'utf8')} bytes is over the limit of ${MAX_ASPECT_BYTES} bytes`)
+    checkJsonDepth(a.value, `${where}: aspect.value`)
     try {
       return JSON.parse(a.value)
     } catch (e) {
@@ -98,6 +101,8 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   if (aspect.kind === 'timeseries' && typeof (value as {timestampMillis?: unknown}).timestampMillis !== 'number') {
     throw new InvalidAspectError(`${where}: timeseries aspect ${aspect.name} needs a numeric timestampMillis`)
   }
+  const valueJson = JSON.stringify(value)
+  if (valueJson.length > MAX_ASPECT_BYTES) throw new TooLargeError(`${where}: aspect ${aspect.name} of ${valueJson.length} characters is over the limit of ${MAX_ASPECT_BYTES} bytes`)
   return {
     urn: urn.raw,
     entityType: spec.name,
@@ -105,7 +110,7 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
     changeType: 'UPSERT',
     kind: aspect.kind,
     value,
-    valueJson: JSON.stringify(value),
+    valueJson,
     systemMetadata: sm,
     keyAspect,
   }

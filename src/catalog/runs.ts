@@ -15,7 +15,7 @@
  * All writes of one rollback go to the store as one batch, after one authorization check.
  */
 import {BadRequestError} from '../errors.js'
-import {findEntity} from '../model/registry.js'
+import {isKeyAspect, SOFT_DELETE_ASPECT, supportsSoftDelete} from '../model/registry.js'
 import {DEFAULT_RUN_ID, type RunRow, type RunSummary, type SystemMetadata, type WriteOp} from '../store/types.js'
 import type {Actor, Catalog} from './catalog.js'
 
@@ -165,8 +165,8 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     const status = entity.aspects.status
     // Already soft-deleted by an earlier rollback of this run: nothing left to do.
     if (!hard && status?.systemMetadata.runId === ROLLBACK_RUN_ID && (status.value as {removed?: boolean}).removed === true) continue
-    const foreign = Object.values(entity.aspects).filter((a) => a.systemMetadata.runId !== runId && a.aspectName !== `${entity.entityType}Key` && a.aspectName !== 'status')
-    const soft = !hard && (findEntity(entity.entityType)?.aspects.includes('status') ?? false)
+    const foreign = Object.values(entity.aspects).filter((a) => a.systemMetadata.runId !== runId && !isKeyAspect(entity.entityType, a.aspectName) && a.aspectName !== SOFT_DELETE_ASPECT)
+    const soft = !hard && supportsSoftDelete(entity.entityType)
     // Types without a status aspect cannot be soft-deleted: they are removed, unless that would
     // take other runs' aspects with them.
     if (!hard && !soft && foreign.length > 0) continue
@@ -185,7 +185,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
       op: 'upsert',
       urn,
       entityType: entity.entityType,
-      aspectName: 'status',
+      aspectName: SOFT_DELETE_ASPECT,
       value: JSON.stringify({removed: true}),
       created: {time, actor: actor.urn},
       systemMetadata: {runId: ROLLBACK_RUN_ID, lastObserved: time},

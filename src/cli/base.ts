@@ -29,7 +29,11 @@ export abstract class BaseCommand extends Command {
   }
 
   protected settings(): Settings {
-    this.cachedSettings ??= resolveSettings()
+    if (!this.cachedSettings) {
+      this.cachedSettings = resolveSettings()
+      const s = this.cachedSettings
+      this.logDebug(`server ${s.server} (${s.serverSource}); settings from ${s.sources.length ? s.sources.join(', ') : 'defaults'}; token ${s.token ? 'set' : 'not set'}`)
+    }
     return this.cachedSettings
   }
 

@@ -1,6 +1,6 @@
 /**
- * Small renderers for report lines in the shapes DataHub's CLI prints them (Python reprs of
- * lists and sets, humanfriendly timespans), so that people who know its output recognise ours.
+ * Small renderers for report lines in the shapes DataHub's CLI prints them (humanfriendly
+ * timespans), with JSON where DataHub prints Python reprs, so that scripts can read them.
  */
 
 /** `1.23 seconds`, `2 minutes and 5 seconds`. */
@@ -12,12 +12,7 @@ export function timespan(ms: number): string {
   return `${m} minute${m === 1 ? '' : 's'}${rest > 0 ? ` and ${rest} second${rest === 1 ? '' : 's'}` : ''}`
 }
 
-/** Python's list repr: `['a', 'b']`. */
-export function pyList(items: readonly string[]): string {
-  return `[${items.map((u) => `'${u}'`).join(', ')}]`
-}
-
-/** Python's set repr as DataHub's reports print it, `None` when empty: `{'a', 'b'}`. */
-export function pySet(items: readonly string[]): string {
-  return items.length === 0 ? 'None' : `{${items.map((u) => `'${u}'`).join(', ')}}`
+/** A list of urns as JSON, so scripts can read report lines (not Python's `['a']`). */
+export function jsonList(items: readonly string[]): string {
+  return JSON.stringify(items)
 }

@@ -163,7 +163,7 @@ export class MdcliClient {
   }
 
   /** Hard or soft delete of up to 10,000 urns (`POST /entities?action=delete`). */
-  async deleteEntities(req: {urns: string[]; soft?: boolean; dryRun?: boolean; checkReferences?: boolean}): Promise<DeleteReport> {
+  async deleteEntities(req: {urns: string[]; soft?: boolean; dryRun?: boolean; checkReferences?: boolean; aspectName?: string; startTimeMillis?: number; endTimeMillis?: number}): Promise<DeleteReport> {
     const r = await this.call<{value: DeleteReport}>('POST', '/entities?action=delete', req, {}, LONG_TIMEOUT_MS)
     return r.value
   }

@@ -1,7 +1,8 @@
+import {readFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {confirm} from '../cli/confirm.js'
-import {pyList, timespan} from '../cli/report.js'
+import {timespan} from '../cli/report.js'
 import type {MdcliClient} from '../client/client.js'
 import {DELETE_BATCH, resolveEntityType, type DeleteReport, type RelatedAspect} from '../catalog/delete.js'
 import {UsageError} from '../errors.js'
@@ -24,8 +25,12 @@ interface DeleteOutcome {
 }
 
 /** Every urn matching the filters, walked with the search cursor so that no window caps it. */
-async function findUrns(client: MdcliClient, f: {entityType?: string; platform?: string; env?: string; query?: string; soft: boolean}): Promise<Array<{urn: string; type: string}>> {
-  const and = [...(f.platform ? [{field: 'platform', value: f.platform}] : []), ...(f.env ? [{field: 'origin', value: f.env}] : [])]
+async function findUrns(client: MdcliClient, f: {entityType?: string; platform?: string; env?: string; query?: string; soft: boolean; onlySoftDeleted?: boolean}): Promise<Array<{urn: string; type: string}>> {
+  const and = [
+    ...(f.platform ? [{field: 'platform', value: f.platform}] : []),
+    ...(f.env ? [{field: 'origin', value: f.env}] : []),
+    ...(f.onlySoftDeleted ? [{field: 'removed', value: 'true'}] : []),
+  ]
   const out: Array<{urn: string; type: string}> = []
   let after: string | null = null
   for (;;) {
@@ -45,13 +50,16 @@ async function findUrns(client: MdcliClient, f: {entityType?: string; platform?:
 }
 
 export default class Delete extends BaseCommand {
-  static override summary = 'Delete entities by urn or by filters (hard by default; --soft to hide them instead).'
-  static override description = `A hard delete removes every aspect of each entity — all versions and timeseries rows — and takes it out of search. A soft delete (--soft) writes status removed=true: the entity is hidden from search, browse and lineage and can be restored. Deleting never cascades: deleting a container leaves its datasets; delete each child by its own urn or filter. References that other entities still hold to hard-deleted urns are reported.
+  static override summary = 'Delete entities by urn, urn file or filters (soft by default, as in DataHub; --hard removes them for good).'
+  static override description = `A soft delete (the default, --soft) writes status removed=true: the entity is hidden from search, browse and lineage and can be restored. A hard delete (--hard) removes every aspect of each entity — all versions and timeseries rows — and takes it out of search; with -a/--aspect it removes only that timeseries aspect's rows between --start-time and --end-time. Deleting never cascades: deleting a container leaves its datasets; delete each child by its own urn or filter. References that other entities still hold to hard-deleted urns are reported.
 
 Without --force the command lists what matched and asks [y/N]; without a terminal to ask on, it refuses. --dry-run lists what would go and changes nothing.`
   static override examples = [
     '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)"',
-    '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)" --soft --force',
+    '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)" --hard --force',
+    '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)" --hard -a datasetProfile --start-time 2024-01-01 --end-time 2024-02-01',
+    '<%= config.bin %> delete --urn-file stale-urns.txt --hard --force',
+    '<%= config.bin %> delete --platform hive --hard --only-soft-deleted --force',
     '<%= config.bin %> delete --entity-type dataset --platform hive --env DEV --dry-run',
     '<%= config.bin %> delete --platform kafka --query "clickstream" --force --json',
   ]
@@ -62,7 +70,13 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     platform: Flags.string({char: 'p', summary: 'Filter: platform name (hive) or urn.'}),
     env: Flags.string({char: 'e', summary: `Filter: environment (${FABRIC_TYPES.join(', ')}).`}),
     query: Flags.string({summary: 'Filter: full-text query.'}),
-    soft: Flags.boolean({summary: 'Soft delete: mark removed instead of deleting the rows.', default: false}),
+    'urn-file': Flags.string({summary: 'A file of urns to delete, one per line (# comments and blank lines skipped).'}),
+    soft: Flags.boolean({summary: 'Soft delete (the default): mark removed; restorable.', default: false, exclusive: ['hard']}),
+    hard: Flags.boolean({summary: 'Hard delete: remove every row for good.', default: false, exclusive: ['soft']}),
+    aspect: Flags.string({char: 'a', summary: 'With --hard: delete only this timeseries aspect (needs --start-time and --end-time).', aliases: ['aspect-name', 'aspect_name']}),
+    'start-time': Flags.string({summary: 'With -a: start of the window (ISO date/time or epoch ms).', aliases: ['start_time']}),
+    'end-time': Flags.string({summary: 'With -a: end of the window (ISO date/time or epoch ms).', aliases: ['end_time']}),
+    'only-soft-deleted': Flags.boolean({summary: 'With --hard and filters: only entities already soft-deleted.', default: false, aliases: ['only_soft_deleted']}),
     'dry-run': Flags.boolean({char: 'n', summary: 'List what would be deleted; change nothing.', default: false}),
     force: Flags.boolean({char: 'f', summary: 'Do not ask for confirmation.', default: false}),
   }
@@ -78,16 +92,27 @@ Without --force the command lists what matched and asks [y/N]; without a termina
       if (!json) process.stderr.write(`Warning: ${line}\n`)
     }
     const filterGiven = flags['entity-type'] !== undefined || flags.platform !== undefined || flags.env !== undefined || flags.query !== undefined
-    if (flags.urn && filterGiven) throw new UsageError('You cannot provide both an urn and a filter rule (entity-type / platform / env / query).')
-    if (!flags.urn && !filterGiven) throw new UsageError('You must provide either an urn or at least one filter (entity-type / platform / env / query) in order to delete entities.')
-    const soft = flags.soft
+    const direct = flags.urn !== undefined || flags['urn-file'] !== undefined
+    if (flags.urn && flags['urn-file']) throw new UsageError('Give either --urn or --urn-file, not both.')
+    if (direct && filterGiven) throw new UsageError('You cannot provide both an urn and a filter rule (entity-type / platform / env / query).')
+    if (!direct && !filterGiven) throw new UsageError('You must provide either an urn or at least one filter (entity-type / platform / env / query) in order to delete entities.')
+    // DataHub's default: soft. A hard delete is asked for by name.
+    const soft = !flags.hard
     const dryRun = flags['dry-run']
     const kind = soft ? 'soft' : 'hard'
+    if (flags.aspect !== undefined && soft) throw new UsageError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
+    if (flags['only-soft-deleted'] && soft) throw new UsageError('You cannot provide --only-soft-deleted when performing a soft delete. Use --hard to perform a hard delete.')
+    if ((flags['start-time'] !== undefined || flags['end-time'] !== undefined) && flags.aspect === undefined) throw new UsageError('--start-time and --end-time go with -a/--aspect (a timeseries aspect).')
+    if (flags.aspect !== undefined && (flags['start-time'] === undefined || flags['end-time'] === undefined)) throw new UsageError('You must provide both --start-time and --end-time when deleting a timeseries aspect.')
+    const window = flags.aspect === undefined ? undefined : {aspectName: flags.aspect, startTimeMillis: parseTime(flags['start-time']!, '--start-time'), endTimeMillis: parseTime(flags['end-time']!, '--end-time')}
 
     let urns: string[]
     if (flags.urn) {
       validateUrn(flags.urn)
       urns = [flags.urn]
+    } else if (flags['urn-file']) {
+      urns = readUrnFile(flags['urn-file'])
+      say(`Read ${urns.length} urn(s) from ${flags['urn-file']}.`)
     } else {
       const entityType = flags['entity-type'] === undefined ? undefined : resolveEntityType(flags['entity-type'])
       let env = flags.env
@@ -99,7 +124,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
       if (env !== undefined && !entityType && !flags.platform && flags.query === undefined) {
         warn(`Using --env without other filters will delete all metadata in the ${env} environment. Please use with caution.`)
       }
-      const found = await findUrns(this.client(), {entityType, platform: flags.platform, env, query: flags.query, soft})
+      const found = await findUrns(this.client(), {entityType, platform: flags.platform, env, query: flags.query, soft, onlySoftDeleted: flags['only-soft-deleted']})
       if (found.length === 0) {
         say('Found no urns to delete. Maybe you want to change your filters to be something different?')
         return {soft, dryRun, matched: 0, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: [], tookMs: Date.now() - started}
@@ -108,16 +133,18 @@ Without --force the command lists what matched and asks [y/N]; without a termina
       for (const f of found) byType.set(f.type, [...(byType.get(f.type) ?? []), f.urn])
       if (byType.size === 1) {
         const [type, list] = [...byType][0]!
-        say(`Found ${list.length} ${type} urn(s). Sample: ${pyList(list.slice(0, 5))}`)
+        say(`Found ${list.length} ${type} urn(s). Sample: ${JSON.stringify(list.slice(0, 5))}`)
       } else {
         say('Found urns of multiple entity types')
-        for (const [type, list] of byType) say(`- ${list.length} ${type} urn(s). Sample: ${pyList(list.slice(0, 5))}`)
+        for (const [type, list] of byType) say(`- ${list.length} ${type} urn(s). Sample: ${JSON.stringify(list.slice(0, 5))}`)
       }
       urns = found.map((f) => f.urn)
     }
 
     if (!dryRun && !flags.force) {
-      const question = flags.urn
+      const question = window
+        ? `This will permanently delete the ${window.aspectName} rows between ${flags['start-time']} and ${flags['end-time']} of ${urns.length === 1 ? urns[0] : `${urns.length} entities`}. Do you want to continue?`
+        : flags.urn
         ? soft
           ? `This will soft delete ${flags.urn}. Do you want to continue?`
           : `This will permanently delete ${flags.urn} and all its history. Do you want to continue?`
@@ -133,7 +160,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     const checkReferences = !soft
     const refs: RelatedAspect[] = []
     for (let i = 0; i < urns.length; i += DELETE_BATCH) {
-      const r: DeleteReport = await this.client().deleteEntities({urns: urns.slice(i, i + DELETE_BATCH), soft, dryRun, checkReferences})
+      const r: DeleteReport = await this.client().deleteEntities({urns: urns.slice(i, i + DELETE_BATCH), soft, dryRun, checkReferences: checkReferences && !window, ...window})
       outcome.entities += r.entities
       outcome.rows += r.rows
       outcome.timeseriesRows += r.timeseriesRows
@@ -151,7 +178,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     }
     outcome.tookMs = Date.now() - started
 
-    for (const u of outcome.notFound) say(`Nothing to delete for ${u}: no such entity.`)
+    for (const u of outcome.notFound) say(window ? `Nothing to delete for ${u}: no ${window.aspectName} rows in that window.` : `Nothing to delete for ${u}: no such entity.`)
     const impact = `(impacts ${outcome.rows} versioned rows and ${outcome.timeseriesRows} timeseries aspect rows)`
     if (dryRun) {
       for (const u of outcome.deleted) say(`  ${u}`)
@@ -166,4 +193,34 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     }
     return outcome
   }
+}
+
+/** `2024-01-31`, `2024-01-31T12:00:00Z` or epoch milliseconds → epoch milliseconds. */
+function parseTime(value: string, flag: string): number {
+  const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
+  if (!Number.isFinite(ms)) throw new UsageError(`${flag}: '${value}' is not a date, a date-time or epoch milliseconds`)
+  return ms
+}
+
+/** Urns of a file, one per line; a line that is not an urn names its line number. */
+function readUrnFile(path: string): string[] {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new UsageError(`Cannot read --urn-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+  }
+  const urns: string[] = []
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) return
+    try {
+      validateUrn(line)
+    } catch (e) {
+      throw new UsageError(`${path}:${i + 1}: ${(e as Error).message}`)
+    }
+    urns.push(line)
+  })
+  if (urns.length === 0) throw new UsageError(`--urn-file ${path} names no urns`)
+  return [...new Set(urns)]
 }

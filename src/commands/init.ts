@@ -2,7 +2,7 @@ import {createInterface} from 'node:readline/promises'
 import {existsSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {configPath, DEFAULT_SERVER, normalizeServerUrl, writeConfigFile} from '../config/settings.js'
+import {configPath, DEFAULT_SERVER, normalizeServerUrl, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {UsageError} from '../errors.js'
 
 export default class Init extends BaseCommand {
@@ -39,6 +39,9 @@ export default class Init extends BaseCommand {
       const server = normalizeServerUrl(host)
       writeConfigFile(path, {server, token: token || null})
       this.log(`Written to ${path}`)
+      // Variables win over the file: say so when some are set, so nobody wonders why it is ignored.
+      const overriding = resolveSettings().sources.filter((x) => x.startsWith('environment variable'))
+      if (overriding.length) this.log(`Note: ${overriding.join(', ')} ${overriding.length === 1 ? 'is' : 'are'} set and take${overriding.length === 1 ? 's' : ''} precedence over this file.`)
       return {path, server, token: Boolean(token)}
     } finally {
       rl?.close()

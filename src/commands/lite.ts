@@ -28,13 +28,17 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       min: 1,
     }),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
+    // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
+    'no-print-token': Flags.boolean({hidden: true, default: false}),
   }
 
   /** Shows the first-start admin token once and saves it for the next `mdcli` command. */
-  private announceAdminToken(url: string, token: string): void {
-    this.log('Created the admin user urn:li:corpuser:datahub and its access token (shown only this once):')
-    this.log(`  ${token}`)
+  private announceAdminToken(url: string, token: string, print: boolean): void {
     const settings = resolveSettings()
+    if (print || settings.skipConfig) {
+      this.log('Created the admin user urn:li:corpuser:datahub and its access token (shown only this once):')
+      this.log(`  ${token}`)
+    } else this.log('Created the admin user urn:li:corpuser:datahub and its access token.')
     if (settings.skipConfig) {
       this.log('METADATA_SKIP_CONFIG is set: the token was not saved; pass it as METADATA_GMS_TOKEN.')
       return
@@ -77,7 +81,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       throw e
     }
     if (server.sampleAspects > 0) this.log(`Loaded ${server.sampleAspects} sample aspects.`)
-    if (server.adminToken) this.announceAdminToken(server.url, server.adminToken)
+    if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'])
+    else if (server.auth && !resolveSettings().token) {
+      // The admin exists but nothing here can act as it: say how to get back in.
+      this.log(
+        `No access token is configured (METADATA_GMS_TOKEN, ${resolveSettings().configPath}), and this store's admin token was shown on its first start only. ` +
+          `If it is lost: stop this server and run \`mdcli token create --admin --store ${storeDir}\`.`,
+      )
+    }
     if (!server.auth) {
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }

@@ -26,6 +26,8 @@ export interface Settings {
   /** Where the settings came from, for `--debug` and error messages. */
   serverSource: 'env' | 'config' | 'default'
   configPath: string
+  /** Where the settings came from, for `init` and `--debug` (variables and files, never values). */
+  sources: string[]
 }
 
 export const DEFAULT_SERVER = 'http://localhost:8080'
@@ -88,10 +90,42 @@ export function normalizeServerUrl(url: string): string {
   return u.replace(/\/+$/, '')
 }
 
-export function resolveSettings(env: Env = process.env): Settings {
+const GMS_KEYS = ['URL', 'HOST', 'PORT', 'PROTOCOL', 'TOKEN'] as const
+
+/**
+ * DataHub habits: `DATAHUB_GMS_*` stand in for an absent `METADATA_GMS_*` (ours win), and
+ * `~/.datahubenv` for an absent `~/.mdclienv`. Returns the environment to read and what was used.
+ */
+function withDatahubFallbacks(env: Env): {env: Env; used: string[]} {
+  const out: Env = {...env}
+  const used: string[] = []
+  for (const k of GMS_KEYS) {
+    const ours = nonEmpty(env[`METADATA_GMS_${k}`])
+    const theirs = nonEmpty(env[`DATAHUB_GMS_${k}`])
+    if (ours) used.push(`METADATA_GMS_${k}`)
+    else if (theirs) {
+      out[`METADATA_GMS_${k}`] = theirs
+      used.push(`DATAHUB_GMS_${k}`)
+    }
+  }
+  return {env: out, used}
+}
+
+/** DataHub's config file, read when ours does not exist. */
+export function datahubConfigPath(env: Env = process.env): string {
+  return join(env.HOME ?? homedir(), '.datahubenv')
+}
+
+export function resolveSettings(rawEnv: Env = process.env): Settings {
+  const {env, used} = withDatahubFallbacks(rawEnv)
   const path = configPath(env)
   const skipConfig = truthy(env.METADATA_SKIP_CONFIG)
-  const file = skipConfig ? undefined : readConfigFile(path)
+  let file = skipConfig ? undefined : readConfigFile(path)
+  let fileUsed = file ? path : undefined
+  if (!skipConfig && !file && !nonEmpty(env.MDCLI_CONFIG_FILE)) {
+    file = readConfigFile(datahubConfigPath(env))
+    if (file) fileUsed = datahubConfigPath(env)
+  }
   let server: string | undefined
   let serverSource: Settings['serverSource'] = 'default'
   const envUrl = nonEmpty(env.METADATA_GMS_URL)
@@ -125,5 +159,6 @@ export function resolveSettings(env: Env = process.env): Settings {
     telemetryTimeoutSec: timeout,
     serverSource,
     configPath: path,
+    sources: [...used.map((v) => `environment variable ${v}`), ...(fileUsed ? [`config file ${fileUsed}`] : [])],
   }
 }

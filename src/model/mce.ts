@@ -59,7 +59,7 @@ export function mceToProposals(mce: unknown, where = 'MCE'): ProposalInput[] {
   const sm = mce.systemMetadata && typeof mce.systemMetadata === 'object' ? (normalizeAspectValue(mce.systemMetadata) as SystemMetadata) : undefined
   return snap.aspects.map((a, i) => {
     const [cls, value] = oneKey(a, `aspect ${i} of ${urn}`, where)
-    const spec = ASPECT_SPECS_BY_CLASS[pegasusClassName(cls)]
+    const spec = Object.hasOwn(ASPECT_SPECS_BY_CLASS, pegasusClassName(cls)) ? ASPECT_SPECS_BY_CLASS[pegasusClassName(cls)] : undefined
     if (!spec) throw new BadRequestError(`${where}: aspect ${i} of ${urn} has unknown class ${cls}`)
     const p: ProposalInput = {entityType, entityUrn: urn, changeType: 'UPSERT', aspectName: spec.name, aspect: {json: normalizeAspectValue(value)}}
     if (sm) p.systemMetadata = {...sm}

@@ -12,6 +12,7 @@
 import {UnknownAspectError, UnknownEntityTypeError, UrnError} from '../errors.js'
 import {FABRIC_TYPES, parseUrn, type Urn} from './urn.js'
 import {ASPECT_SPECS, type AspectSpec} from './aspects/index.js'
+import {MAX_URN_LENGTH} from './limits.js'
 
 export type KeyFieldKind = 'string' | 'urn' | 'fabric'
 
@@ -221,18 +222,19 @@ export function entityByGraphqlType(type: string): EntitySpec | undefined {
 }
 
 export function aspectSpec(name: string): AspectSpec | undefined {
-  return ASPECT_SPECS[name]
+  // Own properties only: `constructor` or `__proto__` must not find Object's.
+  return Object.hasOwn(ASPECT_SPECS, name) ? ASPECT_SPECS[name] : undefined
 }
 
 export function isTimeseries(aspectName: string): boolean {
-  return ASPECT_SPECS[aspectName]?.kind === 'timeseries'
+  return aspectSpec(aspectName)?.kind === 'timeseries'
 }
 
 /** Checks that `entityType` accepts `aspectName`; returns the aspect's spec. */
 export function requireAspect(entityType: string, aspectName: string): AspectSpec {
   const entity = entitySpec(entityType)
   const accepted = ASPECTS_OF.get(entity.name)!
-  const spec = ASPECT_SPECS[aspectName]
+  const spec = aspectSpec(aspectName)
   if (!accepted.has(aspectName) || !spec) {
     const hint = spec ? '' : nearest(aspectName, [...accepted])
     throw new UnknownAspectError(
@@ -252,6 +254,7 @@ export function aspectsOf(entityType: string): string[] {
  * key parts, nested urns of the right type, valid fabric labels.
  */
 export function validateUrn(raw: string): {urn: Urn; spec: EntitySpec} {
+  if (raw.length > MAX_URN_LENGTH) throw new UrnError(`Invalid urn: ${raw.length} characters, over the limit of ${MAX_URN_LENGTH} (${raw.slice(0, 60)}…)`)
   const urn = parseUrn(raw)
   const spec = entitySpec(urn.entityType)
   const fields = spec.keyFields
@@ -290,6 +293,40 @@ export function keyValueOf(spec: EntitySpec, urn: Urn): Record<string, string> {
 export function keyAspectOf(raw: string): {name: string; value: Record<string, string>} {
   const {urn, spec} = validateUrn(raw)
   return {name: spec.keyAspect, value: keyValueOf(spec, urn)}
+}
+
+/**
+ * The aspect whose value `{removed: true}` soft-deletes an entity (DataHub's `status`). Soft
+ * delete is possible only for entity types that accept it.
+ */
+export const SOFT_DELETE_ASPECT = 'status'
+
+/** The key aspect's name of a registered entity type (`corpuser` → `corpUserKey`); undefined for unknown types. */
+export function keyAspectName(entityType: string): string | undefined {
+  return BY_NAME.get(entityType)?.keyAspect
+}
+
+/** Whether `aspectName` is the key aspect of `entityType`, by the registry (never by a name pattern). */
+export function isKeyAspect(entityType: string, aspectName: string): boolean {
+  return BY_NAME.get(entityType)?.keyAspect === aspectName
+}
+
+/** Whether entities of this type can be soft-deleted (they accept the status aspect). */
+export function supportsSoftDelete(entityType: string): boolean {
+  return ASPECTS_OF.get(entityType)?.has(SOFT_DELETE_ASPECT) ?? false
+}
+
+/**
+ * Whether the status aspect's JSON text marks an entity soft-deleted. Judged on the text as
+ * stored, so a store need not parse every status to list or count live entities.
+ */
+export function isRemovedStatusText(text: string | undefined): boolean {
+  if (text === undefined || !text.includes('removed') || !text.includes('true')) return false
+  try {
+    return (JSON.parse(text) as {removed?: unknown})?.removed === true
+  } catch {
+    return false
+  }
 }
 
 /** Closest candidate by edit distance, for "did you mean" hints; undefined when nothing is close. */

@@ -5,6 +5,7 @@
  * Built from the entity's latest aspects each time one of them changes, so its cost depends on
  * the size of one entity, never on the size of the store.
  */
+import {keyAspectName} from './registry.js'
 import {parseUrn} from './urn.js'
 
 export const FACET_FIELDS = ['_entityType', 'platform', 'origin', 'tags', 'owners', 'domains', 'glossaryTerms', 'container', 'typeNames'] as const
@@ -82,7 +83,7 @@ export function displayName(entityType: string, urn: string, a: Aspects): string
     a.mlFeatureTableProperties?.name,
   ]
   for (const c of candidates) if (typeof c === 'string' && c.length > 0) return c
-  const key = a[`${entityType}Key`] ?? {}
+  const key = a[keyAspectName(entityType) ?? ''] ?? {}
   const k = key.name ?? key.id ?? key.username ?? key.platformName ?? key.dashboardId ?? key.chartId ?? key.flowId ?? key.jobId ?? key.notebookId ?? key.guid
   return typeof k === 'string' ? k : urnWords(urn)
 }
@@ -144,7 +145,7 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   const domains: string[] = Array.isArray(a.domains?.domains) ? a.domains.domains.filter((x: unknown) => typeof x === 'string') : []
   for (const x of [...tags, ...terms, ...owners, ...domains]) push(words, urnWords(x))
 
-  const key = a[`${entityType}Key`] ?? {}
+  const key = a[keyAspectName(entityType) ?? ''] ?? {}
   const platform: string | undefined =
     (typeof key.platform === 'string' ? key.platform : undefined) ??
     (typeof a.dataPlatformInstance?.platform === 'string' ? a.dataPlatformInstance.platform : undefined) ??

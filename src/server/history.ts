@@ -78,7 +78,12 @@ export function registerHistory(router: Router, catalog: Catalog): void {
     '/entities',
     async (ctx) => {
       const b = await body(ctx)
-      if (b.aspectName !== undefined) throw new BadRequestError('Deleting a single aspect is not supported; delete the whole entity, or roll back the run that wrote it')
+      if (b.aspectName !== undefined && typeof b.aspectName !== 'string') throw new BadRequestError('"aspectName" must be a string')
+      const millis = (v: unknown, name: string): number | undefined => {
+        if (v === undefined || v === null) return undefined
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new BadRequestError(`"${name}" must be epoch milliseconds`)
+        return v
+      }
       const urns: unknown = b.urns ?? (b.urn === undefined ? undefined : [b.urn])
       if (!Array.isArray(urns) || urns.length === 0 || urns.some((u) => typeof u !== 'string')) throw new BadRequestError('Request body needs "urn" (a string) or "urns" (a list of strings)')
       const report = await deleteEntities(catalog, ctx.actor, {
@@ -86,6 +91,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
         soft: bool(b.soft, 'soft'),
         dryRun: bool(b.dryRun, 'dryRun'),
         checkReferences: bool(b.checkReferences, 'checkReferences', true),
+        ...(b.aspectName === undefined ? {} : {aspectName: b.aspectName as string, startTimeMillis: millis(b.startTimeMillis, 'startTimeMillis'), endTimeMillis: millis(b.endTimeMillis, 'endTimeMillis')}),
       })
       sendJson(ctx.res, 200, {value: {...(b.urn !== undefined && b.urns === undefined ? {urn: b.urn} : {}), ...report}})
     },

@@ -40,11 +40,11 @@ describe('delete', function () {
     if (lite) cleanup(lite.storeDir, lite.home)
   })
 
-  it('hard-deletes by urn by default: every version and timeseries row, out of search, references reported', async () => {
+  it('hard-deletes by urn with --hard: every version and timeseries row, out of search, references reported', async () => {
     expect(await searchUrns(lite, 'dataset', '*', [{field: 'platform', value: 'delhive'}])).to.include(A)
     expect((await http(`${lite.url}/aspects/${encodeUrnPath(A)}?aspect=datasetProfile`)).status).to.equal(200)
 
-    const r = await mdcli(lite, ['delete', '--urn', A, '--force'])
+    const r = await mdcli(lite, ['delete', '--urn', A, '--hard', '--force'])
     expect(r.code, r.stderr).to.equal(0)
     // datasetKey, container, schemaMetadata and two versions of globalTags.
     expect(summaryOf(r.stdout)).to.deep.equal({kind: 'Hard', entities: 1, rows: 5, timeseries: 1})
@@ -77,6 +77,71 @@ describe('delete', function () {
     expect(await searchUrns(lite, 'dataset', '*', [{field: 'platform', value: 'delhive'}])).to.not.include(E)
   })
 
+  it("is soft by default, as DataHub's delete is: the data stays and can come back", async () => {
+    const S = dataset('delhive', 'db.default_soft')
+    await propose(lite, S, 'datasetProperties', {name: 'default_soft'})
+    const r = await mdcli(lite, ['delete', '--urn', S, '--force'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(summaryOf(r.stdout)).to.include({kind: 'Soft', entities: 1})
+    const e = await readEntity(lite, S)
+    expect(e.aspects.status.value.removed).to.equal(true)
+    expect(e.aspects.datasetProperties.value.name).to.equal('default_soft')
+    const both = await mdcli(lite, ['delete', '--urn', S, '--soft', '--hard', '-f'])
+    expect(both.code).to.equal(2)
+  })
+
+  it('-a/--aspect with --hard deletes only the timeseries rows in the window', async () => {
+    const T = dataset('delhive', 'db.profiled')
+    for (const [ts, rows] of [[1704067200000, 1], [1706745600000, 2], [1709251200000, 3]] as const) await propose(lite, T, 'datasetProfile', {timestampMillis: ts, rowCount: rows})
+    await propose(lite, T, 'datasetProperties', {name: 'profiled'})
+    const soft = await mdcli(lite, ['delete', '--urn', T, '-a', 'datasetProfile', '--start-time', '2024-01-01', '--end-time', '2024-02-15', '-f'])
+    expect(soft.code).to.equal(1)
+    expect(soft.stderr).to.contain('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
+    const noEnd = await mdcli(lite, ['delete', '--urn', T, '--hard', '-a', 'datasetProfile', '--start-time', '2024-01-01', '-f'])
+    expect(noEnd.stderr).to.contain('You must provide both --start-time and --end-time')
+    const versioned = await mdcli(lite, ['delete', '--urn', T, '--hard', '-a', 'datasetProperties', '--start-time', '2024-01-01', '--end-time', '2024-02-15', '-f'])
+    expect(versioned.code).to.equal(1)
+    expect(versioned.stderr).to.contain('Aspect-specific deletion is only supported for timeseries aspects')
+    const r = await mdcli(lite, ['delete', '--urn', T, '--hard', '-a', 'datasetProfile', '--start-time', '2024-01-01', '--end-time', '2024-02-15', '-f', '--json'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(JSON.parse(r.stdout)).to.include({entities: 1, timeseriesRows: 2})
+    const left = await http(`${lite.url}/aspects?action=getTimeseriesAspectValues`, {body: {urn: T, aspect: 'datasetProfile', limit: 10}})
+    expect(left.body.value.values.map((v: any) => JSON.parse(v.aspect.value).rowCount)).to.deep.equal([3])
+    expect((await readEntity(lite, T)).aspects.datasetProperties.value.name).to.equal('profiled')
+  })
+
+  it('--urn-file reads urns a line each; --only-soft-deleted hard-deletes only the hidden ones', async () => {
+    const {writeFileSync, mkdtempSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const {tmpdir} = await import('node:os')
+    const U1 = dataset('delfile', 'a')
+    const U2 = dataset('delfile', 'b')
+    const U3 = dataset('delfile', 'c')
+    for (const u of [U1, U2, U3]) await propose(lite, u, 'datasetProperties', {name: u})
+    const dir = mkdtempSync(join(tmpdir(), 'mdcli-urnfile-'))
+    try {
+      const file = join(dir, 'urns.txt')
+      writeFileSync(file, `# stale tables\n${U1}\n\n${U2}\n`)
+      const r = await mdcli(lite, ['delete', '--urn-file', file, '-f'])
+      expect(r.code, r.stderr).to.equal(0)
+      expect(summaryOf(r.stdout)).to.include({kind: 'Soft', entities: 2})
+      writeFileSync(join(dir, 'bad.txt'), `${U1}\nnot-an-urn\n`)
+      const bad = await mdcli(lite, ['delete', '--urn-file', join(dir, 'bad.txt'), '-f'])
+      expect(bad.code).to.equal(1)
+      expect(bad.stderr).to.contain('bad.txt:2:')
+
+      const hard = await mdcli(lite, ['delete', '--platform', 'delfile', '--hard', '--only-soft-deleted', '-f', '--json'])
+      expect(hard.code, hard.stderr).to.equal(0)
+      expect(JSON.parse(hard.stdout).deleted).to.have.members([U1, U2])
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(U1)}`)).status).to.equal(404)
+      expect((await readEntity(lite, U3)).aspects.datasetProperties.value.name).to.equal(U3)
+      const only = await mdcli(lite, ['delete', '--platform', 'delfile', '--only-soft-deleted', '-f'])
+      expect(only.stderr).to.contain('You cannot provide --only-soft-deleted when performing a soft delete')
+    } finally {
+      cleanup(dir)
+    }
+  })
+
   it('by entity type: every container goes, the datasets in them stay', async () => {
     const C2 = 'urn:li:container:del-lake'
     const L = dataset('dellake', 'raw.events')
@@ -84,7 +149,7 @@ describe('delete', function () {
       [C2, 'containerProperties', {name: 'lake'}],
       [L, 'container', {container: C2}],
     ])
-    const r = await mdcli(lite, ['delete', '--entity-type', 'container', '-f'])
+    const r = await mdcli(lite, ['delete', '--entity-type', 'container', '--hard', '-f'])
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout).to.contain('Found 2 container urn(s).')
     expect(summaryOf(r.stdout)).to.include({kind: 'Hard', entities: 2})
@@ -112,18 +177,18 @@ describe('delete', function () {
       [Q1, 'datasetProperties', {description: 'zyxclickstream sessions'}],
       [Q2, 'datasetProperties', {description: 'orders'}],
     ])
-    const byPlatform = await mdcli(lite, ['delete', '--platform', 'delkafka', '-f', '--json'])
+    const byPlatform = await mdcli(lite, ['delete', '--platform', 'delkafka', '--hard', '-f', '--json'])
     expect(byPlatform.code, byPlatform.stderr).to.equal(0)
     const out = JSON.parse(byPlatform.stdout)
     expect(out).to.include({soft: false, dryRun: false, matched: 2, entities: 2})
     expect(out.deleted).to.have.members([K1, K2])
 
-    const byEnv = await mdcli(lite, ['delete', '--env', 'uat', '-f'])
+    const byEnv = await mdcli(lite, ['delete', '--env', 'uat', '--hard', '-f'])
     expect(byEnv.code, byEnv.stderr).to.equal(0)
     expect(byEnv.stderr).to.contain('Using --env without other filters will delete all metadata in the UAT environment')
     expect(summaryOf(byEnv.stdout)).to.include({entities: 2})
 
-    const byQuery = await mdcli(lite, ['delete', '--query', 'zyxclickstream', '-f'])
+    const byQuery = await mdcli(lite, ['delete', '--query', 'zyxclickstream', '--hard', '-f'])
     expect(byQuery.code, byQuery.stderr).to.equal(0)
     expect(byQuery.stderr).to.contain('Using --query is an advanced feature')
     expect(summaryOf(byQuery.stdout)).to.include({entities: 1})
@@ -133,7 +198,7 @@ describe('delete', function () {
     expect(await readEntity(lite, U3)).to.not.equal(null)
     expect(await readEntity(lite, Q2)).to.not.equal(null)
 
-    const none = await mdcli(lite, ['delete', '--platform', 'delkafka', '-f'])
+    const none = await mdcli(lite, ['delete', '--platform', 'delkafka', '--hard', '-f'])
     expect(none.code).to.equal(0)
     expect(none.stdout).to.contain('Found no urns to delete.')
   })
@@ -148,7 +213,7 @@ describe('delete', function () {
       [B, 'upstreamLineage', {upstreams: [{dataset: F1, type: 'COPY', auditStamp: AUDIT}]}],
     ])
     const before = await snapshot(lite, [F1, F2, B])
-    const r = await mdcli(lite, ['delete', '--platform', 'deldry', '--dry-run'])
+    const r = await mdcli(lite, ['delete', '--platform', 'deldry', '--hard', '--dry-run'])
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout).to.contain(`  ${F1}\n`)
     expect(r.stdout).to.contain(`  ${F2}\n`)
@@ -223,7 +288,7 @@ describe('delete', function () {
     expect(window.status).to.equal(400)
     expect(window.body.message).to.contain("'after' cursor")
 
-    const r = await mdcli(lite, ['delete', '--platform', 'delbulk', '-f', '--json'])
+    const r = await mdcli(lite, ['delete', '--platform', 'delbulk', '--hard', '-f', '--json'])
     expect(r.code, r.stderr).to.equal(0)
     const out = JSON.parse(r.stdout)
     expect(out).to.include({matched: n, entities: n, rows: 2 * n})

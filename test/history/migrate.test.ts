@@ -83,12 +83,12 @@ describe('migrate dataplatform2instance', function () {
       'Num entities affected = 4',
       'Num entities migrated = 2',
       'Details:',
-      `New Entities Created: {'${N1}', '${N2}'}`,
+      `New Entities Created: ${JSON.stringify([N1, N2])}`,
     ])
-    expect(lines[9]).to.equal(`Old Entities Migrated = {'${M1}', '${M2}'}`)
+    expect(lines[9]).to.equal(`Old Entities Migrated = ${JSON.stringify([M1, M2])}`)
     expect(lines).to.have.length(10)
-    expect(lines[8]).to.match(/^External Entities Affected: \{.*\}$/)
-    for (const u of [X, CHART, DASH, JOB]) expect(lines[8]).to.contain(`'${u}'`)
+    expect(lines[8]).to.match(/^External Entities Affected: \[.*\]$/)
+    for (const u of [X, CHART, DASH, JOB]) expect(lines[8]).to.contain(JSON.stringify(u))
 
     const n1 = await readEntity(lite, N1)
     const old = original[M1]!
@@ -171,7 +171,7 @@ describe('migrate dataplatform2instance', function () {
     expect(r.code, r.stderr).to.equal(0)
     const lines = reportLines(r.stdout)
     expect(lines).to.include('Num entities kept = 1')
-    expect(lines).to.include(`Old Entities Kept = {'${K}'}`)
+    expect(lines).to.include(`Old Entities Kept = ${JSON.stringify([K])}`)
     const k = await readEntity(lite, K)
     expect(k.aspects).to.not.have.property('status')
     expect(await readEntity(lite, dataset('migkeep', 'eu-1.events'))).to.not.equal(null)
@@ -210,7 +210,7 @@ describe('migrate dataplatform2instance', function () {
     for (const l of lines.slice(1)) expect(l).to.match(/^\[Dry Run\] /)
     expect(lines).to.include('[Dry Run] Num entities created = 1')
     expect(lines).to.include('[Dry Run] Num entities affected = 1')
-    expect(lines).to.include(`[Dry Run] External Entities Affected: {'${Z}'}`)
+    expect(lines).to.include(`[Dry Run] External Entities Affected: ${JSON.stringify([Z])}`)
     expect(await snapshot(lite, [D1, Z, dataset('migdry', 'wh1.a')])).to.deep.equal(before)
   })
 
@@ -243,8 +243,8 @@ describe('migrate dataplatform2instance', function () {
 
     const noTty = await mdcli(lite, ['migrate', 'dataplatform2instance', '--platform', 'migbad', '--instance', 'ok'])
     expect(noTty.code).to.equal(1)
-    expect(noTty.stdout).to.contain(`Will migrate 1 urns such as ['${G}']`)
-    expect(noTty.stdout).to.contain(`New urns will look like ['${dataset('migbad', 'ok.a')}']`)
+    expect(noTty.stdout).to.contain(`Will migrate 1 urns such as ${JSON.stringify([G])}`)
+    expect(noTty.stdout).to.contain(`New urns will look like ${JSON.stringify([dataset('migbad', 'ok.a')])}`)
     expect(noTty.stderr).to.contain('standard input is not a terminal')
     expect(noTty.stderr).to.contain('--force (-F)')
     expect(await snapshot(lite, watched)).to.deep.equal(before)

@@ -245,6 +245,28 @@ describe('settings and init', function () {
     }
   })
 
+  it("reads DataHub's variables and ~/.datahubenv when ours are absent; ours win; --debug names the sources, never the token", async () => {
+    const lite = await startLite()
+    const home = tempDir()
+    try {
+      const base: NodeJS.ProcessEnv = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false'}
+      for (const k of ['METADATA_GMS_URL', 'METADATA_GMS_TOKEN', 'METADATA_GMS_HOST', 'METADATA_GMS_PORT', 'MDCLI_CONFIG_FILE']) delete base[k]
+      const viaDatahubEnv = await runCli(['--debug', 'get', '--urn', 'urn:li:corpuser:datahub'], {env: {...base, DATAHUB_GMS_URL: lite.url, DATAHUB_GMS_TOKEN: lite.token}})
+      expect(viaDatahubEnv.code, viaDatahubEnv.stderr).to.equal(0)
+      expect(viaDatahubEnv.stderr).to.contain('environment variable DATAHUB_GMS_URL, environment variable DATAHUB_GMS_TOKEN')
+      expect(viaDatahubEnv.stderr).not.to.contain(lite.token)
+      writeFileSync(join(home, '.datahubenv'), `gms:\n  server: ${lite.url}\n  token: ${lite.token}\n`)
+      const viaFile = await runCli(['--debug', 'get', '--urn', 'urn:li:corpuser:datahub'], {env: base})
+      expect(viaFile.code, viaFile.stderr).to.equal(0)
+      expect(viaFile.stderr).to.contain(`config file ${join(home, '.datahubenv')}`)
+      const oursWin = JSON.parse((await runCli(['version', '--json'], {env: {...base, DATAHUB_GMS_URL: 'http://127.0.0.1:7', METADATA_GMS_URL: 'http://127.0.0.1:9'}})).stdout)
+      expect(oursWin.serverUrl).to.equal('http://127.0.0.1:9')
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home, home)
+    }
+  })
+
   it('the global --debug flag works before the command and prints debug lines', async () => {
     const home = tempDir()
     const r = await runCli(['--debug', 'version'], {env: {...process.env, HOME: home, METADATA_GMS_URL: 'http://127.0.0.1:9'}})

@@ -33,3 +33,20 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
   const {accessToken} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
   return {adminToken: accessToken}
 }
+
+/**
+ * A new admin token for a stopped store, for an admin whose first-start token was lost: the
+ * directory lock refuses it while a server holds the store. Returns the token (shown once).
+ */
+export async function recoverAdminToken(storeDir: string, name: string): Promise<{accessToken: string; id: string}> {
+  const {openStore} = await import('../../store/index.js')
+  const {Catalog} = await import('../catalog.js')
+  const store = await openStore({dir: storeDir})
+  try {
+    const catalog = new Catalog({store})
+    const {accessToken, metadata} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
+    return {accessToken, id: metadata.id}
+  } finally {
+    await store.close()
+  }
+}

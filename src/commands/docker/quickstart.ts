@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Flags} from '@oclif/core'
@@ -15,7 +15,8 @@ import {UsageError} from '../../errors.js'
 export default class DockerQuickstart extends BaseCommand {
   static override summary = 'Start a local mdcli server in the background (or stop it with --stop).'
   static override description = `DataHub's quickstart starts containers; mdcli needs none: this starts \`mdcli lite\` in the
-background on the given port, waits until it answers, and leaves its log in <store>/lite.log.`
+background on the given port, waits until it answers, and leaves its log in <store>/lite.log (owner-only).
+On a first start the admin token is saved to the config file, never written to the log.`
   static override examples = ['<%= config.bin %> docker quickstart', '<%= config.bin %> docker quickstart --port 9002', '<%= config.bin %> docker quickstart --stop']
 
   static override flags = {
@@ -48,10 +49,12 @@ background on the given port, waits until it answers, and leaves its log in <sto
         this.log(`mdcli is already running at ${url}`)
         return {url, state: 'running'}
       }
-      mkdirSync(store, {recursive: true})
-      const log = openSync(join(store, 'lite.log'), 'a')
+      mkdirSync(store, {recursive: true, mode: 0o700})
+      // Owner-only: the log says who did what, and the store holds token hashes.
+      const log = openSync(join(store, 'lite.log'), 'a', 0o600)
+      chmodSync(join(store, 'lite.log'), 0o600)
       const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'bin', 'run.js')
-      const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store], {detached: true, stdio: ['ignore', log, log], env: process.env})
+      const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store, '--no-print-token'], {detached: true, stdio: ['ignore', log, log], env: process.env})
       child.unref()
       writeFileSync(pidFile, String(child.pid))
       for (let i = 0; i < 200; i++) {

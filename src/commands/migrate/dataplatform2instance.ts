@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {confirm} from '../../cli/confirm.js'
-import {pyList, pySet} from '../../cli/report.js'
+import {jsonList} from '../../cli/report.js'
 import type {MigrationReport} from '../../catalog/migrate.js'
 import {UsageError} from '../../errors.js'
 import {FABRIC_TYPES} from '../../model/urn.js'
@@ -17,9 +17,9 @@ export function renderReport(r: MigrationReport): string {
     `Num entities affected = ${r.counts.affected}`,
     `Num entities ${kept ? 'kept' : 'migrated'} = ${r.counts.migrated}`,
     'Details:',
-    `New Entities Created: ${pySet(r.created)}`,
-    `External Entities Affected: ${pySet(r.affected)}`,
-    `Old Entities ${kept ? 'Kept' : 'Migrated'} = ${pySet(r.migrated)}`,
+    `New Entities Created: ${jsonList(r.created)}`,
+    `External Entities Affected: ${jsonList(r.affected)}`,
+    `Old Entities ${kept ? 'Kept' : 'Migrated'} = ${jsonList(r.migrated)}`,
   ]
   return lines.map((l) => (r.dryRun ? `[Dry Run] ${l}` : l)).join('\n')
 }
@@ -68,8 +68,8 @@ Every change is written under one run id (migrate-<uuid>, shown in the report), 
       return plan
     }
     if (!flags.force) {
-      say(`Will migrate ${plan.counts.migrated} urns such as ${pyList(plan.migrated.slice(0, 10))}`)
-      say(`New urns will look like ${pyList(plan.created.slice(0, 10))}`)
+      say(`Will migrate ${plan.counts.migrated} urns such as ${jsonList(plan.migrated.slice(0, 10))}`)
+      say(`New urns will look like ${jsonList(plan.created.slice(0, 10))}`)
       if (!(await confirm('Ok to proceed?', '--force (-F)'))) {
         say('Aborted; nothing was changed.')
         process.exitCode = 1

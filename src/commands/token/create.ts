@@ -19,10 +19,13 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
     '<%= config.bin %> token create --name ci-pipeline',
     '<%= config.bin %> token create --name bob-laptop --actor urn:li:corpuser:bob --duration ONE_WEEK',
     'export METADATA_GMS_TOKEN=$(<%= config.bin %> token create --name scripts --json | jq -r .accessToken)',
+    {description: 'Lost the admin token? Stop the server, then mint a new one on its store (saved to the config file)', command: '<%= config.bin %> token create --admin --store ~/.local/share/mdcli/lite'},
   ]
 
   static override flags = {
-    name: Flags.string({summary: 'A name to recognise the token by.', required: true}),
+    name: Flags.string({summary: 'A name to recognise the token by.', default: 'token'}),
+    admin: Flags.boolean({summary: 'Mint an admin token directly on a stopped store (recovery; needs --store).', dependsOn: ['store']}),
+    store: Flags.string({summary: 'Store directory, with --admin.', dependsOn: ['admin']}),
     actor: Flags.string({summary: 'The user the token acts for (default: you).'}),
     duration: Flags.string({summary: 'How long the token lives.', options: DURATIONS, default: 'ONE_MONTH'}),
     description: Flags.string({summary: 'What the token is for.'}),
@@ -30,6 +33,7 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
 
   async run(): Promise<CreatedToken> {
     const {flags} = await this.parse(TokenCreate)
+    if (flags.admin) return this.recover(flags.store!, flags.name === 'token' ? 'admin token (recovered)' : flags.name)
     const client = this.client()
     let actorUrn = flags.actor
     if (!actorUrn) {
@@ -45,5 +49,21 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
     this.log('Keep it now; it is not shown again:')
     this.log(`  ${t.accessToken}`)
     return {accessToken: t.accessToken, ...t.metadata}
+  }
+
+  private async recover(storeDir: string, name: string): Promise<CreatedToken> {
+    const {recoverAdminToken} = await import('../../catalog/access/bootstrap.js')
+    const {resolveSettings, writeConfigFile} = await import('../../config/settings.js')
+    const {accessToken, id} = await recoverAdminToken(storeDir, name)
+    this.log(`Created admin token '${name}' for urn:li:corpuser:datahub on the store ${storeDir} (never expires).`)
+    const settings = resolveSettings()
+    if (settings.skipConfig || this.jsonEnabled()) {
+      this.log('Keep it now; it is not shown again:')
+      this.log(`  ${accessToken}`)
+    } else {
+      writeConfigFile(settings.configPath, {server: settings.server, token: accessToken})
+      this.log(`Saved it to ${settings.configPath} (owner-only); start the server and the next commands use it.`)
+    }
+    return {accessToken, id, name, actorUrn: 'urn:li:corpuser:datahub', expiresAt: null}
   }
 }

@@ -12,6 +12,7 @@ import {validateUrn} from '../../model/registry.js'
 import {Ent, type GqlContext, graphqlEntityType, stub, stubOrNull, withEnt} from './context.js'
 import * as M from './mappers.js'
 import {searchEntities} from './search.js'
+import {knownPlatform} from '../../model/platforms.js'
 
 export type Resolver = (source: any, args: any, ctx: GqlContext, info: GraphQLResolveInfo) => unknown
 
@@ -239,8 +240,8 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
   },
   DataPlatform: {
     name: (s: Ent) => s.key.platformName,
-    properties: load((e) => e.aspect('dataPlatformInfo') ?? null),
-    displayName: load((e) => e.aspect('dataPlatformInfo')?.displayName ?? null),
+    properties: load((e) => e.aspect('dataPlatformInfo') ?? knownPlatform(e.urn.slice('urn:li:dataPlatform:'.length)) ?? null),
+    displayName: load((e) => e.aspect('dataPlatformInfo')?.displayName ?? knownPlatform(e.urn.slice('urn:li:dataPlatform:'.length))?.displayName ?? null),
   },
   DataPlatformInstance: {
     platform: (s: Ent) => stub(s.key.platform ?? 'urn:li:dataPlatform:unknown', 'dataPlatform'),

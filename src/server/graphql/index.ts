@@ -7,6 +7,7 @@
  * rules plus the depth limit) once, then executed with a fresh context (actor, catalog, loader).
  */
 import type {IncomingMessage} from 'node:http'
+import {jsonTooDeep, MAX_JSON_DEPTH} from '../../model/limits.js'
 import {createHandler, type Response as HandlerResponse} from 'graphql-http'
 import {GraphQLError, parse, specifiedRules, validate} from 'graphql'
 import {CompiledExecutor} from './compiled.js'
@@ -129,6 +130,10 @@ export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlO
         sendJson(ctx.res, 413, {errors: [{message: e.message, extensions: extensions(400, 'ValidationError')}]})
         return
       }
+    }
+    if (body !== null && jsonTooDeep(body)) {
+      sendJson(ctx.res, 400, {errors: [{message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels, the limit`, extensions: extensions(400, 'ValidationError')}]})
+      return
     }
     let result: HandlerResponse
     try {

@@ -1,0 +1,63 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../cli/base.js'
+import {UsageError} from '../errors.js'
+
+export interface SearchOutcome {
+  total: number
+  start: number
+  count: number
+  entities: Array<{urn: string; entityType: string}>
+}
+
+export default class Search extends BaseCommand {
+  static override summary = 'Full-text search of the catalog, with filters and paging.'
+  static override description = `Searches names, descriptions, urn parts, tags, terms and owners, like the catalog's search box.
+Filters are field=value pairs (platform, origin, tags, glossaryTerms, owners, domains, removed, …);
+several filters must all hold. Soft-deleted entities are left out unless --include-soft-deleted.`
+  static override examples = [
+    '<%= config.bin %> search customers',
+    '<%= config.bin %> search orders --entity-type dataset --filter platform=postgres',
+    '<%= config.bin %> search "*" --filter tags=urn:li:tag:pii --count 100 --json',
+    '<%= config.bin %> search revenue --start 10 --count 10',
+  ]
+
+  static override args = {
+    query: Args.string({description: 'What to look for; * (the default) lists everything.', default: '*'}),
+  }
+
+  static override flags = {
+    'entity-type': Flags.string({char: 't', summary: 'Only this entity type (dataset, chart, glossaryTerm, …).', aliases: ['entity_type']}),
+    filter: Flags.string({char: 'f', summary: 'A field=value filter; repeat for several (all must match).', multiple: true}),
+    start: Flags.integer({summary: 'Offset of the first result.', default: 0, min: 0}),
+    count: Flags.integer({summary: 'Number of results (at most 10,000).', default: 20, min: 0, max: 10_000}),
+    'include-soft-deleted': Flags.boolean({summary: 'Include soft-deleted entities.', default: false}),
+  }
+
+  async run(): Promise<SearchOutcome> {
+    const {args, flags} = await this.parse(Search)
+    const and = (flags.filter ?? []).map((f) => {
+      const i = f.indexOf('=')
+      if (i <= 0 || i === f.length - 1) throw new UsageError(`--filter '${f}' is not field=value`)
+      return {field: f.slice(0, i), value: f.slice(i + 1)}
+    })
+    const page = await this.client().searchEntities({
+      entity: flags['entity-type'],
+      input: args.query,
+      ...(and.length > 0 ? {filter: {or: [{and}]}} : {}),
+      includeSoftDeleted: flags['include-soft-deleted'],
+      start: flags.start,
+      count: flags.count,
+    })
+    const entities = page.entities.map((e) => ({urn: e.entity, entityType: e.entityType}))
+    if (!this.jsonEnabled()) {
+      if (entities.length === 0) this.log(page.numEntities === 0 ? 'No entities found.' : `No entities on this page (${page.numEntities} in all).`)
+      else {
+        const width = Math.max(...entities.map((e) => e.entityType.length))
+        for (const e of entities) this.log(`${e.entityType.padEnd(width)}  ${e.urn}`)
+        const last = flags.start + entities.length
+        this.log(`\n${flags.start + 1}–${last} of ${page.numEntities}${last < page.numEntities ? ` (next page: --start ${last})` : ''}`)
+      }
+    }
+    return {total: page.numEntities, start: flags.start, count: entities.length, entities}
+  }
+}
