@@ -1,0 +1,118 @@
+/**
+ * DataHub Lite's local verbs (`mdcli lite ls|get|search|list-urns|nuke`) on a stopped store
+ * directory, as DataHub Lite works on its local file without a server.
+ *
+ * Glossary:
+ * - path: what `ls` walks, `/` then `/<entityType>` then `/<entityType>/<platform>` for entity
+ *   types whose urns name a platform; the leaves are urns.
+ */
+import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {join, resolve} from 'node:path'
+import {FileError, UsageError} from '../errors.js'
+import {parseUrn} from '../model/urn.js'
+import type {MetadataStore} from '../store/types.js'
+
+/** The platform named in an urn's key (datasets, charts, dashboards, flows…), if any. */
+export function platformOf(urn: string): string | undefined {
+  try {
+    const u = parseUrn(urn)
+    for (const p of u.parts) if (p.startsWith('urn:li:dataPlatform:')) return p.slice('urn:li:dataPlatform:'.length)
+    if (u.entityType === 'dataJob' && u.parts[0]) return platformOf(u.parts[0])
+    if (u.parts.length > 1 && !u.parts[0]!.startsWith('urn:')) return u.parts[0]
+  } catch {
+    // Not parseable: shown without a platform.
+  }
+  return undefined
+}
+
+export interface LsEntry {
+  /** A folder (`dataset/`, `dataset/hive/`) or an urn. */
+  name: string
+  kind: 'folder' | 'entity'
+  /** Entities below a folder. */
+  count?: number
+}
+
+const PAGE = 1000
+
+async function* allUrns(store: MetadataStore, entityType?: string): AsyncGenerator<string> {
+  for (let start = 0; ; start += PAGE) {
+    const page = await store.listUrns({...(entityType ? {entityType} : {}), start, count: PAGE})
+    for (const u of page.urns) yield u
+    if (page.urns.length < PAGE || start + PAGE >= page.total) return
+  }
+}
+
+/** The entries under a path; throws UsageError naming a path that does not exist. */
+export async function lsPath(store: MetadataStore, path: string): Promise<LsEntry[]> {
+  const parts = path.split('/').filter(Boolean)
+  if (parts.length === 0) {
+    const counts = new Map<string, number>()
+    for await (const urn of allUrns(store)) {
+      const t = parseUrn(urn).entityType
+      counts.set(t, (counts.get(t) ?? 0) + 1)
+    }
+    return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => ({name: `${name}/`, kind: 'folder', count}))
+  }
+  const [type, platform, ...rest] = parts
+  if (rest.length > 0) throw new UsageError(`No such path: ${path} (paths are /, /<entityType> and /<entityType>/<platform>)`)
+  const byPlatform = new Map<string, number>()
+  const leaves: string[] = []
+  for await (const urn of allUrns(store, type)) {
+    const p = platformOf(urn)
+    if (platform !== undefined) {
+      if (p === platform) leaves.push(urn)
+    } else if (p === undefined) leaves.push(urn)
+    else byPlatform.set(p, (byPlatform.get(p) ?? 0) + 1)
+  }
+  if (byPlatform.size === 0 && leaves.length === 0) throw new UsageError(`No such path: ${path}`)
+  return [
+    ...[...byPlatform].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]): LsEntry => ({name: `${name}/`, kind: 'folder', count})),
+    ...leaves.sort().map((name): LsEntry => ({name, kind: 'entity'})),
+  ]
+}
+
+/** An entity's latest aspects as `{urn, aspects: {name: value}}`, or null. */
+export async function getLocal(store: MetadataStore, urn: string, aspects?: string[]): Promise<{urn: string; entityType: string; aspects: Record<string, unknown>} | null> {
+  const e = await store.getEntity(urn, aspects && aspects.length > 0 ? aspects : undefined)
+  if (!e) return null
+  const out: Record<string, unknown> = {}
+  for (const [name, a] of Object.entries(e.aspects)) out[name] = a.value
+  return {urn: e.urn, entityType: e.entityType, aspects: out}
+}
+
+export interface NukeReport {
+  store: string
+  files: number
+  bytes: number
+}
+
+/**
+ * Removes a store directory. Refuses a directory that does not look like a store (so a mistyped
+ * `--store ~` cannot erase a home directory) and a store a running server holds.
+ */
+export function nukeStore(dir: string, isLocked: () => boolean): NukeReport {
+  const abs = resolve(dir)
+  if (!existsSync(abs)) throw new FileError(`No store at ${abs}; nothing to remove`)
+  const names = readdirSync(abs)
+  if (!names.includes('manifest.json') && !(names.includes('wal') && names.includes('shards'))) {
+    throw new UsageError(`${abs} does not look like an mdcli store (no manifest.json); refusing to remove it`)
+  }
+  if (isLocked()) throw new UsageError(`The store ${abs} is held by a running server; stop \`mdcli lite\` first`)
+  let files = 0
+  let bytes = 0
+  const walk = (d: string): void => {
+    for (const n of readdirSync(d)) {
+      const p = join(d, n)
+      const s = statSync(p)
+      if (s.isDirectory()) walk(p)
+      else {
+        files++
+        bytes += s.size
+      }
+    }
+  }
+  walk(abs)
+  rmSync(abs, {recursive: true, force: true})
+  return {store: abs, files, bytes}
+}

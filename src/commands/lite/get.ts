@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {withLocalStore} from '../../cli/local-store.js'
+import {getLocal} from '../../catalog/local.js'
+import {defaultStoreDir} from '../../config/settings.js'
+import {NotFoundError} from '../../errors.js'
+
+export default class LiteGet extends BaseCommand {
+  static override summary = 'Print an entity from a stopped lite store (DataHub Lite\'s get).'
+  static override description = `Reads the store directory directly; stop \`mdcli lite\` first, or use \`mdcli get\` against
+the running server. Prints {urn, entityType, aspects: {name: value}}.`
+  static override examples = [
+    '<%= config.bin %> lite get --urn "urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)"',
+    '<%= config.bin %> lite get --urn urn:li:corpuser:datahub -a corpUserInfo',
+  ]
+
+  static override flags = {
+    urn: Flags.string({char: 'u', summary: 'The entity urn.', required: true}),
+    aspect: Flags.string({char: 'a', summary: 'Only these aspects (repeatable).', multiple: true}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+  }
+
+  async run(): Promise<unknown> {
+    const {flags} = await this.parse(LiteGet)
+    return withLocalStore(flags.store, `get --urn '${flags.urn}'`, (m) => this.warn(m), async (store) => {
+      const e = await getLocal(store, flags.urn, flags.aspect)
+      if (!e) throw new NotFoundError(`No entity ${flags.urn} in the store`)
+      if (!this.jsonEnabled()) this.log(JSON.stringify(e, null, 2))
+      return e
+    })
+  }
+}

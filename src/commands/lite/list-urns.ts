@@ -1,0 +1,34 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {withLocalStore} from '../../cli/local-store.js'
+import {defaultStoreDir} from '../../config/settings.js'
+
+export default class LiteListUrns extends BaseCommand {
+  static override summary = 'List the urns in a stopped lite store (DataHub Lite\'s list-urns).'
+  static override description = `Reads the store directory directly, as DataHub Lite reads its local file; stop \`mdcli lite\`
+first, or use \`mdcli search "*"\` against the running server.`
+  static override examples = [
+    '<%= config.bin %> lite list-urns',
+    '<%= config.bin %> lite list-urns --entity-type dataset --json',
+  ]
+
+  static override flags = {
+    'entity-type': Flags.string({char: 't', summary: 'Only this entity type.'}),
+    'include-soft-deleted': Flags.boolean({summary: 'Include soft-deleted entities.', default: false}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+  }
+
+  async run(): Promise<{total: number; urns: string[]}> {
+    const {flags} = await this.parse(LiteListUrns)
+    return withLocalStore(flags.store, 'search "*"', (m) => this.warn(m), async (store) => {
+      const urns: string[] = []
+      for (let start = 0; ; start += 1000) {
+        const page = await store.listUrns({...(flags['entity-type'] ? {entityType: flags['entity-type']} : {}), includeSoftDeleted: flags['include-soft-deleted'], start, count: 1000})
+        urns.push(...page.urns)
+        if (page.urns.length < 1000) break
+      }
+      if (!this.jsonEnabled()) for (const u of urns) this.log(u)
+      return {total: urns.length, urns}
+    })
+  }
+}

@@ -1,0 +1,29 @@
+import {Args, Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {withLocalStore} from '../../cli/local-store.js'
+import {lsPath, type LsEntry} from '../../catalog/local.js'
+import {defaultStoreDir} from '../../config/settings.js'
+
+export default class LiteLs extends BaseCommand {
+  static override summary = 'Walk a stopped lite store like a file system (DataHub Lite\'s ls).'
+  static override description = `Paths: / lists entity types, /<entityType> lists platforms (for types whose urns name one) and
+entities, /<entityType>/<platform> lists the entities on that platform. Reads the store directory
+directly; stop \`mdcli lite\` first.`
+  static override examples = [
+    '<%= config.bin %> lite ls /',
+    '<%= config.bin %> lite ls /dataset',
+    '<%= config.bin %> lite ls /dataset/hive --json',
+  ]
+
+  static override args = {path: Args.string({description: 'Where to look.', default: '/'})}
+  static override flags = {store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()})}
+
+  async run(): Promise<{path: string; entries: LsEntry[]}> {
+    const {args, flags} = await this.parse(LiteLs)
+    return withLocalStore(flags.store, 'search "*"', (m) => this.warn(m), async (store) => {
+      const entries = await lsPath(store, args.path)
+      if (!this.jsonEnabled()) for (const e of entries) this.log(e.kind === 'folder' ? `${e.name.padEnd(30)} ${e.count}` : e.name)
+      return {path: args.path, entries}
+    })
+  }
+}

@@ -1,0 +1,34 @@
+import {Flags} from '@oclif/core'
+import {BaseCommand} from '../../cli/base.js'
+import {confirm} from '../../cli/confirm.js'
+import {storeLocked} from '../../cli/local-store.js'
+import {nukeStore, type NukeReport} from '../../catalog/local.js'
+import {defaultStoreDir} from '../../config/settings.js'
+
+export default class LiteNuke extends BaseCommand {
+  static override summary = 'Remove a lite store and everything in it (DataHub Lite\'s nuke).'
+  static override description = `Deletes the store directory for good: every entity, version and run. Asks first (--force to
+skip); refuses while a server holds the store, and refuses a directory that is not a store.
+Back it up first with \`mdcli lite export --file F\` if you may want it again.`
+  static override examples = [
+    '<%= config.bin %> lite nuke',
+    '<%= config.bin %> lite nuke --store ./scratch-store --force',
+  ]
+
+  static override flags = {
+    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    force: Flags.boolean({char: 'f', summary: 'Do not ask.', default: false}),
+  }
+
+  async run(): Promise<NukeReport | {removed: false}> {
+    const {flags} = await this.parse(LiteNuke)
+    const dir = flags.store ?? defaultStoreDir()
+    if (!flags.force && !(await confirm(`Remove the store ${dir} and everything in it?`, '--force'))) {
+      this.log('Nothing removed.')
+      return {removed: false}
+    }
+    const r = nukeStore(dir, () => storeLocked(dir))
+    this.log(`Removed the store ${r.store} (${r.files} files, ${(r.bytes / 1024).toFixed(0)} KiB).`)
+    return r
+  }
+}
