@@ -6,7 +6,8 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
 import {MdcliClient} from '../client/client.js'
-import {resolveSettings, type Settings} from '../config/settings.js'
+import {existsSync} from 'node:fs'
+import {DEFAULT_SERVER, datahubConfigPath, resolveSettings, writeConfigFile, type Settings} from '../config/settings.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -32,13 +33,30 @@ export abstract class BaseCommand extends Command {
     if (!this.cachedSettings) {
       this.cachedSettings = resolveSettings()
       const s = this.cachedSettings
+      this.createConfigOnFirstUse(s)
       this.logDebug(`server ${s.server} (${s.serverSource}); settings from ${s.sources.length ? s.sources.join(', ') : 'defaults'}; token ${s.token ? 'set' : 'not set'}`)
     }
     return this.cachedSettings
   }
 
+  /**
+   * The spec's first use: a config file with the defaults in force, unless METADATA_SKIP_CONFIG.
+   * `lite` is left out: it writes the file itself once it has bound its port and has a token.
+   */
+  private createConfigOnFirstUse(s: Settings): void {
+    if (s.skipConfig || this.id === 'lite' || s.sources.some((x) => x.startsWith('config file')) || existsSync(s.configPath)) return
+    // A DataHub user's settings are read while ours are absent; a file of ours would hide them.
+    if (s.sources.some((x) => x.includes('DATAHUB_')) || existsSync(datahubConfigPath())) return
+    try {
+      writeConfigFile(s.configPath, {server: DEFAULT_SERVER, token: null})
+      this.logDebug(`created the config file ${s.configPath} with the defaults in force`)
+    } catch (error) {
+      this.logDebug(`could not create the config file ${s.configPath}: ${(error as Error).message}`)
+    }
+  }
+
   protected client(): MdcliClient {
-    this.cachedClient ??= MdcliClient.fromSettings(this.settings())
+    this.cachedClient ??= MdcliClient.fromSettings(this.settings(), this.debugEnabled ? {onRequest: (r) => this.logDebug(`${r.method} ${r.url} → ${r.status} in ${r.ms.toFixed(0)} ms`)} : {})
     return this.cachedClient
   }
 
@@ -46,8 +64,15 @@ export abstract class BaseCommand extends Command {
     if (this.debugEnabled) process.stderr.write(`[debug] ${msg}\n`)
   }
 
+  private readonly startedAt = performance.now()
+
   override async finally(err: Error | undefined): Promise<void> {
     await this.cachedClient?.close()
+    this.logDebug(`${this.id ?? 'command'} finished in ${(performance.now() - this.startedAt).toFixed(0)} ms`)
+    // After the command's output; bounded by METADATA_TELEMETRY_TIMEOUT, silent on failure.
+    const failed = (err !== undefined && (err as {oclif?: {exit?: number}}).oclif?.exit !== 0) || (process.exitCode !== undefined && process.exitCode !== 0)
+    const {sendTelemetry} = await import('./telemetry.js')
+    await sendTelemetry({command: (this.id ?? 'unknown').split(':').join(' '), version: this.config.version, success: !failed}, {notice: (t) => process.stderr.write(t + '\n')})
     return super.finally(err)
   }
 

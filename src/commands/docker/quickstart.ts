@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 import {chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {homedir} from 'node:os'
+import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
@@ -27,11 +28,14 @@ On a first start the admin token is saved to the config file, never written to t
 
   async run(): Promise<{url: string; pid?: number; state: 'started' | 'running' | 'stopped'}> {
     const {flags} = await this.parse(DockerQuickstart)
-    const store = flags.store ?? defaultStoreDir()
+    const record = recordPath()
+    // --stop without --store stops what the last quickstart started, whatever its store.
+    const last = flags.stop && !flags.store ? readRecord(record) : undefined
+    const store = flags.store ?? last?.store ?? defaultStoreDir()
     const pidFile = join(store, 'lite.pid')
-    const url = `http://127.0.0.1:${flags.port}`
+    const url = last?.url ?? `http://127.0.0.1:${flags.port}`
     if (flags.stop) {
-      if (!existsSync(pidFile)) throw new UsageError(`No server started by quickstart for store ${store}`)
+      if (!existsSync(pidFile)) throw new UsageError(`No server started by quickstart for store ${store}${flags.store ? '' : ' (run with the --store it was started with)'}`)
       const pid = Number(readFileSync(pidFile, 'utf8'))
       try {
         process.kill(pid, 'SIGTERM')
@@ -40,6 +44,7 @@ On a first start the admin token is saved to the config file, never written to t
       }
       for (let i = 0; i < 100 && alive(pid); i++) await sleep(100)
       rmSync(pidFile, {force: true})
+      if (readRecord(record)?.store === store) rmSync(record, {force: true})
       this.log(`Stopped the mdcli server (pid ${pid}).`)
       return {url, pid, state: 'stopped'}
     }
@@ -57,6 +62,8 @@ On a first start the admin token is saved to the config file, never written to t
       const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store, '--no-print-token'], {detached: true, stdio: ['ignore', log, log], env: process.env})
       child.unref()
       writeFileSync(pidFile, String(child.pid))
+      mkdirSync(dirname(record), {recursive: true})
+      writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
       for (let i = 0; i < 200; i++) {
         if (await up(client)) {
           this.log(`✔ mdcli is now running at ${url} (log: ${join(store, 'lite.log')})`)
@@ -69,6 +76,26 @@ On a first start the admin token is saved to the config file, never written to t
     } finally {
       await client.close()
     }
+  }
+}
+
+interface QuickstartRecord {
+  pid: number
+  store: string
+  url: string
+}
+
+/** What the last quickstart started, so `--stop` finds it without repeating `--store`. */
+function recordPath(): string {
+  return join(process.env.HOME ?? homedir(), '.mdcli', 'quickstart.json')
+}
+
+function readRecord(path: string): QuickstartRecord | undefined {
+  try {
+    const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<QuickstartRecord>
+    return typeof r.store === 'string' && typeof r.url === 'string' ? (r as QuickstartRecord) : undefined
+  } catch {
+    return undefined
   }
 }
 
