@@ -13,6 +13,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     {description: 'Start on 127.0.0.1:8080 with the default store', command: '<%= config.bin %> lite'},
     {description: 'Start with a few sample entities in a fresh store', command: '<%= config.bin %> lite --sample'},
     {description: 'Another port and store', command: '<%= config.bin %> lite --port 9002 --store ./catalog-store'},
+    {description: 'Also write what recipes with `sink: {type: nats}` queued', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222'},
   ]
 
   static override flags = {
@@ -27,6 +28,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       default: 10000,
       min: 1,
     }),
+    consume: Flags.string({summary: 'Also write the proposals queued on this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CONSUME_URL'}),
+    'consume-subject': Flags.string({summary: 'Subject the proposals are published on.', default: 'mdcli.proposals'}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -50,6 +53,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
   async run(): Promise<void> {
     const {flags} = await this.parse(Lite)
     const storeDir = flags.store ?? defaultStoreDir()
+    if (flags.consume) (await import('../events/queue.js')).parseQueueUrl(flags.consume, 'MDCLI_PROPOSALS')
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
@@ -73,6 +77,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         auth: flags.auth,
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
+        ...(flags.consume ? {consume: {url: flags.consume, subject: flags['consume-subject']}} : {}),
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code

@@ -71,6 +71,7 @@ export const BUILTINS: PluginInfo[] = [
   builtin('sink', 'console', 'console'),
   builtin('sink', 'file', 'file-sink'),
   builtin('sink', 'datahub-rest', 'datahub-rest'),
+  builtin('sink', 'nats', 'nats-sink'),
   builtin('transformer', 'simple_add_dataset_ownership', 'add-dataset-ownership', 'simple'),
   builtin('transformer', 'pattern_add_dataset_ownership', 'add-dataset-ownership', 'pattern'),
   builtin('transformer', 'simple_add_dataset_tags', 'add-dataset-tags', 'simple'),

@@ -34,6 +34,8 @@ export interface ServerOptions {
   checkpointBytes?: number
   /** Largest `start + count` of a GraphQL offset search (default 10,000). */
   maxResultWindow?: number
+  /** Consume change proposals from a queue (`nats://host:port[/stream]`). */
+  consume?: {url: string; subject?: string}
 }
 
 export interface RunningServer {
@@ -107,6 +109,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await store.close()
     throw e
   }
+  let consumer: {close(): Promise<void>} | undefined
+  if (opts.consume) {
+    try {
+      const {startConsumer} = await import('../events/consumer.js')
+      consumer = await startConsumer(catalog, {url: opts.consume.url, subject: opts.consume.subject, log: logger})
+    } catch (e) {
+      server.close()
+      await store.close()
+      throw e
+    }
+  }
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
@@ -122,6 +135,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     adminToken,
     close() {
       closing ??= (async () => {
+        // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
+        await consumer?.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeIdleConnections()

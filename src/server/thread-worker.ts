@@ -20,6 +20,7 @@ try {
     auth: opts.auth,
     checkpointBytes: opts.checkpointBytes,
     maxResultWindow: opts.maxResultWindow,
+    consume: opts.consume,
   })
   let sampleAspects = 0
   try {

@@ -25,6 +25,7 @@ export interface ServerThreadOptions {
   maxResultWindow: number
   /** Load the sample catalog when the store lacks it. */
   sample: boolean
+  consume?: {url: string; subject?: string}
 }
 
 export interface ServerThread {

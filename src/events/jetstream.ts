@@ -1,0 +1,67 @@
+/**
+ * The queue on NATS JetStream (`@nats-io/jetstream`): a stream created when absent, publishes
+ * acknowledged by the server and de-duplicated by `Nats-Msg-Id`.
+ */
+import {connect, type NatsConnection} from '@nats-io/transport-node'
+import {jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager} from '@nats-io/jetstream'
+import {ConnectionError} from '../errors.js'
+import {redact, type PublishAck, type QueuePublisher, type QueueTarget} from './queue.js'
+
+/** How long the broker remembers message ids for de-duplication. */
+export const DEDUPE_WINDOW_NS = 2 * 60 * 60 * 1e9
+
+export async function connectNats(servers: string, name: string): Promise<NatsConnection> {
+  const u = new URL(servers)
+  try {
+    return await connect({
+      servers: u.host,
+      name,
+      ...(u.username ? {user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password)} : {}),
+      timeout: 5000,
+      maxReconnectAttempts: 3,
+      reconnectTimeWait: 500,
+    })
+  } catch (error) {
+    throw new ConnectionError(`Could not reach NATS at ${redact(servers)}: ${(error as Error).message}`)
+  }
+}
+
+/** Creates the stream when absent; adds missing subjects to an existing one. */
+export async function ensureStream(jsm: JetStreamManager, stream: string, subjects: string[]): Promise<void> {
+  try {
+    const info = await jsm.streams.info(stream)
+    const missing = subjects.filter((s) => !info.config.subjects?.includes(s))
+    if (missing.length > 0) await jsm.streams.update(stream, {...info.config, subjects: [...(info.config.subjects ?? []), ...missing]})
+  } catch (error) {
+    if (!/stream not found/i.test(String((error as Error).message))) throw error
+    await jsm.streams.add({name: stream, subjects, duplicate_window: DEDUPE_WINDOW_NS})
+  }
+}
+
+export class JetStreamPublisher implements QueuePublisher {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly timeoutMs: number,
+  ) {}
+
+  static async open(target: QueueTarget, opts: {timeoutMs?: number; name?: string} = {}): Promise<JetStreamPublisher> {
+    const nc = await connectNats(target.servers, opts.name ?? 'mdcli')
+    try {
+      await ensureStream(await jetstreamManager(nc), target.stream, target.subjects)
+    } catch (error) {
+      await nc.close()
+      throw new ConnectionError(`NATS at ${redact(target.servers)} refused stream '${target.stream}': ${(error as Error).message}`)
+    }
+    return new JetStreamPublisher(nc, jetstream(nc), opts.timeoutMs ?? 10_000)
+  }
+
+  async publish(subject: string, data: Uint8Array, msgId: string): Promise<PublishAck> {
+    const ack = await this.js.publish(subject, data, {msgID: msgId, timeout: this.timeoutMs})
+    return {seq: ack.seq, duplicate: ack.duplicate}
+  }
+
+  async close(): Promise<void> {
+    await this.nc.drain().catch(() => this.nc.close())
+  }
+}
