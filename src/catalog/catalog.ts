@@ -6,6 +6,8 @@
  * the aspect schemas, authorized for the acting user, stamped (actor, time, run id) and handed
  * to the store as one batch. Nothing here knows which store sits behind `MetadataStore`.
  */
+import {changesOf} from './changes.js'
+import type {LoggedChange} from '../events/changelog.js'
 import {BadRequestError, MdcliError, NotFoundError} from '../errors.js'
 import {aspectSpec, isTimeseries, validateUrn} from '../model/registry.js'
 import {
@@ -49,6 +51,7 @@ export class Catalog {
   readonly authorizer: Authorizer
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
+  private readonly changeListeners: Array<(changes: Array<Omit<LoggedChange, 'id'>>) => void> = []
 
   constructor(opts: CatalogOptions) {
     this.store = opts.store
@@ -98,15 +101,31 @@ export class Catalog {
     const time = this.now()
     const created = {time, actor: actor.urn}
     const base: SystemMetadata = {runId: DEFAULT_RUN_ID, ...defaults, lastObserved: defaults.lastObserved ?? time}
-    return this.writeOps(prepared.map((p) => toWriteOp(p, created, base)))
+    return this.writeOps(prepared.map((p) => toWriteOp(p, created, base)), actor)
   }
 
   /** Raw store ops for delete, rollback and migration, after their own authorization. */
-  async writeOps(ops: WriteOp[]): Promise<WriteResult[]> {
+  async writeOps(ops: WriteOp[], actor: Actor = SYSTEM_ACTOR): Promise<WriteResult[]> {
+    if (this.changeListeners.length === 0) {
+      const results = await this.store.write(ops)
+      const urns = ops.map((o) => o.urn)
+      for (const listen of this.writeListeners) listen(urns)
+      return results
+    }
+    // A change log needs the values the write replaces: read them first (callers hold the urns' locks).
+    const urns = [...new Set(ops.map((o) => o.urn))]
+    const before = await this.store.getEntities(urns)
     const results = await this.store.write(ops)
-    const urns = ops.map((o) => o.urn)
     for (const listen of this.writeListeners) listen(urns)
+    const after = ops.some((o) => o.op === 'revert') ? await this.store.getEntities(urns) : new Map()
+    const changes = changesOf(ops, results, before, after, actor.urn, this.now())
+    if (changes.length > 0) for (const listen of this.changeListeners) listen(changes)
     return results
+  }
+
+  /** Calls `listen` with the change-log entries of every committed write, in commit order. */
+  onChange(listen: (changes: Array<Omit<LoggedChange, 'id'>>) => void): void {
+    this.changeListeners.push(listen)
   }
 
   /** Calls `listen` with the urns of every write, after it is durable: for caches of stored state. */

@@ -240,6 +240,18 @@ function diffAspect(aspectName: string, category: ChangeCategory, base: Json, ta
   }
 }
 
+/**
+ * The entity change events one aspect change makes (DataHub's semantic categories: tag added,
+ * owner removed, …), by the same rules the timeline applies; for the change log.
+ */
+export function aspectChangeEvents(entityUrn: string, aspectName: string, previous: unknown, current: unknown, stamp: {time: number; actor: string}): ChangeEvent[] {
+  const out: ChangeEvent[] = []
+  for (const category of CHANGE_CATEGORIES) {
+    if (CATEGORY_ASPECTS[category].includes(aspectName)) out.push(...diffAspect(aspectName, category, previous ?? null, current ?? null, entityUrn, stamp))
+  }
+  return out
+}
+
 /** The id part of an urn (`urn:li:tag:Legacy` → `Legacy`), as DataHub's `Urn.getId()`. */
 function idOf(u: string): string {
   try {

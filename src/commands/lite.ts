@@ -30,6 +30,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     }),
     consume: Flags.string({summary: 'Also write the proposals queued on this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CONSUME_URL'}),
     'consume-subject': Flags.string({summary: 'Subject the proposals are published on.', default: 'mdcli.proposals'}),
+    changelog: Flags.string({summary: 'Also publish every committed change (DataHub MCL JSON) to this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CHANGELOG_URL'}),
+    'changelog-subject': Flags.string({summary: 'Subject the change log is published on.', default: 'mdcli.changelog'}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -54,6 +56,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     const {flags} = await this.parse(Lite)
     const storeDir = flags.store ?? defaultStoreDir()
     if (flags.consume) (await import('../events/queue.js')).parseQueueUrl(flags.consume, 'MDCLI_PROPOSALS')
+    if (flags.changelog) (await import('../events/queue.js')).parseQueueUrl(flags.changelog, 'MDCLI_CHANGELOG')
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
@@ -78,6 +81,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
         ...(flags.consume ? {consume: {url: flags.consume, subject: flags['consume-subject']}} : {}),
+        ...(flags.changelog ? {changelog: {url: flags.changelog, subject: flags['changelog-subject']}} : {}),
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code

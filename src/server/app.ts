@@ -18,6 +18,8 @@ import {registerRest} from './rest.js'
 import {openActorResolver, tokenActorResolver} from './auth.js'
 import {registerGraphql} from './graphql/index.js'
 import {registerRuns} from './runs.js'
+import {registerEvents} from './events.js'
+import {ChangeLog} from '../events/changelog.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -36,6 +38,8 @@ export interface ServerOptions {
   maxResultWindow?: number
   /** Consume change proposals from a queue (`nats://host:port[/stream]`). */
   consume?: {url: string; subject?: string}
+  /** Also publish the change log to a queue (`nats://host:port[/stream]`). */
+  changelog?: {url: string; subject?: string}
 }
 
 export interface RunningServer {
@@ -43,6 +47,7 @@ export interface RunningServer {
   host: string
   port: number
   catalog: Catalog
+  changeLog: ChangeLog
   store: MetadataStore
   logger: Logger
   tokens: TokenService
@@ -66,6 +71,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const auth = opts.auth !== false
   const catalog = new Catalog({store, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
   const tokens = new TokenService(catalog)
+  const changeLog = new ChangeLog()
+  catalog.onChange((changes) => changeLog.append(changes))
+  let changeStream: {closeAll(): void} | undefined
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger,
@@ -76,6 +84,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registerHistory(router, catalog)
     registerRuns(router, catalog)
     registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
+    changeStream = registerEvents(router, changeLog)
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()
@@ -109,6 +118,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await store.close()
     throw e
   }
+  let publisher: {close(): Promise<void>} | undefined
+  if (opts.changelog) {
+    try {
+      const {publishChangeLog} = await import('../events/publish.js')
+      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger})
+    } catch (e) {
+      server.close()
+      await store.close()
+      throw e
+    }
+  }
   let consumer: {close(): Promise<void>} | undefined
   if (opts.consume) {
     try {
@@ -128,6 +148,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     host,
     port,
     catalog,
+    changeLog,
     store,
     logger,
     tokens,
@@ -137,6 +158,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       closing ??= (async () => {
         // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
         await consumer?.close()
+        changeStream?.closeAll()
+        await publisher?.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeIdleConnections()

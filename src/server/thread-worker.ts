@@ -21,6 +21,7 @@ try {
     checkpointBytes: opts.checkpointBytes,
     maxResultWindow: opts.maxResultWindow,
     consume: opts.consume,
+    changelog: opts.changelog,
   })
   let sampleAspects = 0
   try {

@@ -26,6 +26,7 @@ export interface ServerThreadOptions {
   /** Load the sample catalog when the store lacks it. */
   sample: boolean
   consume?: {url: string; subject?: string}
+  changelog?: {url: string; subject?: string}
 }
 
 export interface ServerThread {

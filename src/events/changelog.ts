@@ -1,0 +1,98 @@
+/**
+ * The change log: every committed change as DataHub's MetadataChangeLog (MCL) JSON, with the
+ * entity change events (ECE) it implies, kept in a bounded ring for `GET /events` subscribers
+ * (Server-Sent Events, resumable with `Last-Event-ID` while the id is still in the ring) and
+ * handed to an optional publisher (JetStream).
+ *
+ * Glossary:
+ * - MCL: `{entityType, entityUrn, changeType, aspectName, aspect, previousAspectValue, created,
+ *   systemMetadata}`; aspect values as DataHub writes them, `{value: <JSON text>, contentType}`.
+ * - id: a per-server sequence number; an event's SSE id.
+ */
+import type {ChangeEvent as EntityChangeEvent} from '../catalog/timeline.js'
+
+export interface GenericAspect {
+  value: string
+  contentType: 'application/json'
+}
+
+export interface MetadataChangeLog {
+  entityType: string
+  entityUrn: string
+  changeType: 'UPSERT' | 'DELETE'
+  aspectName?: string
+  aspect?: GenericAspect
+  previousAspectValue?: GenericAspect
+  created: {time: number; actor: string}
+  systemMetadata?: Record<string, unknown>
+}
+
+export interface LoggedChange {
+  id: number
+  mcl: MetadataChangeLog
+  /** DataHub's entity change events derived from this change (may be empty). */
+  changeEvents: EntityChangeEvent[]
+}
+
+export interface ChangeFilter {
+  entityType?: string
+  urnPrefix?: string
+  aspect?: string
+}
+
+export function matches(f: ChangeFilter, c: LoggedChange): boolean {
+  if (f.entityType && c.mcl.entityType !== f.entityType) return false
+  if (f.urnPrefix && !c.mcl.entityUrn.startsWith(f.urnPrefix)) return false
+  if (f.aspect && c.mcl.aspectName !== f.aspect) return false
+  return true
+}
+
+type Listener = (c: LoggedChange) => void
+
+export class ChangeLog {
+  private readonly ring: LoggedChange[] = []
+  private start = 0
+  private nextId = 1
+  private readonly listeners = new Set<Listener>()
+  private readonly sinks: Array<(batch: LoggedChange[]) => void> = []
+
+  constructor(private readonly capacity = 10_000) {}
+
+  append(batch: Array<Omit<LoggedChange, 'id'>>): void {
+    const logged: LoggedChange[] = []
+    for (const c of batch) {
+      const entry = {id: this.nextId++, ...c}
+      this.ring.push(entry)
+      logged.push(entry)
+      for (const l of this.listeners) l(entry)
+    }
+    // Amortised trimming: the ring is cut once it holds twice its capacity.
+    if (this.ring.length >= 2 * this.capacity) {
+      const drop = this.ring.length - this.capacity
+      this.ring.splice(0, drop)
+      this.start += drop
+    }
+    if (logged.length > 0) for (const s of this.sinks) s(logged)
+  }
+
+  /** Entries after `lastId` still in the ring; `gap` when some were already dropped. */
+  since(lastId: number): {entries: LoggedChange[]; gap: boolean} {
+    const first = this.ring[0]?.id ?? this.nextId
+    const gap = lastId + 1 < first && lastId < this.nextId - 1
+    return {entries: this.ring.filter((e) => e.id > lastId), gap}
+  }
+
+  subscribe(l: Listener): () => void {
+    this.listeners.add(l)
+    return () => this.listeners.delete(l)
+  }
+
+  /** Every appended batch also goes to `sink` (a publisher), in order. */
+  addSink(sink: (batch: LoggedChange[]) => void): void {
+    this.sinks.push(sink)
+  }
+
+  get subscribers(): number {
+    return this.listeners.size
+  }
+}

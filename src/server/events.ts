@@ -1,0 +1,54 @@
+/**
+ * `GET /events`: the change log as Server-Sent Events. Token required like every non-public
+ * route; filters `entityType`, `urnPrefix`, `aspect`; resumable with `Last-Event-ID` (header or
+ * `?lastEventId=`) while the missed entries are still in the server's ring — otherwise the stream
+ * starts with an `event: gap` so the client knows to re-read.
+ */
+import type {ServerResponse} from 'node:http'
+import {type ChangeFilter, type ChangeLog, type LoggedChange, matches} from '../events/changelog.js'
+import type {Router} from './http.js'
+
+/** A subscriber that falls this far behind (bytes queued in the socket) is cut off. */
+const MAX_BUFFERED = 8 * 1024 * 1024
+const HEARTBEAT_MS = 15_000
+
+export function registerEvents(router: Router, log: ChangeLog): {closeAll(): void} {
+  const open = new Set<ServerResponse>()
+  router.on('GET', '/events', async (ctx) => {
+    const q = ctx.query
+    const filter: ChangeFilter = {
+      ...(q.get('entityType') ? {entityType: q.get('entityType')!} : {}),
+      ...(q.get('urnPrefix') ? {urnPrefix: q.get('urnPrefix')!} : {}),
+      ...(q.get('aspect') ? {aspect: q.get('aspect')!} : {}),
+    }
+    const lastRaw = (ctx.req.headers['last-event-id'] as string | undefined) ?? q.get('lastEventId') ?? undefined
+    const lastId = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : undefined
+    const res = ctx.res
+    res.writeHead(200, {'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no'})
+    res.write(': mdcli change log\n\n')
+    const send = (c: LoggedChange): void => {
+      if (!matches(filter, c)) return
+      res.write(`id: ${c.id}\nevent: change\ndata: ${JSON.stringify({mcl: c.mcl, changeEvents: c.changeEvents})}\n\n`)
+      if (res.writableLength > MAX_BUFFERED) res.destroy()
+    }
+    if (lastId !== undefined) {
+      const {entries, gap} = log.since(lastId)
+      if (gap) res.write(`event: gap\ndata: {"message":"some changes after ${lastId} are no longer held; re-read what you track"}\n\n`)
+      for (const e of entries) send(e)
+    }
+    const unsubscribe = log.subscribe(send)
+    const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
+    beat.unref()
+    open.add(res)
+    res.on('close', () => {
+      unsubscribe()
+      clearInterval(beat)
+      open.delete(res)
+    })
+  })
+  return {
+    closeAll() {
+      for (const res of open) res.end()
+    },
+  }
+}

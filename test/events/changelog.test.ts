@@ -1,0 +1,95 @@
+import {expect} from 'chai'
+import {jetstreamManager} from '@nats-io/jetstream'
+import {connect} from '@nats-io/transport-node'
+import {request} from 'undici'
+import {cleanup, http, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
+import {requireNats, uniqueName} from '../helpers/requires.js'
+import {datasetUrn} from '../ingest/helpers.js'
+
+const DS = datasetUrn('changelog.orders')
+
+describe('events: the change log (GET /events, events tail, JetStream)', function () {
+  this.timeout(120_000)
+  const lite = useLite()
+  let dir: string
+  before(async () => {
+    dir = tempDir('mdcli-changelog-')
+    const env = lite.env()
+    const gql = (query: string) => http(`${lite.url}/api/graphql`, {token: lite.token, body: {query}})
+    expect((await runCli(['put', '--urn', DS, '-a', 'datasetProperties', '-d', '-'], {env, input: JSON.stringify({name: 'orders', customProperties: {}, tags: []})})).code).to.equal(0)
+    expect((await gql('mutation { createTag(input: {id: "pii", name: "pii"}) }')).status).to.equal(200)
+    const add = await gql(`mutation { addTags(input: {tagUrns: ["urn:li:tag:pii"], resourceUrn: "${DS}"}) }`)
+    expect(add.body.errors, JSON.stringify(add.body)).to.equal(undefined)
+    expect((await runCli(['delete', '--urn', DS, '--force'], {env})).code).to.equal(0)
+  })
+  after(() => cleanup(dir))
+
+  it('events tail replays and follows changes with DataHub MCL shape and entity change events, filtered', async () => {
+    const r = await runCli(['events', 'tail', '--since', '0', '--entity-type', 'dataset', '--json', '--limit', '3'], {env: lite.env(), timeoutMs: 30_000})
+    expect(r.code, r.stderr).to.equal(0)
+    const changes = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(changes.map((c) => [c.mcl.changeType, c.mcl.aspectName])).to.deep.equal([
+      ['UPSERT', 'datasetProperties'],
+      ['UPSERT', 'globalTags'],
+      ['UPSERT', 'status'],
+    ])
+    for (const c of changes) expect(c.mcl).to.include.keys('entityType', 'entityUrn', 'changeType', 'aspect', 'created', 'systemMetadata')
+    expect(JSON.parse(changes[1].mcl.aspect.value).tags).to.deep.equal([{tag: 'urn:li:tag:pii'}])
+    expect(changes[1].changeEvents.some((e: any) => e.category === 'TAG' && e.operation === 'ADD')).to.equal(true)
+    expect(JSON.parse(changes[2].mcl.aspect.value)).to.deep.equal({removed: true})
+    expect(changes[2].mcl.previousAspectValue === undefined || JSON.parse(changes[2].mcl.previousAspectValue.value).removed === false).to.equal(true)
+    expect(changes.every((c) => c.id > 0)).to.equal(true)
+  })
+
+  it('GET /events needs a token, filters by aspect and resumes after Last-Event-ID', async () => {
+    const anon = await request(`${lite.url}/events`)
+    expect(anon.statusCode).to.equal(401)
+    await anon.body.dump()
+    const ac = new AbortController()
+    const res = await request(`${lite.url}/events?aspect=globalTags`, {headers: {authorization: `Bearer ${lite.token}`, 'last-event-id': '0'}, signal: ac.signal})
+    expect(res.statusCode).to.equal(200)
+    expect(res.headers['content-type']).to.match(/text\/event-stream/)
+    let text = ''
+    for await (const chunk of res.body) {
+      text += chunk.toString()
+      if (/event: change[\s\S]*\n\n/.test(text)) break
+    }
+    ac.abort()
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))
+    expect(ids.length).to.be.greaterThan(0)
+    expect(text).to.include('"aspectName":"globalTags"')
+    expect(text).to.not.include('"aspectName":"datasetProperties"')
+    // Resuming after the last id seen replays nothing already seen.
+    const ac2 = new AbortController()
+    const again = await request(`${lite.url}/events?aspect=globalTags`, {headers: {authorization: `Bearer ${lite.token}`, 'last-event-id': String(ids.at(-1))}, signal: ac2.signal})
+    const first = (await again.body[Symbol.asyncIterator]().next()).value.toString()
+    ac2.abort()
+    expect(first).to.not.include('event: change')
+  })
+
+  it('lite --changelog publishes every committed change to JetStream', async function () {
+    const url = await requireNats(this)
+    const stream = uniqueName('MDCLI_CL').replace(/[^A-Za-z0-9_]/g, '_')
+    const subject = `${stream.toLowerCase()}.changelog`
+    const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
+    const pub = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
+    try {
+      const urn = datasetUrn('changelog.js')
+      expect((await runCli(['put', '--urn', urn, '-a', 'status', '-d', '-'], {env: pub.env(), input: '{"removed": false}'})).code).to.equal(0)
+      const jsm = await jetstreamManager(nc)
+      let msg: any
+      for (let i = 0; i < 50 && !msg; i++) {
+        msg = await jsm.streams.getMessage(stream, {last_by_subj: subject}).catch(() => null)
+        if (!msg) await new Promise((r) => setTimeout(r, 200))
+      }
+      const body = msg.json()
+      expect(body.mcl).to.include({entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: 'status'})
+      expect(JSON.parse(body.mcl.aspect.value)).to.deep.equal({removed: false})
+    } finally {
+      await pub.stop()
+      cleanup(pub.storeDir, pub.home)
+      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined)
+      await nc.close()
+    }
+  })
+})
