@@ -1,0 +1,91 @@
+/**
+ * Resolvers of lineage.graphql: entity `lineage`, `searchAcrossLineage`, `scrollAcrossLineage`,
+ * on the walk in catalog/lineage.ts.
+ */
+import {BadRequestError} from '../../errors.js'
+import {type LineageDirection, type LineageHit, walkLineage} from '../../catalog/lineage.js'
+import {GQL_TYPE_NAME, type Resolver} from './entities.js'
+import {type Ent, type GqlContext, registryType, stub} from './context.js'
+
+type Obj = Record<string, any>
+/** Hops walked for `3+` or no degree filter. */
+const MAX_HOPS = 10
+const MAX_COUNT = 10_000
+
+function page(start: unknown, count: unknown, def = 100): {start: number; count: number} {
+  const s = start ?? 0
+  const c = count ?? def
+  if (!Number.isInteger(s) || (s as number) < 0) throw new BadRequestError(`start must be a whole number >= 0, got ${String(s)}`)
+  if (!Number.isInteger(c) || (c as number) < 0 || (c as number) > MAX_COUNT) throw new BadRequestError(`count must be a whole number from 0 to ${MAX_COUNT}, got ${String(c)}`)
+  return {start: s as number, count: c as number}
+}
+
+/** Degrees asked for by `degree` filters (1, 2, 3+), or undefined for all. */
+function degreesOf(orFilters: Obj[] | undefined): {max: number; accept: (d: number) => boolean} {
+  const values = new Set<string>()
+  for (const g of orFilters ?? []) for (const f of g.and ?? []) if (f.field === 'degree') for (const v of f.values ?? (f.value ? [f.value] : [])) values.add(String(v))
+  if (values.size === 0) return {max: MAX_HOPS, accept: () => true}
+  const plus = values.has('3+')
+  const exact = [...values].filter((v) => /^\d+$/.test(v)).map(Number)
+  const max = plus ? MAX_HOPS : Math.max(1, ...exact)
+  return {max, accept: (d) => exact.includes(d) || (plus && d >= 3)}
+}
+
+async function lineageHits(ctx: GqlContext, input: Obj): Promise<LineageHit[]> {
+  if (typeof input.urn !== 'string' || input.urn === '') throw new BadRequestError('searchAcrossLineage needs input.urn')
+  const direction = input.direction as LineageDirection
+  const degrees = degreesOf(input.orFilters)
+  const hits = await walkLineage(ctx.catalog, input.urn, direction, degrees.max, {includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true})
+  const types = Array.isArray(input.types) && input.types.length > 0 ? new Set(input.types.map((t: string) => registryType(t))) : undefined
+  const q = typeof input.query === 'string' && input.query.trim() !== '' && input.query.trim() !== '*' ? input.query.trim().toLowerCase() : undefined
+  return hits.filter((h) => GQL_TYPE_NAME[h.entityType] && degrees.accept(h.degree) && (!types || types.has(h.entityType)) && (!q || h.urn.toLowerCase().includes(q)))
+}
+
+function result(h: LineageHit): Obj {
+  return {entity: stub(h.urn), degree: h.degree, degrees: [h.degree], paths: [{path: h.path.map((u) => stub(u))}], matchedFields: [], insights: [], explored: true, ignoredAsHop: false, truncatedChildren: false}
+}
+
+function facets(hits: LineageHit[]): Obj[] {
+  const count = (key: (h: LineageHit) => string) => {
+    const m = new Map<string, number>()
+    for (const h of hits) m.set(key(h), (m.get(key(h)) ?? 0) + 1)
+    return [...m].map(([value, c]) => ({value, count: c}))
+  }
+  return [
+    {field: '_entityType', displayName: 'Type', aggregations: count((h) => h.entityType)},
+    {field: 'degree', displayName: 'Degree', aggregations: count((h) => (h.degree >= 3 ? '3+' : String(h.degree)))},
+  ]
+}
+
+export const LINEAGE_QUERY_FIELDS: Record<string, Resolver> = {
+  searchAcrossLineage: async (_r, {input}: {input: Obj}, ctx) => {
+    const {start, count} = page(input.start, input.count, 10)
+    const hits = await lineageHits(ctx, input)
+    return {start, count: Math.min(count, Math.max(0, hits.length - start)), total: hits.length, searchResults: hits.slice(start, start + count).map(result), facets: facets(hits)}
+  },
+  scrollAcrossLineage: async (_r, {input}: {input: Obj}, ctx) => {
+    const {count} = page(0, input.count, 10)
+    let start = 0
+    if (input.scrollId != null) {
+      if (!/^\d+$/.test(String(input.scrollId))) throw new BadRequestError(`scrollId '${String(input.scrollId)}' is not one this server gave out`)
+      start = Number(input.scrollId)
+    }
+    const hits = await lineageHits(ctx, input)
+    const slice = hits.slice(start, start + count)
+    const next = start + slice.length
+    return {nextScrollId: next < hits.length ? String(next) : null, count: slice.length, total: hits.length, searchResults: slice.map(result), facets: facets(hits)}
+  },
+}
+
+/** The `lineage` field of an entity: direct neighbours (degree 1), one page. */
+export const lineageField: Resolver = async (src: Ent, args: {input: Obj}, ctx) => {
+  const {start, count} = page(args.input.start, args.input.count, 100)
+  const hits = (await walkLineage(ctx.catalog, src.urn, args.input.direction as LineageDirection, 1)).filter((h) => GQL_TYPE_NAME[h.entityType])
+  return {
+    start,
+    count: Math.min(count, Math.max(0, hits.length - start)),
+    total: hits.length,
+    filtered: 0,
+    relationships: hits.slice(start, start + count).map((h) => ({type: h.relationship, entity: stub(h.urn), degree: 1, isManual: false, paths: [{path: h.path.map((u) => stub(u))}]})),
+  }
+}
