@@ -41,6 +41,7 @@ import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Low, type Adapter} from 'lowdb'
 import {StoreCorruptError, StoreLockedError} from '../errors.js'
+import {HistoryFile, type OldRow} from './embedded/history.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
@@ -61,7 +62,9 @@ import type {
   WriteResult,
 } from './types.js'
 
-const FORMAT = 'mdcli-lowdb-2'
+const FORMAT = 'mdcli-lowdb-3'
+/** Old versions in the shards, not in the history file: read, then moved there by the next checkpoint. */
+const FORMAT_2 = 'mdcli-lowdb-2'
 /** Stores written before the manifest accounted for every file: read, then rewritten in FORMAT. */
 const LEGACY_FORMAT = 'mdcli-lowdb-1'
 
@@ -69,6 +72,12 @@ const LEGACY_FORMAT = 'mdcli-lowdb-1'
 type Row = [string, number, string, SystemMetadata]
 /** Timeseries row: a Row plus its timestampMillis. */
 type TsRow = [string, number, string, SystemMetadata, number]
+/** A version of a versioned aspect: the latest is a Row in memory; older ones are on disk. */
+type Version = Row | OldRow
+
+const isOld = (r: Version | TsRow): r is OldRow => typeof r[0] === 'number'
+const runIdOf = (r: Version | TsRow): string | undefined => (isOld(r) ? r[2] : r[3].runId)
+const timeOf = (r: Version | TsRow): number => (isOld(r) ? r[3] : r[1])
 
 interface Ent {
   /** Stable small id (search index, cursor order). */
@@ -77,8 +86,11 @@ interface Ent {
   t: string
   /** LSN of the last op applied. */
   l: number
-  /** Versioned aspects: rows[0] is version 0 (latest); rows[i] is version i. */
-  a: Record<string, Row[]>
+  /**
+   * Versioned aspects: rows[0] is version 0 (latest), always a Row; rows[i] is version i, an
+   * OldRow pointing into the history file (a Row only while a store of format 2 is migrated).
+   */
+  a: Record<string, Version[]>
   /** Timeseries aspects, in arrival order. */
   s?: Record<string, TsRow[]>
 }
@@ -106,6 +118,8 @@ interface Manifest {
   files?: Record<string, FileSum>
   /** Journal segments closed since the last checkpoint (by number), with size and checksum. */
   sealed?: Record<string, FileSum>
+  /** Bytes of history.log that the shards may point into (synced by the checkpoint that wrote this). */
+  historyBytes?: number
 }
 
 interface JournalRecord {
@@ -253,6 +267,8 @@ export class LowdbStore implements MetadataStore {
   private opened = false
   private closed = false
   private lockPath: string
+  /** Old versions of aspects, on disk (see embedded/history.ts). */
+  private readonly history: HistoryFile
 
   constructor(opts: LowdbStoreOptions) {
     this.opts = opts
@@ -261,6 +277,7 @@ export class LowdbStore implements MetadataStore {
     this.checkpointBytes = opts.checkpointBytes ?? 256 * 1024 * 1024
     this.lockPath = join(this.dir, 'LOCK')
     this.fs = opts.fs ?? nodeStoreFs
+    this.history = new HistoryFile(join(this.dir, 'history.log'))
   }
 
   // ---------------------------------------------------------------- lifecycle
@@ -272,6 +289,8 @@ export class LowdbStore implements MetadataStore {
     try {
       const manifest = await this.readManifest()
       this.nextId = manifest.nextId
+      const historyPath = join(this.dir, 'history.log')
+      this.history.open(manifest.historyBytes ?? 0, (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`))
       await this.loadShards(manifest)
       const {last: lastSeq, sums} = await this.replay(manifest)
       // Segments replayed now are closed for good: the manifest records them, so that a later
@@ -293,6 +312,7 @@ export class LowdbStore implements MetadataStore {
       this.startWorker()
       this.indexReady = this.buildIndexInBackground()
     } catch (e) {
+      this.history.close()
       this.unlock()
       throw e
     }
@@ -309,6 +329,7 @@ export class LowdbStore implements MetadataStore {
     }
     await this.walFh?.close().catch(() => undefined)
     this.walFh = null
+    this.history.close()
     this.closed = true
     await this.worker?.terminate()
     this.worker = null
@@ -387,7 +408,7 @@ export class LowdbStore implements MetadataStore {
       return fresh
     }
     const m = db.data
-    if ((m.format !== FORMAT && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
+    if ((m.format !== FORMAT && m.format !== FORMAT_2 && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
       throw this.corrupt(path, `is not a ${FORMAT} manifest`)
     }
     if (m.shards !== this.nShards) {
@@ -429,7 +450,21 @@ export class LowdbStore implements MetadataStore {
       throw this.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return
-    for (const [urn, e] of Object.entries(db.data.entities)) this.track(urn, e)
+    for (const [urn, e] of Object.entries(db.data.entities)) {
+      this.track(urn, e)
+      // Stores of an earlier format kept old versions in the shards: move them to the history
+      // file, and rewrite the shard at the next checkpoint.
+      for (const rows of Object.values(e.a)) {
+        for (let i = 1; i < rows.length; i++) {
+          const r = rows[i]!
+          if (!isOld(r)) {
+            rows[i] = this.history.append(r[0], r[1], r[2], r[3])
+            this.dirty.add(this.shardOf(urn))
+          }
+        }
+      }
+    }
+    this.history.flush()
   }
 
   /**
@@ -491,6 +526,7 @@ export class LowdbStore implements MetadataStore {
           throw this.corrupt(path, `has an unreadable record at byte ${pos}`)
         }
         rec.o.forEach((op, i) => this.apply(op, rec.l + i, true))
+        this.history.flush()
         if (rec.l + rec.o.length > this.nextLsn) this.nextLsn = rec.l + rec.o.length
         pos = nl + 1
       }
@@ -576,6 +612,13 @@ export class LowdbStore implements MetadataStore {
           const results = p.ops.map((op) => this.apply(op, opLsn++, false))
           p.resolve(results)
         }
+        try {
+          this.history.flush()
+        } catch (e) {
+          // The batch is in the journal: the old versions wait in memory for the next flush,
+          // and a checkpoint cannot complete until they are written.
+          this.opts.warn?.(`old versions could not be written to ${this.history.path} (${(e as Error).message}); kept in memory until there is space`)
+        }
         this.scheduleIndex()
         if (this.walBytesSinceCheckpoint >= this.checkpointBytes && !this.checkpointing) {
           void this.checkpoint().catch((e) => this.opts.warn?.(`checkpoint failed: ${(e as Error).message}`))
@@ -604,8 +647,7 @@ export class LowdbStore implements MetadataStore {
     if (reindex) this.pendingIndex.add(urn)
   }
 
-  private countRun(sm: SystemMetadata, time: number, delta: number): void {
-    const runId = sm.runId
+  private countRun(runId: string | undefined, time: number, delta: number): void {
     if (!runId) return
     let r = this.runs.get(runId)
     if (!r) {
@@ -653,7 +695,7 @@ export class LowdbStore implements MetadataStore {
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
             put(e.a, op.keyAspect.name, [[op.keyAspect.value, op.created.time, op.created.actor, sm]])
-            this.countRun(op.systemMetadata, op.created.time, 1)
+            this.countRun(op.systemMetadata.runId, op.created.time, 1)
           }
         }
         e.l = lsn
@@ -661,14 +703,16 @@ export class LowdbStore implements MetadataStore {
         if (op.op === 'upsert') {
           const rows = own(e.a, op.aspectName)
           const row: Row = [op.value, op.created.time, op.created.actor, sm]
-          if (!rows) put(e.a, op.aspectName, [row])
-          else if (rows[0]![0] === op.value) {
+          const top = rows?.[0] as Row | undefined
+          if (!rows || !top) put(e.a, op.aspectName, [row])
+          else if (top[0] === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
-            const prev = rows[0]![3]
-            rows[0]![3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
+            const prev = top[3]
+            top[3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
             changed = false
           } else {
-            rows.push(rows[0]!)
+            // The version it replaces goes to disk; memory keeps where it lies.
+            rows.push(this.history.append(top[0], top[1], top[2], top[3]))
             rows[0] = row
           }
         } else {
@@ -678,11 +722,11 @@ export class LowdbStore implements MetadataStore {
           const row: TsRow = [op.value, op.created.time, op.created.actor, sm, op.timestampMillis]
           const same = rows.findIndex((r) => r[4] === op.timestampMillis)
           if (same >= 0) {
-            this.countRun(rows[same]![3], rows[same]![1], -1)
+            this.countRun(rows[same]![3].runId, rows[same]![1], -1)
             rows[same] = row
           } else rows.push(row)
         }
-        if (changed) this.countRun(op.systemMetadata, op.created.time, 1)
+        if (changed) this.countRun(op.systemMetadata.runId, op.created.time, 1)
         // Search reads a few aspects only; identical writes and other aspects leave it as it was.
         this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && this.opts.rules.feedsSearch(e.t, op.aspectName)))
         return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
@@ -690,16 +734,16 @@ export class LowdbStore implements MetadataStore {
       case 'deleteEntity': {
         if (!existing) return {urn: op.urn, changed: false, createdEntity: false, rowsRemoved: 0}
         let removed = 0
-        for (const rows of Object.values(existing.a)) for (const r of rows) (removed++, this.countRun(r[3], r[1], -1))
-        for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3], r[1], -1))
+        for (const rows of Object.values(existing.a)) for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
+        for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
         this.forget(op.urn, existing)
         this.touch(op.urn)
         return {urn: op.urn, changed: true, createdEntity: false, rowsRemoved: removed}
       }
       case 'deleteAspect': {
         if (!existing) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        const rows: Array<Row | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
-        for (const r of rows) this.countRun(r[3], r[1], -1)
+        const rows: Array<Version | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
+        for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
         existing.l = lsn
@@ -711,8 +755,8 @@ export class LowdbStore implements MetadataStore {
         const rows = own(existing?.a, op.aspectName)
         if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const top = rows[0]!
-        this.countRun(top[3], top[1], -1)
-        if (rows.length > 1) rows[0] = rows.pop()!
+        this.countRun(runIdOf(top), timeOf(top), -1)
+        if (rows.length > 1) rows[0] = this.materialize(rows.pop()!)
         else delete existing.a[op.aspectName]
         existing.l = lsn
         this.dropIfEmpty(op.urn, existing)
@@ -726,7 +770,7 @@ export class LowdbStore implements MetadataStore {
         const goes = op.op === 'deleteTimeseriesOfRun' ? (r: TsRow) => r[3].runId === op.runId : (r: TsRow) => r[4] >= op.startTime && r[4] <= op.endTime
         const kept = rows.filter((r) => !goes(r))
         const removed = rows.length - kept.length
-        for (const r of rows) if (goes(r)) this.countRun(r[3], r[1], -1)
+        for (const r of rows) if (goes(r)) this.countRun(r[3].runId, r[1], -1)
         if (kept.length > 0) put(existing.s!, op.aspectName, kept)
         else delete existing.s![op.aspectName]
         existing.l = lsn
@@ -832,7 +876,14 @@ export class LowdbStore implements MetadataStore {
         // Let requests in between shards: a checkpoint must not stall the server.
         await new Promise((r) => setImmediate(r))
       }
-      await this.writeManifest({format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId, gen, files, sealed: {}})
+      // Every shard written above points below this size; it must be on disk before the manifest says so.
+      let historyBytes: number
+      try {
+        historyBytes = await this.history.sync()
+      } catch (e) {
+        throw storeWriteError(e, this.dir, this.history.path)
+      }
+      await this.writeManifest({format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId, gen, files, sealed: {}, historyBytes})
     } catch (e) {
       for (const i of dirty) this.dirty.add(i)
       // Files of this failed checkpoint are named by no manifest; give their space back.
@@ -925,7 +976,7 @@ export class LowdbStore implements MetadataStore {
     // Deleted and written again before this flush: the old id leaves the index, the new one enters.
     if (deleted !== undefined && deleted !== e.id) this.send({kind: 'index', items: [{id: deleted, urn, type: '', aspects: null}]})
     const aspects: Record<string, string> = {}
-    for (const [name, rows] of Object.entries(e.a)) if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = rows[0]![0]
+    for (const [name, rows] of Object.entries(e.a)) if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = (rows[0] as Row)[0]
     return {id: e.id, urn, type: e.t, aspects}
   }
 
@@ -961,8 +1012,16 @@ export class LowdbStore implements MetadataStore {
 
   // ---------------------------------------------------------------- reads
 
-  private envelope(urn: string, e: Ent, name: string, row: Row | TsRow, version: number, kind: 'versioned' | 'timeseries'): StoredAspect {
-    return new LazyAspect(urn, e.t, name, kind, version, row[0], {time: row[1], actor: row[2]}, row[3])
+  /** An old version read back from the history file; a Row as it is. */
+  private materialize(r: Version): Row {
+    if (!isOld(r)) return r
+    const h = this.history.read(r)
+    return [h.value, h.time, h.actor, h.systemMetadata]
+  }
+
+  private envelope(urn: string, e: Ent, name: string, version: Version | TsRow, v: number, kind: 'versioned' | 'timeseries'): StoredAspect {
+    const row = isOld(version as Version) ? this.materialize(version as OldRow) : (version as Row | TsRow)
+    return new LazyAspect(urn, e.t, name, kind, v, row[0], {time: row[1], actor: row[2]}, row[3])
   }
 
   private latestTs(rows: TsRow[] | undefined): TsRow | undefined {
@@ -1031,7 +1090,7 @@ export class LowdbStore implements MetadataStore {
   }
 
   private removed(e: Ent): boolean {
-    return this.opts.rules.isRemoved(own(e.a, this.opts.rules.softDeleteAspect)?.[0]?.[0])
+    return this.opts.rules.isRemoved((own(e.a, this.opts.rules.softDeleteAspect)?.[0] as Row | undefined)?.[0])
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
@@ -1076,7 +1135,7 @@ export class LowdbStore implements MetadataStore {
     let seen = 0
     for (const [u, e] of this.ents) {
       for (const [name, rows] of Object.entries(e.a)) {
-        const text = rows[0]![0]
+        const text = (rows[0] as Row)[0]
         if (few) {
           for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
         } else if (text.includes('urn:li:')) {
@@ -1099,8 +1158,8 @@ export class LowdbStore implements MetadataStore {
   private rebuildRuns(): void {
     this.runs.clear()
     for (const e of this.ents.values()) {
-      for (const rows of Object.values(e.a)) for (const r of rows) this.countRun(r[3], r[1], 1)
-      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3], r[1], 1)
+      for (const rows of Object.values(e.a)) for (const r of rows) this.countRun(runIdOf(r), timeOf(r), 1)
+      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3].runId, r[1], 1)
     }
   }
 
@@ -1116,7 +1175,10 @@ export class LowdbStore implements MetadataStore {
       const keyName = this.opts.rules.keyAspectName(e.t)
       for (const [name, rows] of Object.entries(e.a)) {
         rows.forEach((r, v) => {
-          if (r[3].runId === runId) out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: r[1], actor: r[2]}})
+          if (runIdOf(r) !== runId) return
+          // The actor of an old version is on disk; read only for the rows of this run.
+          const row = this.materialize(r)
+          out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: row[1], actor: row[2]}})
         })
       }
       for (const [name, rows] of Object.entries(e.s ?? {})) {

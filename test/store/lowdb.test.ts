@@ -129,7 +129,73 @@ describe('lowdb store files', () => {
     const wal = readdirSync(join(dir, 'wal'))
     expect(wal.length).to.be.at.most(1)
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-2')
+    expect(m.format).to.equal('mdcli-lowdb-3')
+  })
+})
+
+describe('lowdb store: old versions on disk', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  const tags = (i: number) => ({tags: [{tag: `urn:li:tag:old-value-${i}`}]})
+  const shardText = () =>
+    readdirSync(join(dir, 'shards'))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => readFileSync(join(dir, 'shards', f), 'utf8'))
+      .join('\n')
+
+  it('keeps old versions in history.log, not in the shards, and reads them after a restart', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 50; i++) await a.write([up(DS('h'), 'globalTags', tags(i), {time: i})])
+    await a.close()
+    const shards = shardText()
+    expect(shards).to.include('old-value-50')
+    expect(shards).not.to.include('old-value-7"')
+    expect(readFileSync(join(dir, 'history.log'), 'utf8')).to.include('old-value-7"')
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+    expect(m.historyBytes).to.equal(readFileSync(join(dir, 'history.log')).length)
+    const b = createStore({dir})
+    await b.open()
+    const v7 = await b.getAspect(DS('h'), 'globalTags', 7)
+    expect((v7!.value as any).tags[0].tag).to.equal('urn:li:tag:old-value-7')
+    expect(v7!.created.time).to.equal(7)
+    expect((await b.listVersions(DS('h'), 'globalTags')).length).to.equal(50)
+    await b.close()
+  })
+
+  it('after a crash, cuts history past the last checkpoint and rebuilds it from the journal', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 5; i++) await a.write([up(DS('c'), 'globalTags', tags(i), {time: i})])
+    await a.close()
+    const c = createStore({dir})
+    await c.open()
+    for (let i = 6; i <= 9; i++) await c.write([up(DS('c'), 'globalTags', tags(i), {time: i})])
+    // kill -9: no checkpoint; history.log holds versions the manifest does not count, and a torn tail.
+    appendFileSync(join(dir, 'history.log'), '[12,"torn')
+    writeFileSync(join(dir, 'LOCK'), '999999999')
+    const b = createStore({dir})
+    await b.open()
+    const vs = await b.listVersions(DS('c'), 'globalTags')
+    expect(vs.map((v) => (v.value as any).tags[0].tag.replace('urn:li:tag:old-value-', ''))).to.deep.equal(['9', '1', '2', '3', '4', '5', '6', '7', '8'])
+    expect(vs.map((v) => v.created.time)).to.deep.equal([9, 1, 2, 3, 4, 5, 6, 7, 8])
+    await b.close()
+  })
+
+  it('stops the start when history.log is shorter than the manifest records, naming it', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 3; i++) await a.write([up(DS('t'), 'globalTags', tags(i))])
+    await a.close()
+    const path = join(dir, 'history.log')
+    writeFileSync(path, readFileSync(path).subarray(0, 10))
+    const b = createStore({dir})
+    let err: any
+    await b.open().catch((e) => (err = e))
+    expect(err?.code).to.equal('E_STORE_CORRUPT')
+    expect(err.message).to.include(path)
   })
 })
 
