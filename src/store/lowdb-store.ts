@@ -42,6 +42,7 @@ import {join} from 'node:path'
 import {Low, type Adapter} from 'lowdb'
 import {StoreCorruptError, StoreLockedError} from '../errors.js'
 import {HistoryFile, type OldRow} from './embedded/history.js'
+import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
@@ -150,6 +151,8 @@ export interface LowdbStoreOptions {
   sync?: boolean
   /** The file layer every write goes through (production: node:fs); tests inject failures here. */
   fs?: StoreFs
+  /** Fraction of the heap's limit past which writes that add data are refused (E_STORE_MEMORY). */
+  maxHeapFraction?: number
 }
 
 /**
@@ -278,7 +281,10 @@ export class LowdbStore implements MetadataStore {
     this.lockPath = join(this.dir, 'LOCK')
     this.fs = opts.fs ?? nodeStoreFs
     this.history = new HistoryFile(join(this.dir, 'history.log'))
+    this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
   }
+
+  private readonly heap: HeapGuard
 
   // ---------------------------------------------------------------- lifecycle
 
@@ -565,6 +571,14 @@ export class LowdbStore implements MetadataStore {
   write(ops: WriteOp[]): Promise<WriteResult[]> {
     if (!this.opened || this.closed) return Promise.reject(new Error('store is not open'))
     if (ops.length === 0) return Promise.resolve([])
+    // Past the memory the machine gives the store, refuse what adds data (deletes still free it).
+    if (ops.some((o) => o.op === 'upsert' || o.op === 'timeseries')) {
+      try {
+        this.heap.check()
+      } catch (e) {
+        return Promise.reject(e)
+      }
+    }
     return new Promise<WriteResult[]>((resolve, reject) => {
       this.queue.push({ops, resolve, reject})
       if (!this.flushing) this.flushing = this.flushLoop()
@@ -911,7 +925,11 @@ export class LowdbStore implements MetadataStore {
    * heap the main thread collects. Unref'd, so an open store never keeps a process alive.
    */
   private startWorker(): void {
-    const w = new Worker(new URL('./search-worker.js', import.meta.url), {workerData: {searchableTypes: [...this.opts.searchableTypes]}})
+    const w = new Worker(new URL('./search-worker.js', import.meta.url), {
+      workerData: {searchableTypes: [...this.opts.searchableTypes]},
+      // Its own heap, sized from the machine: the index of a large catalog outgrows V8's default.
+      resourceLimits: {maxOldGenerationSizeMb: searchHeapMb()},
+    })
     w.on('message', (m: FromWorker) => {
       const q = this.queries.get(m.seq)
       if (!q) return

@@ -1,7 +1,9 @@
 import {expect} from 'chai'
 import {appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {createStore} from '../../src/store/index.js'
+import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
+import {LowdbStore} from '../../src/store/lowdb-store.js'
+import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {storeConformance, up} from './conformance.js'
@@ -196,6 +198,36 @@ describe('lowdb store: old versions on disk', () => {
     await b.open().catch((e) => (err = e))
     expect(err?.code).to.equal('E_STORE_CORRUPT')
     expect(err.message).to.include(path)
+  })
+})
+
+describe('lowdb store: memory limit', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  it('refuses writes that add data past the heap limit with E_STORE_MEMORY pointing to PostgreSQL; reads and deletes still work', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('m1'), 'status', {removed: false}), up(DS('m2'), 'status', {removed: false})])
+    await a.close()
+    // A limit every heap is past: the guard must refuse before anything reaches the journal.
+    const b = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, maxHeapFraction: 0})
+    await b.open()
+    const walBytes = () => readdirSync(join(dir, 'wal')).reduce((n, f) => n + readFileSync(join(dir, 'wal', f)).length, 0)
+    const before = walBytes()
+    let err: any
+    await b.write([up(DS('m3'), 'status', {removed: false})]).catch((e) => (err = e))
+    expect(err?.code).to.equal('E_STORE_MEMORY')
+    expect(err.status).to.equal(507)
+    expect(err.message).to.match(/PostgreSQL store/)
+    expect(err.message).to.include(dir)
+    expect(walBytes()).to.equal(before)
+    expect(await b.exists(DS('m3'))).to.equal(false)
+    expect(await b.exists(DS('m1'))).to.equal(true)
+    await b.write([{op: 'deleteEntity', urn: DS('m2')}])
+    expect(await b.exists(DS('m2'))).to.equal(false)
+    await b.close()
   })
 })
 
