@@ -46,6 +46,7 @@ import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
+import {SEARCH_VALUE} from './types.js'
 import type {
   AuditStamp,
   EntityRules,
@@ -741,6 +742,7 @@ export class LowdbStore implements MetadataStore {
           } else rows.push(row)
         }
         if (changed) this.countRun(op.systemMetadata.runId, op.created.time, 1)
+        if (op.op === 'upsert' && changed && this.opts.rules.feedsSearch(e.t, op.aspectName)) this.noteSearchValue(op.urn, op.aspectName, op[SEARCH_VALUE])
         // Search reads a few aspects only; identical writes and other aspects leave it as it was.
         this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && this.opts.rules.feedsSearch(e.t, op.aspectName)))
         return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
@@ -751,6 +753,7 @@ export class LowdbStore implements MetadataStore {
         for (const rows of Object.values(existing.a)) for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
         for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
         this.forget(op.urn, existing)
+        this.searchValues.delete(op.urn)
         this.touch(op.urn)
         return {urn: op.urn, changed: true, createdEntity: false, rowsRemoved: removed}
       }
@@ -760,6 +763,7 @@ export class LowdbStore implements MetadataStore {
         for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
+        this.noteSearchValue(op.urn, op.aspectName, undefined)
         existing.l = lsn
         this.dropIfEmpty(op.urn, existing)
         this.touch(op.urn)
@@ -772,6 +776,7 @@ export class LowdbStore implements MetadataStore {
         this.countRun(runIdOf(top), timeOf(top), -1)
         if (rows.length > 1) rows[0] = this.materialize(rows.pop()!)
         else delete existing.a[op.aspectName]
+        this.noteSearchValue(op.urn, op.aspectName, undefined)
         existing.l = lsn
         this.dropIfEmpty(op.urn, existing)
         this.touch(op.urn)
@@ -793,6 +798,23 @@ export class LowdbStore implements MetadataStore {
         return {urn: op.urn, aspectName, changed: removed > 0, createdEntity: false, rowsRemoved: removed}
       }
     }
+  }
+
+  /**
+   * Search projections (see SEARCH_VALUE) of aspects written since the last flush to the search
+   * thread, by urn then aspect: sent instead of the whole text, then dropped. Only the latest
+   * write of an aspect counts; one without a projection (or a revert, a delete) drops it.
+   */
+  private readonly searchValues = new Map<string, Record<string, string>>()
+
+  private noteSearchValue(urn: string, aspectName: string, projection: string | undefined): void {
+    let rec = this.searchValues.get(urn)
+    if (projection === undefined) {
+      if (rec && Object.hasOwn(rec, aspectName)) delete rec[aspectName]
+      return
+    }
+    if (!rec) this.searchValues.set(urn, (rec = Object.create(null) as Record<string, string>))
+    rec[aspectName] = projection
   }
 
   /** Removes an entity, remembering its search id until the search thread has been told. */
@@ -994,7 +1016,11 @@ export class LowdbStore implements MetadataStore {
     // Deleted and written again before this flush: the old id leaves the index, the new one enters.
     if (deleted !== undefined && deleted !== e.id) this.send({kind: 'index', items: [{id: deleted, urn, type: '', aspects: null}]})
     const aspects: Record<string, string> = {}
-    for (const [name, rows] of Object.entries(e.a)) if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = (rows[0] as Row)[0]
+    const projected = this.searchValues.get(urn)
+    if (projected) this.searchValues.delete(urn)
+    for (const [name, rows] of Object.entries(e.a)) {
+      if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? (rows[0] as Row)[0]
+    }
     return {id: e.id, urn, type: e.t, aspects}
   }
 
@@ -1013,8 +1039,11 @@ export class LowdbStore implements MetadataStore {
   }
 
   private async buildIndexInBackground(): Promise<void> {
-    const urns = [...this.ents.keys()]
-    urns.sort((a, b) => this.ents.get(a)!.id - this.ents.get(b)!.id)
+    // Start after the store is open: the first requests need not wait for the index to begin.
+    await new Promise((r) => setImmediate(r))
+    // Sorted by id through pairs, not map lookups in the comparator (0.3 s at 200,000 entities).
+    const byId = [...this.ents].sort((a, b) => a[1].id - b[1].id)
+    const urns = byId.map(([u]) => u)
     for (let i = 0; i < urns.length; i += 1000) {
       if (this.closed) return
       const items: IndexItem[] = []

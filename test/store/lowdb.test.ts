@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import type {MetadataStore} from '../../src/store/types.js'
+import {SEARCH_VALUE, type MetadataStore, type WriteOp} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {storeConformance, up} from './conformance.js'
 
@@ -198,6 +198,32 @@ describe('lowdb store: old versions on disk', () => {
     await b.open().catch((e) => (err = e))
     expect(err?.code).to.equal('E_STORE_CORRUPT')
     expect(err.message).to.include(path)
+  })
+})
+
+describe('lowdb store: search receives what the write side parsed', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  it('indexes the projection handed with a write, keeps it out of the journal, and the stored text after a restart', async () => {
+    const a = createStore({dir})
+    await a.open()
+    const op = up(DS('proj'), 'datasetProperties', {name: 'proj', description: 'plainword'}) as Extract<WriteOp, {op: 'upsert'}>
+    // A projection that differs from the text shows which of the two search was given.
+    op[SEARCH_VALUE] = JSON.stringify({name: 'proj', description: 'projectedword'})
+    await a.write([op])
+    expect((await a.search({types: ['dataset'], query: 'projectedword'})).hits.map((h) => h.urn)).to.deep.equal([DS('proj')])
+    expect((await a.getAspect(DS('proj'), 'datasetProperties'))!.value).to.deep.equal({name: 'proj', description: 'plainword'})
+    const wal = readdirSync(join(dir, 'wal')).map((f) => readFileSync(join(dir, 'wal', f), 'utf8')).join('')
+    expect(wal).to.include('plainword')
+    expect(wal).not.to.include('projectedword')
+    await a.close()
+    const b = createStore({dir})
+    await b.open()
+    expect((await b.search({types: ['dataset'], query: 'plainword'})).total).to.equal(1)
+    expect((await b.search({types: ['dataset'], query: 'projectedword'})).total).to.equal(0)
+    await b.close()
   })
 })
 
