@@ -681,7 +681,11 @@ export class LowdbStore implements MetadataStore {
    * Rows never mutate their metadata in place (an identical write replaces it), so sharing is safe.
    */
   private shared(sm: SystemMetadata): SystemMetadata {
-    const key = JSON.stringify(sm)
+    // The common shape (a run id and a time) gets its key without JSON.stringify; the NUL in
+    // front keeps it apart from any JSON text.
+    let n = 0
+    for (const _ in sm) n++
+    const key = n === 2 && typeof sm.runId === 'string' && typeof sm.lastObserved === 'number' ? `\u0000${sm.runId}\u0000${sm.lastObserved}` : JSON.stringify(sm)
     let hit = this.smCache.get(key)
     if (!hit) {
       if (this.smCache.size >= 1024) this.smCache.clear()
