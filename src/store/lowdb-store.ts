@@ -99,7 +99,42 @@ interface Ent {
 
 interface ShardData {
   format: string
+  /**
+   * System metadata and actors of the shard's rows, each once: a row's [2] and [3] are indexes
+   * into these (absent in shards written before them, whose rows hold the values). A million
+   * rows share a handful of values, and parsing a copy of each cost a fifth of a start.
+   */
+  sm?: SystemMetadata[]
+  actors?: string[]
   entities: Record<string, Ent>
+}
+
+/** A shard as JSON text, with system metadata and actors as tables (see ShardData). */
+function encodeShard(data: ShardData): string {
+  const smIx = new Map<SystemMetadata, number>()
+  const actorIx = new Map<string, number>()
+  const sm = (v: SystemMetadata): number => {
+    let i = smIx.get(v)
+    if (i === undefined) smIx.set(v, (i = smIx.size))
+    return i
+  }
+  const actor = (v: string): number => {
+    let i = actorIx.get(v)
+    if (i === undefined) actorIx.set(v, (i = actorIx.size))
+    return i
+  }
+  const parts: string[] = []
+  for (const [urn, e] of Object.entries(data.entities)) {
+    const a: Record<string, unknown[]> = {}
+    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [r[0], r[1], actor(r[2]), sm(r[3])])))
+    let s: Record<string, unknown[]> | undefined
+    if (e.s) {
+      s = {}
+      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]))
+    }
+    parts.push(`${JSON.stringify(urn)}:${JSON.stringify({id: e.id, t: e.t, l: e.l, a, s})}`)
+  }
+  return `{"format":${JSON.stringify(data.format)},"sm":${JSON.stringify([...smIx.keys()])},"actors":${JSON.stringify([...actorIx.keys()])},"entities":{${parts.join(',')}}}`
 }
 
 /** Size and SHA-256 of a file the manifest accounts for. */
@@ -188,6 +223,17 @@ function sum(buf: Buffer): FileSum {
   return {size: buf.length, sha256: createHash('sha256').update(buf).digest('hex')}
 }
 
+/** Reads a file and its SHA-256 off this thread (the digest runs on libuv's pool). */
+function readAhead(path: string): Promise<{buf: Buffer; sum: FileSum}> {
+  const p = readFile(path).then(async (buf) => {
+    const digest = Buffer.from(await globalThis.crypto.subtle.digest('SHA-256', buf))
+    return {buf, sum: {size: buf.length, sha256: digest.toString('hex')}}
+  })
+  // Awaited later, by the shard's turn; until then a failure must not count as unhandled.
+  p.catch(() => undefined)
+  return p
+}
+
 /**
  * lowdb's adapter for one JSON file of the store: read whole and checked against the manifest's
  * sum when there is one; written only through the file layer's atomic, synced replace, under a
@@ -202,12 +248,16 @@ class StoreJsonFile<T> implements Adapter<T> {
     private readonly stringify: (d: T) => string,
     private readonly expect?: FileSum,
     private readonly onMismatch?: (why: string) => Error,
+    /** The file's bytes and sum, read ahead (see readAhead). */
+    private readonly ahead?: Promise<{buf: Buffer; sum: FileSum}>,
   ) {}
 
   async read(): Promise<T | null> {
     let buf: Buffer
+    let got: FileSum | undefined
     try {
-      buf = await readFile(this.path)
+      if (this.ahead) ({buf, sum: got} = await this.ahead)
+      else buf = await readFile(this.path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         if (this.expect && this.onMismatch) throw this.onMismatch('is missing')
@@ -215,7 +265,7 @@ class StoreJsonFile<T> implements Adapter<T> {
       }
       throw e
     }
-    this.last = sum(buf)
+    this.last = got ?? sum(buf)
     if (this.expect && this.onMismatch) {
       if (this.last.size !== this.expect.size) throw this.onMismatch(`has ${this.last.size} bytes, the manifest recorded ${this.expect.size} (truncated or altered)`)
       if (this.last.sha256 !== this.expect.sha256) throw this.onMismatch('does not match the checksum the manifest recorded (altered)')
@@ -314,7 +364,6 @@ export class LowdbStore implements MetadataStore {
         if (e.id >= this.nextId) this.nextId = e.id + 1
         if (e.l >= this.nextLsn) this.nextLsn = e.l + 1
       }
-      this.rebuildRuns()
       this.opened = true
       this.startWorker()
       this.indexReady = this.buildIndexInBackground()
@@ -436,10 +485,19 @@ export class LowdbStore implements MetadataStore {
       return
     }
     const files = m.files ?? {}
-    for (const [rel, expect] of Object.entries(files)) {
+    // While one shard parses (on this thread), the next is read and its checksum computed on
+    // libuv's threads: a start at a million aspects spends a fifth of its time on those two.
+    const entries = Object.entries(files)
+    let ahead = entries.length > 0 ? readAhead(join(this.dir, entries[0]![0])) : undefined
+    for (let i = 0; i < entries.length; i++) {
+      const [rel, expect] = entries[i]!
       const path = join(this.dir, rel)
-      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why)))
+      const mine = ahead!
+      ahead = i + 1 < entries.length ? readAhead(join(this.dir, entries[i + 1]![0])) : undefined
+      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine))
     }
+    // A failed start may leave one read ahead; its error is the start's error already.
+    ahead?.catch(() => undefined)
     // A shard the manifest does not name was written by a checkpoint that never finished (its
     // manifest was not saved): the journal still holds its writes, so it is not needed.
     for (const f of present) {
@@ -457,7 +515,29 @@ export class LowdbStore implements MetadataStore {
       throw this.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return
+    // Rows of a shard with tables point into them: one shared object per distinct value.
+    const sms = db.data.sm?.map((v) => this.shared(v))
+    const actors = db.data.actors?.map((v) => this.interned(v))
     for (const [urn, e] of Object.entries(db.data.entities)) {
+      // Runs are counted here, in the one pass over the rows, and kept by replay's ops after.
+      for (const rows of Object.values(e.a)) {
+        for (const r of rows) {
+          if (sms && actors && !isOld(r)) {
+            r[2] = actors[r[2] as unknown as number]!
+            r[3] = sms[r[3] as unknown as number]!
+          }
+          this.countRun(runIdOf(r), timeOf(r), 1)
+        }
+      }
+      for (const rows of Object.values(e.s ?? {})) {
+        for (const r of rows) {
+          if (sms && actors) {
+            r[2] = actors[r[2] as unknown as number]!
+            r[3] = sms[r[3] as unknown as number]!
+          }
+          this.countRun(r[3].runId, r[1], 1)
+        }
+      }
       this.track(urn, e)
       // Stores of an earlier format kept old versions in the shards: move them to the history
       // file, and rewrite the shard at the next checkpoint.
@@ -697,6 +777,15 @@ export class LowdbStore implements MetadataStore {
 
   private readonly smCache = new Map<string, SystemMetadata>()
 
+  /** One string per distinct actor read from the shards. */
+  private interned(s: string): string {
+    let hit = this.actorCache.get(s)
+    if (hit === undefined) this.actorCache.set(s, (hit = s))
+    return hit
+  }
+
+  private readonly actorCache = new Map<string, string>()
+
   /** Applies one op. During replay, ops already reflected in a loaded shard are skipped. */
   private apply(op: WriteOp, lsn: number, replaying: boolean): WriteResult {
     const existing = this.ents.get(op.urn)
@@ -903,7 +992,7 @@ export class LowdbStore implements MetadataStore {
         for (const k of Object.keys(files)) if (k.startsWith(`shards/shard-${String(i).padStart(2, '0')}.`)) delete files[k]
         if (Object.keys(entities).length === 0) continue
         const rel = shardFile(i, gen)
-        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), JSON.stringify)
+        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), (d) => encodeShard(d!))
         const db = new Low<ShardData | null>(file, null)
         db.data = {format: FORMAT, entities}
         try {
@@ -1204,14 +1293,6 @@ export class LowdbStore implements MetadataStore {
       if (++seen % 20000 === 0) await new Promise((r) => setImmediate(r))
     }
     return out
-  }
-
-  private rebuildRuns(): void {
-    this.runs.clear()
-    for (const e of this.ents.values()) {
-      for (const rows of Object.values(e.a)) for (const r of rows) this.countRun(runIdOf(r), timeOf(r), 1)
-      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3].runId, r[1], 1)
-    }
   }
 
   async listRuns(opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
