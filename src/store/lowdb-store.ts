@@ -36,12 +36,13 @@
  * compact than object graphs, and the text is what the journal and the shards hold anyway.
  */
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, fstatSync, unlinkSync, writeFileSync, readdirSync, statSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
 import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Low, type Adapter} from 'lowdb'
-import {StoreCorruptError, StoreLockedError} from '../errors.js'
+import {StoreCorruptError} from '../errors.js'
 import {HistoryFile, type OldRow} from './embedded/history.js'
+import {DirLock} from './embedded/lock.js'
 import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
@@ -280,15 +281,6 @@ class StoreJsonFile<T> implements Adapter<T> {
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 export class LowdbStore implements MetadataStore {
   private readonly dir: string
   private readonly nShards: number
@@ -320,7 +312,7 @@ export class LowdbStore implements MetadataStore {
   private checkpointing: Promise<void> | null = null
   private opened = false
   private closed = false
-  private lockPath: string
+  private readonly dirLock: DirLock
   /** Old versions of aspects, on disk (see embedded/history.ts). */
   private readonly history: HistoryFile
 
@@ -329,7 +321,7 @@ export class LowdbStore implements MetadataStore {
     this.dir = opts.dir
     this.nShards = opts.shards ?? 64
     this.checkpointBytes = opts.checkpointBytes ?? 256 * 1024 * 1024
-    this.lockPath = join(this.dir, 'LOCK')
+    this.dirLock = new DirLock(this.dir)
     this.fs = opts.fs ?? nodeStoreFs
     this.history = new HistoryFile(join(this.dir, 'history.log'))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
@@ -342,7 +334,7 @@ export class LowdbStore implements MetadataStore {
   async open(): Promise<void> {
     mkdirSync(join(this.dir, 'shards'), {recursive: true})
     mkdirSync(join(this.dir, 'wal'), {recursive: true})
-    this.lock()
+    this.dirLock.acquire()
     try {
       const manifest = await this.readManifest()
       this.nextId = manifest.nextId
@@ -369,7 +361,7 @@ export class LowdbStore implements MetadataStore {
       this.indexReady = this.buildIndexInBackground()
     } catch (e) {
       this.history.close()
-      this.unlock()
+      this.dirLock.release()
       throw e
     }
   }
@@ -389,35 +381,7 @@ export class LowdbStore implements MetadataStore {
     this.closed = true
     await this.worker?.terminate()
     this.worker = null
-    this.unlock()
-  }
-
-  private lock(): void {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(this.lockPath, 'wx')
-        writeFileSync(fd, String(process.pid))
-        closeSync(fd)
-        return
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-        const pid = Number.parseInt(readFileSync(this.lockPath, 'utf8'), 10)
-        if (Number.isFinite(pid) && pid !== process.pid && pidAlive(pid)) {
-          throw new StoreLockedError(`Store ${this.dir} is in use by process ${pid}; stop it first or use another --store`)
-        }
-        // The holder died (kill -9 leaves the lock behind): take over.
-        unlinkSync(this.lockPath)
-      }
-    }
-    throw new StoreLockedError(`Could not lock store ${this.dir}`)
-  }
-
-  private unlock(): void {
-    try {
-      if (readFileSync(this.lockPath, 'utf8') === String(process.pid)) unlinkSync(this.lockPath)
-    } catch {
-      /* already gone */
-    }
+    this.dirLock.release()
   }
 
   private manifestFile(): StoreJsonFile<Manifest | null> {
