@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {LowdbStore} from '../../src/store/lowdb-store.js'
@@ -183,6 +184,50 @@ describe('lowdb store: old versions on disk', () => {
     const vs = await b.listVersions(DS('c'), 'globalTags')
     expect(vs.map((v) => (v.value as any).tags[0].tag.replace('urn:li:tag:old-value-', ''))).to.deep.equal(['9', '1', '2', '3', '4', '5', '6', '7', '8'])
     expect(vs.map((v) => v.created.time)).to.deep.equal([9, 1, 2, 3, 4, 5, 6, 7, 8])
+    await b.close()
+  })
+
+  it('opens a store of the previous format (old versions in the shards), moves them to history.log, and keeps them', async () => {
+    // A store as the previous release left it: format 2, one shard holding three versions.
+    const urn = DS('v2')
+    let h = 0x811c9dc5
+    for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
+    const rel = `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+    const sm = (runId: string) => ({runId, lastObserved: 5})
+    const row = (tag: string, time: number, runId: string) => [JSON.stringify({tags: [{tag}]}), time, 'urn:li:corpuser:old', sm(runId)]
+    const ent = {
+      id: 1,
+      t: 'dataset',
+      l: 4,
+      a: {
+        datasetKey: [[JSON.stringify({platform: 'urn:li:dataPlatform:hive', name: 'v2', origin: 'PROD'}), 1, 'urn:li:corpuser:old', sm('r1')]],
+        globalTags: [row('urn:li:tag:c', 3, 'r3'), row('urn:li:tag:a', 1, 'r1'), row('urn:li:tag:b', 2, 'r2')],
+      },
+    }
+    const shard = Buffer.from(JSON.stringify({format: 'mdcli-lowdb-2', entities: {[urn]: ent}}))
+    mkdirSync(join(dir, 'shards'), {recursive: true})
+    mkdirSync(join(dir, 'wal'), {recursive: true})
+    writeFileSync(join(dir, rel), shard)
+    writeFileSync(join(dir, 'wal', '00000002.log'), '')
+    const manifest = {format: 'mdcli-lowdb-2', shards: 64, walFrom: 2, nextId: 2, gen: 1, files: {[rel]: {size: shard.length, sha256: createHash('sha256').update(shard).digest('hex')}}, sealed: {}}
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
+
+    const tagsOf = async (st: MetadataStore) => (await st.listVersions(urn, 'globalTags')).map((v) => (v.value as any).tags[0].tag)
+    const a = createStore({dir})
+    await a.open()
+    expect(await tagsOf(a)).to.deep.equal(['urn:li:tag:c', 'urn:li:tag:a', 'urn:li:tag:b'])
+    expect((await a.runRows('r2')).map((r) => [r.aspectName, r.version, r.created.actor])).to.deep.equal([['globalTags', 2, 'urn:li:corpuser:old']])
+    await a.close()
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+    expect(m.format).to.equal('mdcli-lowdb-3')
+    expect(m.historyBytes).to.be.greaterThan(0)
+    expect(readFileSync(join(dir, 'history.log'), 'utf8')).to.include('urn:li:tag:a')
+    expect(shardText()).to.include('urn:li:tag:c')
+    expect(shardText()).not.to.include('urn:li:tag:a')
+    const b = createStore({dir})
+    await b.open()
+    expect(await tagsOf(b)).to.deep.equal(['urn:li:tag:c', 'urn:li:tag:a', 'urn:li:tag:b'])
+    expect((await b.getAspect(urn, 'globalTags', 1))!.created).to.deep.equal({time: 1, actor: 'urn:li:corpuser:old'})
     await b.close()
   })
 
