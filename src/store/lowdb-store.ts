@@ -110,8 +110,53 @@ interface ShardData {
   entities: Record<string, Ent>
 }
 
-/** A shard as JSON text, with system metadata and actors as tables (see ShardData). */
-function encodeShard(data: ShardData): string {
+/**
+ * First line of a shard file of this format. The second line is the shard as JSON, whose rows
+ * hold [offset, length] of their value text in the bytes after it instead of the text: parsing
+ * JSON strings full of escaped quotes was most of a start, and slicing raw text is several times
+ * faster. Shards of earlier formats are plain JSON (they start with `{`).
+ */
+const SHARD_MAGIC = 'mdcli-shard 3\n'
+
+/** Reads a shard file of any format into ShardData (rows as [text, time, actor or index, sm or index]). */
+function decodeShard(buf: Buffer): ShardData {
+  if (buf.length < SHARD_MAGIC.length || buf.toString('latin1', 0, SHARD_MAGIC.length) !== SHARD_MAGIC) return JSON.parse(buf.toString('utf8')) as ShardData
+  const nl = buf.indexOf(10, SHARD_MAGIC.length)
+  if (nl < 0) throw new Error('shard has no end of its JSON line')
+  const data = JSON.parse(buf.toString('utf8', SHARD_MAGIC.length, nl)) as ShardData
+  const base = nl + 1
+  const text = (off: number, len: number): string => {
+    if (base + off + len > buf.length) throw new Error(`shard value at ${off} (${len} bytes) runs past the end of the file`)
+    return buf.toString('utf8', base + off, base + off + len)
+  }
+  for (const e of Object.values(data.entities)) {
+    for (const rows of Object.values(e.a) as unknown as number[][][]) {
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!
+        // Five numbers: a value in this file. Four (with a run id): an old version in history.log.
+        if (r.length === 5) rows[i] = [text(r[0]!, r[1]!), r[2]!, r[3]!, r[4]!] as unknown as number[]
+      }
+    }
+    for (const rows of Object.values(e.s ?? {}) as unknown as number[][][]) {
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!
+        rows[i] = [text(r[0]!, r[1]!), r[2]!, r[3]!, r[4]!, r[5]!] as unknown as number[]
+      }
+    }
+  }
+  return data
+}
+
+/** A shard file: system metadata and actors as tables (see ShardData), value texts raw after the JSON. */
+function encodeShard(data: ShardData): Buffer {
+  const texts: string[] = []
+  let bytes = 0
+  const at = (t: string): [number, number] => {
+    const len = Buffer.byteLength(t, 'utf8')
+    texts.push(t)
+    bytes += len
+    return [bytes - len, len]
+  }
   const smIx = new Map<SystemMetadata, number>()
   const actorIx = new Map<string, number>()
   const sm = (v: SystemMetadata): number => {
@@ -127,15 +172,16 @@ function encodeShard(data: ShardData): string {
   const parts: string[] = []
   for (const [urn, e] of Object.entries(data.entities)) {
     const a: Record<string, unknown[]> = {}
-    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [r[0], r[1], actor(r[2]), sm(r[3])])))
+    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [...at(r[0]), r[1], actor(r[2]), sm(r[3])])))
     let s: Record<string, unknown[]> | undefined
     if (e.s) {
       s = {}
-      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]))
+      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [...at(r[0]), r[1], actor(r[2]), sm(r[3]), r[4]]))
     }
     parts.push(`${JSON.stringify(urn)}:${JSON.stringify({id: e.id, t: e.t, l: e.l, a, s})}`)
   }
-  return `{"format":${JSON.stringify(data.format)},"sm":${JSON.stringify([...smIx.keys()])},"actors":${JSON.stringify([...actorIx.keys()])},"entities":{${parts.join(',')}}}`
+  const head = `${SHARD_MAGIC}{"format":${JSON.stringify(data.format)},"sm":${JSON.stringify([...smIx.keys()])},"actors":${JSON.stringify([...actorIx.keys()])},"entities":{${parts.join(',')}}}\n`
+  return Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from(texts.join(''), 'utf8')])
 }
 
 /** Size and SHA-256 of a file the manifest accounts for. */
@@ -246,11 +292,12 @@ class StoreJsonFile<T> implements Adapter<T> {
   constructor(
     private readonly fs: StoreFs,
     readonly path: string,
-    private readonly stringify: (d: T) => string,
+    private readonly encode: (d: T) => string | Buffer,
     private readonly expect?: FileSum,
     private readonly onMismatch?: (why: string) => Error,
     /** The file's bytes and sum, read ahead (see readAhead). */
     private readonly ahead?: Promise<{buf: Buffer; sum: FileSum}>,
+    private readonly decode: (buf: Buffer) => T = (buf) => JSON.parse(buf.toString('utf8')) as T,
   ) {}
 
   async read(): Promise<T | null> {
@@ -271,11 +318,12 @@ class StoreJsonFile<T> implements Adapter<T> {
       if (this.last.size !== this.expect.size) throw this.onMismatch(`has ${this.last.size} bytes, the manifest recorded ${this.expect.size} (truncated or altered)`)
       if (this.last.sha256 !== this.expect.sha256) throw this.onMismatch('does not match the checksum the manifest recorded (altered)')
     }
-    return JSON.parse(buf.toString('utf8')) as T
+    return this.decode(buf)
   }
 
   async write(data: T): Promise<void> {
-    const buf = Buffer.from(this.stringify(data), 'utf8')
+    const enc = this.encode(data)
+    const buf = typeof enc === 'string' ? Buffer.from(enc, 'utf8') : enc
     await this.fs.replaceFile(this.path, buf)
     this.last = sum(buf)
   }
@@ -458,7 +506,7 @@ export class LowdbStore implements MetadataStore {
       const path = join(this.dir, rel)
       const mine = ahead!
       ahead = i + 1 < entries.length ? readAhead(join(this.dir, entries[i + 1]![0])) : undefined
-      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine))
+      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine, decodeShard))
     }
     // A failed start may leave one read ahead; its error is the start's error already.
     ahead?.catch(() => undefined)
