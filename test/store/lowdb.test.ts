@@ -123,6 +123,21 @@ describe('lowdb store files', () => {
     await a.close()
   })
 
+  it('reads back values with any characters from the shards after a checkpoint (byte offsets, not characters)', async () => {
+    const texts = ['é à ü', '漢字とかな', 'emoji 🎉 and "quotes" and \\ backslashes\nnewline', '']
+    const a = createStore({dir})
+    await a.open()
+    await a.write(texts.map((t, i) => up(DS(`utf${i}`), 'datasetProperties', {name: `n${i}`, description: t})))
+    await a.write([{...(up(DS('raw'), 'status', {}) as Extract<WriteOp, {op: 'upsert'}>), value: '{ "removed" :\n false }'}])
+    await a.close()
+    const b = createStore({dir})
+    await b.open()
+    for (const [i, t] of texts.entries()) expect(((await b.getAspect(DS(`utf${i}`), 'datasetProperties'))!.value as any).description).to.equal(t)
+    const raw = (await b.getAspect(DS('raw'), 'status'))!
+    expect(JSON.parse(JSON.stringify(raw)).value).to.deep.equal({removed: false})
+    await b.close()
+  })
+
   it('checkpoints into shard files and trims the journal', async () => {
     const a = createStore({dir, checkpointBytes: 1})
     await a.open()
