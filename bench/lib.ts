@@ -79,6 +79,14 @@ export function peakRss(pid: number): number {
 }
 
 
+/** CPU time (user + system, all threads) a live process has used so far, ms. */
+export function cpuMs(pid: number): number {
+  // Fields after the command name (which may hold spaces): utime is the 12th, stime the 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!

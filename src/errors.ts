@@ -27,6 +27,7 @@ export type ErrorCode =
   | 'E_STORE_FULL'
   | 'E_STORE_IO'
   | 'E_STORE_CONFLICT'
+  | 'E_STORE_MEMORY'
   | 'E_FILE'
   | 'E_PARSE'
   | 'E_PLUGIN'
@@ -181,6 +182,17 @@ export class StoreIoError extends MdcliError {
   }
 }
 
+/**
+ * The embedded store holds everything live in memory, and its heap is near the limit set from the
+ * machine's memory: writes are refused (HTTP 507), reads keep working. The way on is a store that
+ * keeps its data on disk: the PostgreSQL store.
+ */
+export class StoreMemoryError extends MdcliError {
+  constructor(message: string, details?: unknown) {
+    super('E_STORE_MEMORY', 507, message, details)
+  }
+}
+
 /** A conditional write found another version than the one it expected (another writer came first). */
 export class StoreConflictError extends MdcliError {
   constructor(message: string, details?: unknown) {
@@ -244,6 +256,7 @@ const FROM_WIRE: Partial<Record<ErrorCode, WireFactory>> = {
   E_STORE_FULL: (m, d) => new StoreFullError(m, d),
   E_STORE_IO: (m, d) => new StoreIoError(m, d),
   E_STORE_CONFLICT: (m, d) => new StoreConflictError(m, d),
+  E_STORE_MEMORY: (m, d) => new StoreMemoryError(m, d),
   E_FILE: (m) => new FileError(m),
   E_PARSE: (m, d) => new ParseError(m, d),
   E_PLUGIN: (m) => new PluginError(m),

@@ -13,7 +13,8 @@ import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
 import {normalizeAspectValue} from '../model/normalize.js'
 import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
-import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
+import {isSearchAspect, searchProjection} from '../model/search-doc.js'
+import {SEARCH_VALUE, type AuditStamp, type SystemMetadata, type WriteOp} from '../store/types.js'
 
 export interface ProposalInput {
   entityType?: string
@@ -101,7 +102,9 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   if (aspect.kind === 'timeseries' && typeof (value as {timestampMillis?: unknown}).timestampMillis !== 'number') {
     throw new InvalidAspectError(`${where}: timeseries aspect ${aspect.name} needs a numeric timestampMillis`)
   }
-  const valueJson = JSON.stringify(value)
+  // The text as received when nothing was normalized: stored exactly as written (no second
+  // serialization); equality with the stored version is by this text.
+  const valueJson = rawText !== undefined && value === raw ? rawText : JSON.stringify(value)
   if (valueJson.length > MAX_ASPECT_BYTES) throw new TooLargeError(`${where}: aspect ${aspect.name} of ${valueJson.length} characters is over the limit of ${MAX_ASPECT_BYTES} bytes`)
   return {
     urn: urn.raw,
@@ -135,5 +138,12 @@ export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: Sy
       keyAspect,
     }
   }
-  return {op: 'upsert', urn: p.urn, entityType: p.entityType, aspectName: p.aspectName, value: p.valueJson!, created, systemMetadata, keyAspect}
+  const op: WriteOp = {op: 'upsert', urn: p.urn, entityType: p.entityType, aspectName: p.aspectName, value: p.valueJson!, created, systemMetadata, keyAspect}
+  // Search parses what it indexes; of a large aspect, hand it the few fields it reads, taken
+  // from the value parsed here. A small one costs no less to project than to parse again.
+  if (p.valueJson!.length > SEARCH_PROJECTION_MIN_CHARS && isSearchAspect(p.aspectName)) op[SEARCH_VALUE] = JSON.stringify(searchProjection(p.value))
+  return op
 }
+
+/** Aspects shorter than this go to search as their text. */
+const SEARCH_PROJECTION_MIN_CHARS = 200

@@ -19,7 +19,12 @@ export const MAX_JSON_DEPTH = 100
  * (strings skipped), before anything parses it.
  */
 export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
-  // Cheap exit: a text with fewer opening brackets than the limit cannot exceed it.
+  // Cheap exit: a text with no more opening brackets than the limit cannot exceed it. indexOf
+  // runs natively, several times faster than the scan below (ingest checks every aspect).
+  let open = 0
+  for (let i = text.indexOf('{'); i !== -1 && open <= max; i = text.indexOf('{', i + 1)) open++
+  for (let i = text.indexOf('['); i !== -1 && open <= max; i = text.indexOf('[', i + 1)) open++
+  if (open <= max) return false
   let depth = 0
   let inString = false
   for (let i = 0; i < text.length; i++) {

@@ -168,3 +168,39 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
     },
   }
 }
+
+/** Top-level fields of any aspect that `buildSearchDoc` or `displayName` reads. */
+const READ_FIELDS = new Set([
+  'name', 'title', 'description', 'qualifiedName', 'customProperties', 'definition', 'displayName', 'fullName', 'email', 'firstName', 'lastName',
+  'tags', 'terms', 'fields', 'editableSchemaFieldInfo', 'owners', 'domains', 'platform', 'removed', 'container', 'typeNames',
+  // Key aspects.
+  'id', 'username', 'platformName', 'dashboardId', 'chartId', 'flowId', 'jobId', 'notebookId', 'guid', 'origin', 'dashboardTool', 'orchestrator',
+])
+
+const pickTags = (g: any) => (Array.isArray(g?.tags) ? {tags: g.tags.map((t: any) => ({tag: t?.tag}))} : undefined)
+const pickTerms = (g: any) => (Array.isArray(g?.terms) ? {terms: g.terms.map((t: any) => ({urn: t?.urn}))} : undefined)
+
+function pickField(f: any): unknown {
+  if (f === null || typeof f !== 'object') return f
+  return {fieldPath: f.fieldPath, description: f.description, globalTags: pickTags(f.globalTags), glossaryTerms: pickTerms(f.glossaryTerms)}
+}
+
+/**
+ * What search needs of one aspect value: only the fields `buildSearchDoc` reads, so that the
+ * write side, which has parsed the value already, hands the search thread a few words instead of
+ * the whole aspect to parse again (a schema's field types, a profile's numbers are left out).
+ * `buildSearchDoc` gives the same document from projections as from the whole values.
+ */
+export function searchProjection(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!READ_FIELDS.has(k)) continue
+    if (k === 'fields' || k === 'editableSchemaFieldInfo') out[k] = Array.isArray(v) ? v.map(pickField) : v
+    else if (k === 'tags') out[k] = Array.isArray(v) ? v.map((t: any) => (t !== null && typeof t === 'object' ? {tag: t.tag} : t)) : v
+    else if (k === 'terms') out[k] = Array.isArray(v) ? v.map((t: any) => (t !== null && typeof t === 'object' ? {urn: t.urn} : t)) : v
+    else if (k === 'owners') out[k] = Array.isArray(v) ? v.map((o: any) => (o !== null && typeof o === 'object' ? {owner: o.owner} : o)) : v
+    else out[k] = v
+  }
+  return out
+}

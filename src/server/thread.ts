@@ -13,6 +13,7 @@
  */
 import {Worker} from 'node:worker_threads'
 import {MdcliError, type ErrorCode} from '../errors.js'
+import {serverHeapMb} from '../store/embedded/memory.js'
 
 /** What the server thread needs; plain data, since it crosses to the worker by structured clone. */
 export interface ServerThreadOptions {
@@ -86,7 +87,9 @@ export function fromWire(w: WireError): Error {
 export function startServerThread(opts: ServerThreadOptions): Promise<ServerThread> {
   const worker = new Worker(new URL('./thread-worker.js', import.meta.url), {
     workerData: opts,
-    resourceLimits: {maxYoungGenerationSizeMb: SERVER_YOUNG_GENERATION_MB},
+    // The old generation is sized from the machine's memory; the store refuses writes
+    // (E_STORE_MEMORY) before the heap reaches it, rather than dying there.
+    resourceLimits: {maxYoungGenerationSizeMb: SERVER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: serverHeapMb()},
   })
   return new Promise<ServerThread>((resolveStart, rejectStart) => {
     let started = false

@@ -4,6 +4,7 @@
  */
 import {entitySpecs} from '../model/registry.js'
 import {LowdbStore} from './lowdb-store.js'
+import {MemoryStore} from './memory.js'
 import {REGISTRY_RULES} from './rules.js'
 import type {MetadataStore} from './types.js'
 
@@ -33,4 +34,9 @@ export async function openStore(opts: OpenStoreOptions): Promise<MetadataStore> 
   const s = createStore(opts)
   await s.open()
   return s
+}
+
+/** An in-memory store with the registry's rules (unit tests of the catalog and the server). */
+export function createMemoryStore(): MemoryStore {
+  return new MemoryStore({rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
 }

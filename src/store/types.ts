@@ -49,6 +49,14 @@ export interface EntityRecord {
   aspects: Record<string, StoredAspect>
 }
 
+/**
+ * Optional on an upsert: what search needs of the value (`searchProjection` in
+ * model/search-doc.ts) as JSON text, from the write side that has parsed the value already, so
+ * the search side need not parse the whole aspect again. Keyed by a symbol so that it never
+ * reaches a journal or a database row (JSON.stringify skips it); a store may ignore it.
+ */
+export const SEARCH_VALUE: unique symbol = Symbol('mdcli.searchValue')
+
 export type WriteOp =
   | {
       op: 'upsert'
@@ -61,6 +69,7 @@ export type WriteOp =
       systemMetadata: SystemMetadata
       /** Written too when the entity does not exist yet. */
       keyAspect?: {name: string; value: string}
+      [SEARCH_VALUE]?: string
     }
   | {
       op: 'timeseries'

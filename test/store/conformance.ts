@@ -334,6 +334,24 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.listVersions(DS('shared'), 'globalTags')).to.have.length(40)
     })
 
+    it('reads old versions, their stamps and runs back after a reopen, and reverts to them', async () => {
+      for (let i = 1; i <= 5; i++) await store.write([up(DS('old'), 'globalTags', {tags: [{tag: `urn:li:tag:t${i}`}]}, {time: i, runId: `run-${i}`, actor: `urn:li:corpuser:u${i}`})])
+      store = await h.reopen()
+      const vs = await store.listVersions(DS('old'), 'globalTags')
+      expect(vs.map((v) => (v.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:t5', 'urn:li:tag:t1', 'urn:li:tag:t2', 'urn:li:tag:t3', 'urn:li:tag:t4'])
+      const v2 = await store.getAspect(DS('old'), 'globalTags', 2)
+      expect(v2!.created).to.deep.equal({time: 2, actor: 'urn:li:corpuser:u2'})
+      expect(v2!.systemMetadata.runId).to.equal('run-2')
+      const rows = await store.runRows('run-3')
+      expect(rows.map((r) => [r.aspectName, r.version, r.created.actor])).to.deep.equal([['globalTags', 3, 'urn:li:corpuser:u3']])
+      await store.write([{op: 'revert', urn: DS('old'), aspectName: 'globalTags'}])
+      expect(((await store.getAspect(DS('old'), 'globalTags'))!.value as any).tags[0].tag).to.equal('urn:li:tag:t4')
+      expect((await store.getAspect(DS('old'), 'globalTags'))!.created.actor).to.equal('urn:li:corpuser:u4')
+      store = await h.reopen()
+      expect((await store.listVersions(DS('old'), 'globalTags')).map((v) => (v.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:t4', 'urn:li:tag:t1', 'urn:li:tag:t2', 'urn:li:tag:t3'])
+      expect((await store.listRuns()).map((r) => r.runId).sort()).to.deep.equal(['run-1', 'run-2', 'run-3', 'run-4'])
+    })
+
     it('keeps everything across a reopen', async () => {
       await store.write([up(DS('p'), 'globalTags', {tags: [{tag: 'urn:li:tag:a'}]}, {time: 1}), ts(DS('p'), 'datasetProfile', 7, {rowCount: 7})])
       await store.write([up(DS('p'), 'globalTags', {tags: [{tag: 'urn:li:tag:b'}]}, {time: 2}), up(DS('gone'), 'status', {removed: false})])

@@ -1,8 +1,11 @@
 import {expect} from 'chai'
-import {appendFileSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
+import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {createStore} from '../../src/store/index.js'
-import type {MetadataStore} from '../../src/store/types.js'
+import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
+import {LowdbStore} from '../../src/store/lowdb-store.js'
+import {REGISTRY_RULES} from '../../src/store/rules.js'
+import {SEARCH_VALUE, type MetadataStore, type WriteOp} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {storeConformance, up} from './conformance.js'
 
@@ -120,6 +123,21 @@ describe('lowdb store files', () => {
     await a.close()
   })
 
+  it('reads back values with any characters from the shards after a checkpoint (byte offsets, not characters)', async () => {
+    const texts = ['é à ü', '漢字とかな', 'emoji 🎉 and "quotes" and \\ backslashes\nnewline', '']
+    const a = createStore({dir})
+    await a.open()
+    await a.write(texts.map((t, i) => up(DS(`utf${i}`), 'datasetProperties', {name: `n${i}`, description: t})))
+    await a.write([{...(up(DS('raw'), 'status', {}) as Extract<WriteOp, {op: 'upsert'}>), value: '{ "removed" :\n false }'}])
+    await a.close()
+    const b = createStore({dir})
+    await b.open()
+    for (const [i, t] of texts.entries()) expect(((await b.getAspect(DS(`utf${i}`), 'datasetProperties'))!.value as any).description).to.equal(t)
+    const raw = (await b.getAspect(DS('raw'), 'status'))!
+    expect(JSON.parse(JSON.stringify(raw)).value).to.deep.equal({removed: false})
+    await b.close()
+  })
+
   it('checkpoints into shard files and trims the journal', async () => {
     const a = createStore({dir, checkpointBytes: 1})
     await a.open()
@@ -129,7 +147,173 @@ describe('lowdb store files', () => {
     const wal = readdirSync(join(dir, 'wal'))
     expect(wal.length).to.be.at.most(1)
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-2')
+    expect(m.format).to.equal('mdcli-lowdb-3')
+  })
+})
+
+describe('lowdb store: old versions on disk', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  const tags = (i: number) => ({tags: [{tag: `urn:li:tag:old-value-${i}`}]})
+  const shardText = () =>
+    readdirSync(join(dir, 'shards'))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => readFileSync(join(dir, 'shards', f), 'utf8'))
+      .join('\n')
+
+  it('keeps old versions in history.log, not in the shards, and reads them after a restart', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 50; i++) await a.write([up(DS('h'), 'globalTags', tags(i), {time: i})])
+    await a.close()
+    const shards = shardText()
+    expect(shards).to.include('old-value-50')
+    expect(shards).not.to.include('old-value-7"')
+    expect(readFileSync(join(dir, 'history.log'), 'utf8')).to.include('old-value-7"')
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+    expect(m.historyBytes).to.equal(readFileSync(join(dir, 'history.log')).length)
+    const b = createStore({dir})
+    await b.open()
+    const v7 = await b.getAspect(DS('h'), 'globalTags', 7)
+    expect((v7!.value as any).tags[0].tag).to.equal('urn:li:tag:old-value-7')
+    expect(v7!.created.time).to.equal(7)
+    expect((await b.listVersions(DS('h'), 'globalTags')).length).to.equal(50)
+    await b.close()
+  })
+
+  it('after a crash, cuts history past the last checkpoint and rebuilds it from the journal', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 5; i++) await a.write([up(DS('c'), 'globalTags', tags(i), {time: i})])
+    await a.close()
+    const c = createStore({dir})
+    await c.open()
+    for (let i = 6; i <= 9; i++) await c.write([up(DS('c'), 'globalTags', tags(i), {time: i})])
+    // kill -9: no checkpoint; history.log holds versions the manifest does not count, and a torn tail.
+    appendFileSync(join(dir, 'history.log'), '[12,"torn')
+    writeFileSync(join(dir, 'LOCK'), '999999999')
+    const b = createStore({dir})
+    await b.open()
+    const vs = await b.listVersions(DS('c'), 'globalTags')
+    expect(vs.map((v) => (v.value as any).tags[0].tag.replace('urn:li:tag:old-value-', ''))).to.deep.equal(['9', '1', '2', '3', '4', '5', '6', '7', '8'])
+    expect(vs.map((v) => v.created.time)).to.deep.equal([9, 1, 2, 3, 4, 5, 6, 7, 8])
+    await b.close()
+  })
+
+  it('opens a store of the previous format (old versions in the shards), moves them to history.log, and keeps them', async () => {
+    // A store as the previous release left it: format 2, one shard holding three versions.
+    const urn = DS('v2')
+    let h = 0x811c9dc5
+    for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
+    const rel = `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+    const sm = (runId: string) => ({runId, lastObserved: 5})
+    const row = (tag: string, time: number, runId: string) => [JSON.stringify({tags: [{tag}]}), time, 'urn:li:corpuser:old', sm(runId)]
+    const ent = {
+      id: 1,
+      t: 'dataset',
+      l: 4,
+      a: {
+        datasetKey: [[JSON.stringify({platform: 'urn:li:dataPlatform:hive', name: 'v2', origin: 'PROD'}), 1, 'urn:li:corpuser:old', sm('r1')]],
+        globalTags: [row('urn:li:tag:c', 3, 'r3'), row('urn:li:tag:a', 1, 'r1'), row('urn:li:tag:b', 2, 'r2')],
+      },
+    }
+    const shard = Buffer.from(JSON.stringify({format: 'mdcli-lowdb-2', entities: {[urn]: ent}}))
+    mkdirSync(join(dir, 'shards'), {recursive: true})
+    mkdirSync(join(dir, 'wal'), {recursive: true})
+    writeFileSync(join(dir, rel), shard)
+    writeFileSync(join(dir, 'wal', '00000002.log'), '')
+    const manifest = {format: 'mdcli-lowdb-2', shards: 64, walFrom: 2, nextId: 2, gen: 1, files: {[rel]: {size: shard.length, sha256: createHash('sha256').update(shard).digest('hex')}}, sealed: {}}
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
+
+    const tagsOf = async (st: MetadataStore) => (await st.listVersions(urn, 'globalTags')).map((v) => (v.value as any).tags[0].tag)
+    const a = createStore({dir})
+    await a.open()
+    expect(await tagsOf(a)).to.deep.equal(['urn:li:tag:c', 'urn:li:tag:a', 'urn:li:tag:b'])
+    expect((await a.runRows('r2')).map((r) => [r.aspectName, r.version, r.created.actor])).to.deep.equal([['globalTags', 2, 'urn:li:corpuser:old']])
+    await a.close()
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+    expect(m.format).to.equal('mdcli-lowdb-3')
+    expect(m.historyBytes).to.be.greaterThan(0)
+    expect(readFileSync(join(dir, 'history.log'), 'utf8')).to.include('urn:li:tag:a')
+    expect(shardText()).to.include('urn:li:tag:c')
+    expect(shardText()).not.to.include('urn:li:tag:a')
+    const b = createStore({dir})
+    await b.open()
+    expect(await tagsOf(b)).to.deep.equal(['urn:li:tag:c', 'urn:li:tag:a', 'urn:li:tag:b'])
+    expect((await b.getAspect(urn, 'globalTags', 1))!.created).to.deep.equal({time: 1, actor: 'urn:li:corpuser:old'})
+    await b.close()
+  })
+
+  it('stops the start when history.log is shorter than the manifest records, naming it', async () => {
+    const a = createStore({dir})
+    await a.open()
+    for (let i = 1; i <= 3; i++) await a.write([up(DS('t'), 'globalTags', tags(i))])
+    await a.close()
+    const path = join(dir, 'history.log')
+    writeFileSync(path, readFileSync(path).subarray(0, 10))
+    const b = createStore({dir})
+    let err: any
+    await b.open().catch((e) => (err = e))
+    expect(err?.code).to.equal('E_STORE_CORRUPT')
+    expect(err.message).to.include(path)
+  })
+})
+
+describe('lowdb store: search receives what the write side parsed', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  it('indexes the projection handed with a write, keeps it out of the journal, and the stored text after a restart', async () => {
+    const a = createStore({dir})
+    await a.open()
+    const op = up(DS('proj'), 'datasetProperties', {name: 'proj', description: 'plainword'}) as Extract<WriteOp, {op: 'upsert'}>
+    // A projection that differs from the text shows which of the two search was given.
+    op[SEARCH_VALUE] = JSON.stringify({name: 'proj', description: 'projectedword'})
+    await a.write([op])
+    expect((await a.search({types: ['dataset'], query: 'projectedword'})).hits.map((h) => h.urn)).to.deep.equal([DS('proj')])
+    expect((await a.getAspect(DS('proj'), 'datasetProperties'))!.value).to.deep.equal({name: 'proj', description: 'plainword'})
+    const wal = readdirSync(join(dir, 'wal')).map((f) => readFileSync(join(dir, 'wal', f), 'utf8')).join('')
+    expect(wal).to.include('plainword')
+    expect(wal).not.to.include('projectedword')
+    await a.close()
+    const b = createStore({dir})
+    await b.open()
+    expect((await b.search({types: ['dataset'], query: 'plainword'})).total).to.equal(1)
+    expect((await b.search({types: ['dataset'], query: 'projectedword'})).total).to.equal(0)
+    await b.close()
+  })
+})
+
+describe('lowdb store: memory limit', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  it('refuses writes that add data past the heap limit with E_STORE_MEMORY pointing to PostgreSQL; reads and deletes still work', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('m1'), 'status', {removed: false}), up(DS('m2'), 'status', {removed: false})])
+    await a.close()
+    // A limit every heap is past: the guard must refuse before anything reaches the journal.
+    const b = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, maxHeapFraction: 0})
+    await b.open()
+    const walBytes = () => readdirSync(join(dir, 'wal')).reduce((n, f) => n + readFileSync(join(dir, 'wal', f)).length, 0)
+    const before = walBytes()
+    let err: any
+    await b.write([up(DS('m3'), 'status', {removed: false})]).catch((e) => (err = e))
+    expect(err?.code).to.equal('E_STORE_MEMORY')
+    expect(err.status).to.equal(507)
+    expect(err.message).to.match(/PostgreSQL store/)
+    expect(err.message).to.include(dir)
+    expect(walBytes()).to.equal(before)
+    expect(await b.exists(DS('m3'))).to.equal(false)
+    expect(await b.exists(DS('m1'))).to.equal(true)
+    await b.write([{op: 'deleteEntity', urn: DS('m2')}])
+    expect(await b.exists(DS('m2'))).to.equal(false)
+    await b.close()
   })
 })
 

@@ -5,7 +5,7 @@
  *
  * - Our typed errors (MdcliError) map by their status: 400 BAD_REQUEST, 403 UNAUTHORIZED,
  *   404 NOT_FOUND (409 CONFLICT too, as DataHub has it), with their own message.
- * - A full store (E_STORE_FULL) is 500 SERVER_ERROR with its own message, naming the store.
+ * - A full store (E_STORE_FULL, E_STORE_MEMORY) is 500 SERVER_ERROR with its own message, naming the store.
  * - Anything else thrown while resolving is a bug: 500 SERVER_ERROR with DataHub's message
  *   `An unknown error occurred.`; the cause goes to the server log, never to the client.
  * - Errors of the request itself (syntax, validation, variable coercion, limits) have no path:
@@ -59,7 +59,7 @@ export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | E
     if (orig instanceof MdcliError) {
       const code = codeForStatus(orig.status)
       // A full store is the user's to fix (free space), not a bug: its message says so.
-      if (orig.code === 'E_STORE_FULL') return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
+      if (orig.code === 'E_STORE_FULL' || orig.code === 'E_STORE_MEMORY') return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
       if (code === 500) {
         logger.error(`GraphQL ${err.path.join('.')} failed: ${orig.stack ?? orig.message}`)
         return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))

@@ -1,0 +1,101 @@
+/**
+ * Startup benchmark: `mdcli lite` from spawn to the first answered request, on an empty store
+ * and on a store of BENCH_STARTUP_ASPECTS aspects (1,000,000 by default: 200,000 datasets × 5).
+ *
+ * The large store is written in this process straight through the store (no HTTP: only the
+ * start is measured) and closed cleanly, as a stopped server leaves it. The first request is a
+ * read of the last entity written, so the figure covers loading the data, not just the port.
+ *
+ * Targets (2 cores): < 0.6 s on an empty store, < 3 s at 1,000,000 aspects.
+ */
+import {keyAspectOf} from '../src/model/registry.js'
+import {encodeUrnPath} from '../src/model/urn.js'
+import {createStore} from '../src/store/index.js'
+import type {WriteOp} from '../src/store/types.js'
+import {cpuMs, datasetAspects, duBytes, machine, mib, peakRss, rmDir, rng, startLiteChild, tempDir, wordSource} from './lib.js'
+
+/**
+ * ms from spawn to a 200 answer for `path`, the server's CPU time by then (all threads: steadier
+ * than wall time on a shared machine) and its peak RSS.
+ */
+async function timeToFirstAnswer(dir: string, path: string): Promise<{ms: number; cpu: number; rss: number}> {
+  const home = tempDir('mdcli-bench-home-')
+  const t0 = performance.now()
+  const lite = await startLiteChild(dir, ['--no-auth'], [], home)
+  for (;;) {
+    const res = await fetch(`${lite.url}${path}`)
+    await res.text()
+    if (res.status === 200) break
+    if (res.status !== 503) throw new Error(`GET ${path}: ${res.status}`)
+    await new Promise((r) => setTimeout(r, 5))
+  }
+  const ms = performance.now() - t0
+  const cpu = cpuMs(lite.proc.pid!)
+  const rss = peakRss(lite.proc.pid!)
+  await lite.stop()
+  rmDir(home)
+  return {ms, cpu, rss}
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+export async function main(): Promise<Record<string, number>> {
+  const aspects = Number(process.env.BENCH_STARTUP_ASPECTS ?? 1_000_000)
+  const datasets = Math.ceil(aspects / 5)
+  console.log(`startup bench on ${machine()}: empty store, then ${(datasets * 5).toLocaleString()} aspects`)
+
+  const emptyRuns: number[] = []
+  const emptyCpu: number[] = []
+  for (let i = 0; i < 5; i++) {
+    const dir = tempDir('mdcli-bench-start-')
+    const r = await timeToFirstAnswer(dir, '/health')
+    emptyRuns.push(r.ms)
+    emptyCpu.push(r.cpu)
+    rmDir(dir)
+  }
+  const empty = median(emptyRuns)
+  console.log(`empty store: first answer after ${empty.toFixed(0)} ms (median of 5: ${emptyRuns.map((x) => x.toFixed(0)).join(', ')}); CPU ${median(emptyCpu).toFixed(0)} ms`)
+
+  const dir = tempDir('mdcli-bench-start-')
+  const store = createStore({dir})
+  await store.open()
+  const word = wordSource(rng(1))
+  const r = rng(2)
+  const t = performance.now()
+  let last = ''
+  for (let e = 0; e < datasets; ) {
+    const ops: WriteOp[] = []
+    while (ops.length < 1000 && e < datasets) {
+      for (const a of datasetAspects(e++, word, r)) {
+        const k = keyAspectOf(a.urn)
+        last = a.urn
+        ops.push({
+          op: 'upsert',
+          urn: a.urn,
+          entityType: 'dataset',
+          aspectName: a.aspectName,
+          value: JSON.stringify(a.value),
+          created: {time: 1700000000000, actor: 'urn:li:corpuser:bench'},
+          systemMetadata: {runId: 'bench-startup', lastObserved: 1700000000000},
+          keyAspect: {name: k.name, value: JSON.stringify(k.value)},
+        })
+      }
+    }
+    await store.write(ops)
+  }
+  await store.close()
+  const disk = duBytes(dir)
+  console.log(`wrote the store in ${((performance.now() - t) / 1000).toFixed(1)} s (${mib(disk)} on disk)`)
+
+  const path = `/entitiesV2/${encodeUrnPath(last)}`
+  const fullRuns: Array<{ms: number; cpu: number; rss: number}> = []
+  for (let i = 0; i < 3; i++) fullRuns.push(await timeToFirstAnswer(dir, path))
+  rmDir(dir)
+  const full = median(fullRuns.map((x) => x.ms))
+  const rss = Math.max(...fullRuns.map((x) => x.rss))
+  const fullCpu = median(fullRuns.map((x) => x.cpu))
+  console.log(`${(datasets * 5).toLocaleString()} aspects: first answer after ${(full / 1000).toFixed(2)} s (median of 3: ${fullRuns.map((x) => (x.ms / 1000).toFixed(2)).join(', ')}); CPU ${(fullCpu / 1000).toFixed(2)} s; peak RSS ${mib(rss)}`)
+  const figures = {emptyMs: Math.round(empty), emptyCpuMs: Math.round(median(emptyCpu)), aspects: datasets * 5, loadedMs: Math.round(full), loadedCpuMs: Math.round(fullCpu), loadedPeakRssMiB: Math.round(rss / 2 ** 20), diskMiB: Math.round(disk / 2 ** 20)}
+  console.log(JSON.stringify({bench: 'startup-lite', ...figures}))
+  return figures
+}

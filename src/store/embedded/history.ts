@@ -1,0 +1,140 @@
+/**
+ * Old versions of aspects, on disk: `history.log` beside the shards and the journal.
+ *
+ * Why: a store that keeps every version in memory grows with its history (3,000 writes to one
+ * entity cost 200 MiB). Here a version that stops being the latest is appended to this file, and
+ * memory keeps only where it lies (offset, length) and the two facts runs need without a read
+ * (run id, created time). Timeline, rollback and `version=N` read it back on demand.
+ *
+ * Durability without a sync on the write path: the journal is the source of truth. Each
+ * checkpoint flushes and syncs this file before its manifest records the file's size, and the
+ * shards it wrote point only below that size. On open, bytes past the recorded size (appended
+ * after the last checkpoint, perhaps torn by a crash) are cut, and replaying the journal appends
+ * those versions again. So a record is written once per replay at most, and never synced alone.
+ *
+ * A record is the version's metadata as one JSON line (`[time, actor, systemMetadata]`) followed
+ * by the value text exactly as received (which may itself hold newlines: lengths, not
+ * delimiters, frame a record).
+ *
+ * When an append cannot reach the disk (full, I/O error), the bytes wait in memory and are
+ * written by the next flush; reads find them there. A checkpoint fails until they are written.
+ */
+import {closeSync, constants, fdatasync, fstatSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
+import {promisify} from 'node:util'
+import type {SystemMetadata} from '../types.js'
+
+const fdatasyncAsync = promisify(fdatasync)
+
+/** An old version: [byte offset in history.log, byte length, run id, created time]. */
+export type OldRow = [number, number, string | undefined, number]
+
+/** One version read back. */
+export interface HistoryRecord {
+  value: string
+  time: number
+  actor: string
+  systemMetadata: SystemMetadata
+}
+
+export class HistoryFile {
+  private fd = -1
+  /** Bytes known to be written to the file (not necessarily synced). */
+  private flushed = 0
+  /** Appended records not yet written, in order, starting at `flushed`. */
+  private pending: Buffer[] = []
+  private pendingBytes = 0
+
+  constructor(readonly path: string) {}
+
+  /**
+   * Opens the file, cutting what lies past `keep` bytes (written after the last checkpoint; the
+   * journal replays it). Throws with `short` when the file holds fewer bytes than `keep`.
+   */
+  open(keep: number, short: (size: number) => Error): void {
+    this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644)
+    const size = fstatSync(this.fd).size
+    if (size < keep) {
+      this.close()
+      throw short(size)
+    }
+    if (size > keep) ftruncateSync(this.fd, keep)
+    this.flushed = keep
+  }
+
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd)
+    this.fd = -1
+  }
+
+  /** Size of the file once everything appended is written. */
+  get size(): number {
+    return this.flushed + this.pendingBytes
+  }
+
+  /** Appends one version; returns where it lies. Written by the next flush(). */
+  append(value: string, time: number, actor: string, sm: SystemMetadata): OldRow {
+    const buf = Buffer.from(`${JSON.stringify([time, actor, sm])}\n${value}`, 'utf8')
+    const off = this.size
+    this.pending.push(buf)
+    this.pendingBytes += buf.length
+    return [off, buf.length, sm.runId, time]
+  }
+
+  /**
+   * Writes what was appended. Throws on a full disk or an I/O error; the bytes then stay in
+   * memory and the next flush tries again from the same offset (a partly written record is
+   * overwritten in place, and nothing past `flushed` is named by any manifest).
+   */
+  flush(): void {
+    if (this.pendingBytes === 0) return
+    const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
+    this.pending = [buf]
+    let done = 0
+    while (done < buf.length) {
+      const n = writeSync(this.fd, buf, done, buf.length - done, this.flushed + done)
+      if (!(n > 0)) throw Object.assign(new Error(`short write to ${this.path}: ${done} of ${buf.length} bytes, then none`), {code: 'ENOSPC'})
+      done += n
+    }
+    this.flushed += buf.length
+    this.pending = []
+    this.pendingBytes = 0
+  }
+
+  /** Flushes, then syncs: every byte below the returned size survives a crash. */
+  async sync(): Promise<number> {
+    this.flush()
+    const size = this.flushed
+    await fdatasyncAsync(this.fd)
+    return size
+  }
+
+  private bytes(r: OldRow): Buffer {
+    const [off, len] = r
+    if (off >= this.flushed) {
+      // Still waiting to be written (the disk was full): read it from memory.
+      let at = this.flushed
+      for (const b of this.pending) {
+        if (off >= at && off + len <= at + b.length) return b.subarray(off - at, off - at + len)
+        at += b.length
+      }
+      throw new Error(`history record at ${off} (${len} bytes) is not in ${this.path}`)
+    }
+    const buf = Buffer.allocUnsafe(len)
+    let got = 0
+    while (got < len) {
+      const n = readSync(this.fd, buf, got, len - got, off + got)
+      if (n === 0) throw new Error(`history record at ${off} (${len} bytes) runs past the end of ${this.path}`)
+      got += n
+    }
+    return buf
+  }
+
+  /** Reads one old version back. */
+  read(r: OldRow): HistoryRecord {
+    const buf = this.bytes(r)
+    const nl = buf.indexOf(10)
+    if (nl < 0) throw new Error(`history record at ${r[0]} in ${this.path} is unreadable`)
+    const [time, actor, systemMetadata] = JSON.parse(buf.toString('utf8', 0, nl)) as [number, string, SystemMetadata]
+    return {value: buf.toString('utf8', nl + 1), time, actor, systemMetadata}
+  }
+}

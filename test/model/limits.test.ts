@@ -1,0 +1,18 @@
+import {expect} from 'chai'
+import {jsonTooDeep, MAX_JSON_DEPTH} from '../../src/model/limits.js'
+
+describe('jsonTooDeep', () => {
+  const nest = (n: number, open = '[', close = ']') => open.repeat(n) + close.repeat(n)
+
+  it('finds nesting past the limit, in arrays and objects, and not at it', () => {
+    expect(jsonTooDeep(nest(MAX_JSON_DEPTH))).to.equal(false)
+    expect(jsonTooDeep(nest(MAX_JSON_DEPTH + 1))).to.equal(true)
+    expect(jsonTooDeep('{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1))).to.equal(true)
+  })
+
+  it('does not count brackets inside strings, nor siblings as depth', () => {
+    expect(jsonTooDeep(JSON.stringify({s: '['.repeat(500)}))).to.equal(false)
+    expect(jsonTooDeep(JSON.stringify(Array.from({length: 500}, () => [1])))).to.equal(false)
+    expect(jsonTooDeep(JSON.stringify({s: '"\\['.repeat(50), d: JSON.parse(nest(MAX_JSON_DEPTH + 5))}))).to.equal(true)
+  })
+})
