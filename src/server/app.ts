@@ -19,6 +19,7 @@ import {openActorResolver, tokenActorResolver} from './auth.js'
 import {registerGraphql} from './graphql/index.js'
 import {registerRuns} from './runs.js'
 import {registerEvents} from './events.js'
+import {registerWeb} from './web.js'
 import {ChangeLog} from '../events/changelog.js'
 
 export interface ServerOptions {
@@ -85,6 +86,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registerRuns(router, catalog)
     registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
     changeStream = registerEvents(router, changeLog)
+    registerWeb(router)
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()

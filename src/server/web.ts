@@ -1,0 +1,46 @@
+/**
+ * Serves the pages (built into dist/web by `npm run build`): `/`, `/search`, `/entity/<urn>`
+ * answer the app's HTML, `/app/*` its script and styles. Public like the GraphiQL page: the
+ * pages hold no data; everything they show comes from the GraphQL API under the person's token.
+ */
+import {existsSync, readFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import {gzipSync} from 'node:zlib'
+import type {Router} from './http.js'
+
+const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url))
+const TYPES: Record<string, string> = {'.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.html': 'text/html; charset=utf-8'}
+
+interface Asset {
+  body: Buffer
+  gzip: Buffer
+  type: string
+}
+
+export function registerWeb(router: Router, dir = WEB_DIR): void {
+  const assets = new Map<string, Asset>()
+  const load = (name: string): Asset | undefined => {
+    if (assets.has(name)) return assets.get(name)
+    const path = `${dir}${name}`
+    if (!/^[a-z0-9.-]+$/i.test(name) || !existsSync(path)) return undefined
+    const body = readFileSync(path)
+    const a = {body, gzip: gzipSync(body), type: TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream'}
+    assets.set(name, a)
+    return a
+  }
+  const send = (name: string, cache: string): ((ctx: {req: {headers: Record<string, unknown>}; res: import('node:http').ServerResponse}) => Promise<void>) => async (ctx) => {
+    const a = load(name)
+    if (!a) {
+      ctx.res.writeHead(404, {'content-type': 'text/plain'})
+      ctx.res.end(name === 'index.html' ? 'The pages are not built: run `npm run build`.' : 'Not found')
+      return
+    }
+    const gz = /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''))
+    ctx.res.writeHead(200, {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', 'x-content-type-options': 'nosniff'})
+    ctx.res.end(gz ? a.gzip : a.body)
+  }
+  const page = send('index.html', 'no-cache')
+  for (const path of ['/', '/search']) router.on('GET', path, page, {public: true})
+  router.on('GET', '/entity/*', page, {public: true})
+  router.on('GET', '/app/*', async (ctx) => send(ctx.params[0]!, 'no-cache')(ctx), {public: true})
+}

@@ -1,0 +1,454 @@
+/**
+ * The pages `mdcli lite` serves: sign-in and home, search with facets, entity pages with schema,
+ * ownership, tags, lineage and raw aspects, and edits — all through the public GraphQL API with
+ * the signed-in token, so the server's policies decide what a person may see and change.
+ */
+import {StrictMode, useCallback, useEffect, useState, type FormEvent, type ReactNode} from 'react'
+import {createRoot} from 'react-dom/client'
+import {ApiError, getToken, gql, setToken} from './api.js'
+import {entityHref, navigate, searchHref, usePath} from './router.js'
+
+type Obj = Record<string, any>
+
+function Link({href, children, className}: {href: string; children: ReactNode; className?: string}) {
+  return (
+    <a
+      href={href}
+      className={className}
+      onClick={(e) => {
+        if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return
+        e.preventDefault()
+        navigate(href)
+      }}
+    >
+      {children}
+    </a>
+  )
+}
+
+function useQuery<T>(query: string, variables: Obj, deps: unknown[]): {data?: T; error?: ApiError; reload: () => void} {
+  const [state, setState] = useState<{data?: T; error?: ApiError}>({})
+  const [n, setN] = useState(0)
+  useEffect(() => {
+    let live = true
+    setState({})
+    gql<T>(query, variables).then(
+      (data) => live && setState({data}),
+      (error) => live && setState({error}),
+    )
+    return () => {
+      live = false
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, n])
+  return {...state, reload: useCallback(() => setN((x) => x + 1), [])}
+}
+
+const nameOf = (e: Obj): string => e?.properties?.name ?? e?.name ?? e?.info?.name ?? e?.properties?.displayName ?? e?.urn ?? ''
+const platformOf = (e: Obj): string | undefined => e?.platform?.name
+
+function SignIn({onDone, message}: {onDone: () => void; message?: string}) {
+  const [token, setT] = useState('')
+  const submit = (ev: FormEvent) => {
+    ev.preventDefault()
+    setToken(token.trim())
+    onDone()
+  }
+  return (
+    <main className="signin">
+      <h1>mdcli</h1>
+      <p>Sign in with an access token (printed by <code>mdcli lite</code> on its first start, or made with <code>mdcli token create</code>).</p>
+      {message && <p role="alert" className="error">{message}</p>}
+      <form onSubmit={submit}>
+        <label htmlFor="token">Access token</label>
+        <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setT(e.target.value)} autoFocus />
+        <button type="submit">Sign in</button>
+      </form>
+    </main>
+  )
+}
+
+function Header({me, onSignOut}: {me: string; onSignOut: () => void}) {
+  const [, params] = usePath()
+  const [q, setQ] = useState(params.get('q') ?? '')
+  return (
+    <header>
+      <Link href="/" className="brand">mdcli</Link>
+      <form
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault()
+          navigate(searchHref({q: q || '*'}))
+        }}
+      >
+        <input aria-label="Search the catalog" placeholder="Search datasets, dashboards, terms…" value={q} onChange={(e) => setQ(e.target.value)} />
+        <button type="submit">Search</button>
+      </form>
+      <span className="me">{me}</span>
+      <a href="/api/graphiql">GraphiQL</a>
+      <button className="link" onClick={onSignOut}>Sign out</button>
+    </header>
+  )
+}
+
+const HOME = `query home { searchAcrossEntities(input: {query: "*", start: 0, count: 0}) { total facets { field aggregations { value count } } } }`
+
+function Home() {
+  const {data, error} = useQuery<Obj>(HOME, {}, [])
+  if (error) return <p role="alert" className="error">{error.message}</p>
+  if (!data) return <p>Loading…</p>
+  const facet = (f: string) => data.searchAcrossEntities.facets?.find((x: Obj) => x.field === f)?.aggregations ?? []
+  return (
+    <main>
+      <h1>Catalog</h1>
+      <p>{data.searchAcrossEntities.total} entities</p>
+      <section>
+        <h2>By type</h2>
+        <ul className="chips" aria-label="Entity types">
+          {facet('_entityType').map((a: Obj) => (
+            <li key={a.value}>
+              <Link href={searchHref({q: '*', type: a.value})}>{a.value.toLowerCase().replace(/_/g, ' ')} <b>{a.count}</b></Link>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section>
+        <h2>Platforms</h2>
+        <ul className="chips" aria-label="Platforms">
+          {facet('platform').map((a: Obj) => (
+            <li key={a.value}>
+              <Link href={searchHref({q: '*', platform: a.value})}>{a.value.replace('urn:li:dataPlatform:', '')} <b>{a.count}</b></Link>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </main>
+  )
+}
+
+const SEARCH = `query search($input: SearchAcrossEntitiesInput!) {
+  searchAcrossEntities(input: $input) {
+    start count total
+    searchResults { entity { urn type
+      ... on Dataset { name platform { name } properties { name description } ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } } tags { tags { tag { urn name } } } }
+      ... on Chart { platform { name } properties { name description } }
+      ... on Dashboard { platform { name } properties { name description } }
+      ... on DataJob { properties { name description } }
+      ... on DataFlow { properties { name description } }
+      ... on GlossaryTerm { name properties { name description } }
+      ... on Tag { name properties { name description } }
+      ... on Domain { properties { name description } }
+      ... on CorpUser { username }
+      ... on Container { properties { name description } }
+    } }
+    facets { field displayName aggregations { value count } }
+  }
+}`
+
+const FACETS: Array<[string, string]> = [
+  ['type', '_entityType'],
+  ['platform', 'platform'],
+  ['domain', 'domains'],
+  ['tag', 'tags'],
+  ['term', 'glossaryTerms'],
+  ['owner', 'owners'],
+]
+const PAGE = 20
+
+function Search({params}: {params: URLSearchParams}) {
+  const q = params.get('q') ?? '*'
+  const start = Number(params.get('start') ?? 0)
+  const and = FACETS.filter(([k]) => k !== 'type' && params.getAll(k).length > 0).map(([k, field]) => ({field, values: params.getAll(k)}))
+  const types = params.getAll('type')
+  const input = {query: q, start, count: PAGE, ...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
+  const {data, error} = useQuery<Obj>(SEARCH, {input}, [params.toString()])
+  const current = Object.fromEntries(FACETS.map(([k]) => [k, params.getAll(k)]))
+  const toggle = (k: string, v: string) => {
+    const cur = current[k] ?? []
+    navigate(searchHref({...current, q, [k]: cur.includes(v) ? cur.filter((x) => x !== v) : [...cur, v]}))
+  }
+  if (error) return <p role="alert" className="error">{error.message}</p>
+  if (!data) return <p>Searching…</p>
+  const r = data.searchAcrossEntities
+  return (
+    <main className="search">
+      <aside aria-label="Filters">
+        {FACETS.map(([k, field]) => {
+          const aggs = r.facets?.find((f: Obj) => f.field === field)?.aggregations ?? []
+          if (aggs.length === 0) return null
+          return (
+            <fieldset key={k}>
+              <legend>{k}</legend>
+              {aggs.slice(0, 12).map((a: Obj) => (
+                <label key={a.value}>
+                  <input type="checkbox" checked={(current[k] ?? []).includes(a.value)} onChange={() => toggle(k, a.value)} /> {a.value.replace(/^urn:li:[a-zA-Z]+:/, '')} ({a.count})
+                </label>
+              ))}
+            </fieldset>
+          )
+        })}
+      </aside>
+      <section>
+        <p className="count">
+          {r.total} results for <q>{q}</q>
+        </p>
+        <ol className="results" start={start + 1}>
+          {r.searchResults.map(({entity: e}: Obj) => (
+            <li key={e.urn}>
+              <Link href={entityHref(e.urn)} className="name">{nameOf(e)}</Link>
+              <span className="meta">
+                {e.type.toLowerCase()}
+                {platformOf(e) ? ` · ${platformOf(e)}` : ''}
+              </span>
+              {e.properties?.description && <p className="snippet">{String(e.properties.description).slice(0, 200)}</p>}
+              <span className="meta">
+                {(e.ownership?.owners ?? []).map((o: Obj) => o.owner.username ?? o.owner.name).join(', ')}
+                {(e.tags?.tags ?? []).map((t: Obj) => (
+                  <span className="tag" key={t.tag.urn}>{t.tag.name}</span>
+                ))}
+              </span>
+            </li>
+          ))}
+        </ol>
+        <nav className="pager" aria-label="Pages">
+          {start > 0 && <Link href={searchHref({...current, q, start: String(Math.max(0, start - PAGE))})}>← Previous</Link>}
+          {start + PAGE < r.total && <Link href={searchHref({...current, q, start: String(start + PAGE)})}>Next →</Link>}
+        </nav>
+      </section>
+    </main>
+  )
+}
+
+const ENTITY = `query entity($urn: String!) {
+  entity(urn: $urn) { urn type
+    ... on Dataset { name platform { name } properties { name description customProperties { key value } }
+      editableProperties { description }
+      schemaMetadata { fields { fieldPath nativeDataType description nullable isPartOfKey tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } } } }
+      ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }
+      tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } }
+      domain { domain { urn properties { name } } } deprecation { deprecated note }
+      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
+      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } }
+      aspects { aspectName payload } }
+    ... on Chart { properties { name description } tags { tags { tag { urn name } } } aspects { aspectName payload }
+      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
+      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } } }
+    ... on Dashboard { properties { name description } tags { tags { tag { urn name } } } aspects { aspectName payload }
+      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } } }
+    ... on DataJob { properties { name description } aspects { aspectName payload }
+      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
+      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } } }
+    ... on GlossaryTerm { name properties { name description } aspects { aspectName payload } }
+    ... on Tag { name properties { name description } aspects { aspectName payload } }
+    ... on Domain { properties { name description } aspects { aspectName payload } }
+    ... on CorpUser { username aspects { aspectName payload } }
+    ... on Container { properties { name description } aspects { aspectName payload } }
+    ... on DataFlow { properties { name description } aspects { aspectName payload } }
+  }
+}`
+
+function Lineage({title, result}: {title: string; result?: Obj}) {
+  if (!result) return null
+  return (
+    <section aria-label={title}>
+      <h2>
+        {title} ({result.total})
+      </h2>
+      {result.total === 0 ? (
+        <p className="meta">None recorded.</p>
+      ) : (
+        <ul>
+          {result.relationships.map((r: Obj) => (
+            <li key={r.entity.urn}>
+              <Link href={entityHref(r.entity.urn)}>{r.entity.urn}</Link> <span className="meta">{r.type}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function AddTag({urn, onDone}: {urn: string; onDone: () => void}) {
+  const [tag, setTag] = useState('')
+  const [msg, setMsg] = useState<string>()
+  const submit = async (ev: FormEvent) => {
+    ev.preventDefault()
+    const tagUrn = tag.startsWith('urn:li:tag:') ? tag : `urn:li:tag:${tag.trim()}`
+    try {
+      await gql('mutation add($input: TagAssociationInput!) { addTag(input: $input) }', {input: {tagUrn, resourceUrn: urn}})
+      setMsg(undefined)
+      setTag('')
+      onDone()
+    } catch (e) {
+      setMsg((e as Error).message)
+    }
+  }
+  return (
+    <form onSubmit={submit} className="inline" aria-label="Add a tag">
+      <label htmlFor="add-tag">Add tag</label>
+      <input id="add-tag" value={tag} onChange={(e) => setTag(e.target.value)} placeholder="pii" />
+      <button type="submit" disabled={!tag.trim()}>Add</button>
+      {msg && <p role="alert" className="error">{msg}</p>}
+    </form>
+  )
+}
+
+function EditDescription({urn, current, onDone}: {urn: string; current: string; onDone: () => void}) {
+  const [open, setOpen] = useState(false)
+  const [text, setText] = useState(current)
+  const [msg, setMsg] = useState<string>()
+  if (!open) return <button onClick={() => setOpen(true)}>Edit description</button>
+  const save = async (ev: FormEvent) => {
+    ev.preventDefault()
+    try {
+      await gql('mutation d($input: DescriptionUpdateInput!) { updateDescription(input: $input) }', {input: {description: text, resourceUrn: urn}})
+      setOpen(false)
+      onDone()
+    } catch (e) {
+      setMsg((e as Error).message)
+    }
+  }
+  return (
+    <form onSubmit={save} aria-label="Edit description">
+      <textarea aria-label="Description" value={text} onChange={(e) => setText(e.target.value)} rows={4} />
+      <button type="submit">Save</button> <button type="button" onClick={() => setOpen(false)}>Cancel</button>
+      {msg && <p role="alert" className="error">{msg}</p>}
+    </form>
+  )
+}
+
+function Entity({urn}: {urn: string}) {
+  const {data, error, reload} = useQuery<Obj>(ENTITY, {urn}, [urn])
+  if (error) return <p role="alert" className="error">{error.message}</p>
+  if (!data) return <p>Loading…</p>
+  const e = data.entity
+  if (!e) return <p role="alert">No entity {urn}</p>
+  const description = e.editableProperties?.description ?? e.properties?.description ?? ''
+  const fields: Obj[] = e.schemaMetadata?.fields ?? []
+  return (
+    <main className="entity">
+      <p className="meta">
+        {e.type.toLowerCase()}
+        {platformOf(e) ? ` · ${platformOf(e)}` : ''}
+      </p>
+      <h1>{nameOf(e)}</h1>
+      <p className="urn">{e.urn}</p>
+      {e.deprecation?.deprecated && <p className="warn">Deprecated{e.deprecation.note ? `: ${e.deprecation.note}` : ''}</p>}
+      <section aria-label="Documentation">
+        <h2>About</h2>
+        <p className="description">{description || <span className="meta">No description.</span>}</p>
+        {e.type === 'DATASET' && <EditDescription urn={e.urn} current={description} onDone={reload} />}
+      </section>
+      <section aria-label="Tags and terms">
+        <h2>Tags</h2>
+        <p>
+          {(e.tags?.tags ?? []).map((t: Obj) => (
+            <span className="tag" key={t.tag.urn}>{t.tag.name}</span>
+          ))}
+          {(e.tags?.tags ?? []).length === 0 && <span className="meta">No tags.</span>}
+        </p>
+        <AddTag urn={e.urn} onDone={reload} />
+        {(e.glossaryTerms?.terms ?? []).length > 0 && (
+          <p>
+            Terms:{' '}
+            {e.glossaryTerms.terms.map((t: Obj) => (
+              <Link key={t.term.urn} href={entityHref(t.term.urn)} className="tag">{t.term.name}</Link>
+            ))}
+          </p>
+        )}
+        {(e.ownership?.owners ?? []).length > 0 && <p>Owners: {e.ownership.owners.map((o: Obj) => o.owner.username ?? o.owner.name ?? o.owner.urn).join(', ')}</p>}
+        {e.domain?.domain && <p>Domain: <Link href={entityHref(e.domain.domain.urn)}>{e.domain.domain.properties?.name ?? e.domain.domain.urn}</Link></p>}
+      </section>
+      {fields.length > 0 && (
+        <section aria-label="Schema">
+          <h2>Schema ({fields.length} fields)</h2>
+          <div className="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Field</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">Tags</th>
+                </tr>
+              </thead>
+              <tbody>
+                {fields.map((f) => (
+                  <tr key={f.fieldPath}>
+                    <td style={{paddingLeft: `${0.5 + (f.fieldPath.replace(/\[[^\]]*\]\.?/g, '').split('.').length - 1)}em`}}>
+                      {f.fieldPath.replace(/\[[^\]]*\]\.?/g, '')}
+                      {f.isPartOfKey ? ' 🔑' : ''}
+                    </td>
+                    <td>{f.nativeDataType}{f.nullable ? '' : ' not null'}</td>
+                    <td>{f.description}</td>
+                    <td>{[...(f.tags?.tags ?? []).map((t: Obj) => t.tag.name), ...(f.glossaryTerms?.terms ?? []).map((t: Obj) => t.term.name)].join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
+      <Lineage title="Upstream" result={e.upstream} />
+      <Lineage title="Downstream" result={e.downstream} />
+      {e.properties?.customProperties?.length > 0 && (
+        <section aria-label="Properties">
+          <h2>Properties</h2>
+          <dl>
+            {e.properties.customProperties.map((p: Obj) => (
+              <div key={p.key}>
+                <dt>{p.key}</dt>
+                <dd>{p.value}</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
+      <details>
+        <summary>Raw aspects</summary>
+        {(e.aspects ?? []).map((a: Obj) => (
+          <div key={a.aspectName}>
+            <h3>{a.aspectName}</h3>
+            <pre>{JSON.stringify(JSON.parse(a.payload ?? 'null'), null, 2)}</pre>
+          </div>
+        ))}
+      </details>
+    </main>
+  )
+}
+
+function App() {
+  const [path, params] = usePath()
+  const [me, setMe] = useState<{name?: string; error?: ApiError}>({})
+  const [attempt, setAttempt] = useState(0)
+  useEffect(() => {
+    gql<Obj>('query { me { corpUser { urn username } } }').then(
+      (d) => setMe({name: d.me.corpUser.username ?? d.me.corpUser.urn}),
+      (error) => setMe({error}),
+    )
+  }, [attempt])
+  if (me.error?.status === 401) return <SignIn message={getToken() ? me.error.message : undefined} onDone={() => setAttempt((a) => a + 1)} />
+  if (me.error) return <p role="alert" className="error">{me.error.message}</p>
+  if (!me.name) return <p>Loading…</p>
+  const signOut = () => {
+    setToken(null)
+    setAttempt((a) => a + 1)
+  }
+  let page: ReactNode
+  if (path.startsWith('/entity/')) page = <Entity urn={decodeURIComponent(path.slice('/entity/'.length))} />
+  else if (path === '/search') page = <Search params={params} />
+  else page = <Home />
+  return (
+    <>
+      <Header me={me.name} onSignOut={signOut} />
+      {page}
+    </>
+  )
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+)
