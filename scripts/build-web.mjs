@@ -9,8 +9,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = join(root, 'dist', 'web')
 mkdirSync(out, {recursive: true})
 await build({
-  entryPoints: [join(root, 'web', 'src', 'main.tsx')],
-  outfile: join(out, 'app.js'),
+  // The pages, and GraphiQL on a page of its own so the pages never load it.
+  entryPoints: {app: join(root, 'web', 'src', 'main.tsx'), graphiql: join(root, 'web', 'graphiql', 'main.tsx')},
+  outdir: out,
   bundle: true,
   format: 'esm',
   minify: true,
@@ -19,6 +20,8 @@ await build({
   define: {'process.env.NODE_ENV': '"production"'},
   legalComments: 'none',
   logLevel: 'warning',
+  loader: {'.woff': 'file', '.woff2': 'file', '.ttf': 'file', '.svg': 'dataurl'},
 })
 copyFileSync(join(root, 'web', 'index.html'), join(out, 'index.html'))
+copyFileSync(join(root, 'web', 'graphiql.html'), join(out, 'graphiql.html'))
 copyFileSync(join(root, 'web', 'app.css'), join(out, 'app.css'))

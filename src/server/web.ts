@@ -1,6 +1,6 @@
 /**
  * Serves the pages (built into dist/web by `npm run build`): `/`, `/search`, `/entity/<urn>`
- * answer the app's HTML, `/app/*` its script and styles. Public like the GraphiQL page: the
+ * answer the app's HTML, `/api/graphiql` GraphiQL's, `/app/*` their scripts and styles. Public like the GraphiQL page: the
  * pages hold no data; everything they show comes from the GraphQL API under the person's token.
  */
 import {existsSync, readFileSync} from 'node:fs'
@@ -42,5 +42,6 @@ export function registerWeb(router: Router, dir = WEB_DIR): void {
   const page = send('index.html', 'no-cache')
   for (const path of ['/', '/search']) router.on('GET', path, page, {public: true})
   router.on('GET', '/entity/*', page, {public: true})
+  router.on('GET', '/api/graphiql', send('graphiql.html', 'no-cache'), {public: true})
   router.on('GET', '/app/*', async (ctx) => send(ctx.params[0]!, 'no-cache')(ctx), {public: true})
 }

@@ -109,6 +109,24 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await bob.context().close()
   })
 
+  it('GraphiQL is the real one, bundled: it signs in with a token and runs a query', async () => {
+    const page = await (await browser.newContext()).newPage()
+    const hosts = new Set<string>()
+    page.on('request', (r) => hosts.add(new URL(r.url()).host))
+    await page.goto(`${lite.url}/api/graphiql`)
+    await page.getByLabel('Access token').fill(lite.token)
+    await page.getByRole('button', {name: 'Sign in'}).click()
+    await page.getByText('Signed in').waitFor()
+    // Run the example query (it reads `me` and searches datasets).
+    await page.locator('.graphiql-execute-button').click()
+    await page.locator('.result-window').getByText('"username"').waitFor({timeout: 20_000})
+    const result = await page.locator('.result-window').textContent()
+    expect(result).to.include('datahub')
+    expect(result).to.not.include('Unauthorized')
+    expect([...hosts]).to.deep.equal([new URL(lite.url).host])
+    await page.context().close()
+  })
+
   it('is served compressed from the same port, with no request leaving the machine', async () => {
     const page = await (await browser.newContext()).newPage()
     const hosts = new Set<string>()

@@ -1,6 +1,6 @@
 /**
  * The GraphQL endpoint of `mdcli lite`: `POST|GET /api/graphql` (GraphQL over HTTP through
- * graphql-http, adapted to our Router) and `GET /api/graphiql` (a page to try queries by hand).
+ * graphql-http, adapted to our Router).
  *
  * Per request: the Router has already resolved the actor and bounds the body size; here the
  * document is looked up in the cache or parsed (token and byte limits) and validated (graphql's
@@ -16,7 +16,6 @@ import {TooLargeError} from '../../errors.js'
 import {endResponse, type Logger, type RequestContext, type Router, sendJson} from '../http.js'
 import {EntityLoader, type GqlContext} from './context.js'
 import {extensions, makeFormatError, UNKNOWN_ERROR} from './errors.js'
-import {GRAPHIQL_HTML} from './graphiql.js'
 import {
   type CachedDocument, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule,
 } from './limits.js'
@@ -152,8 +151,4 @@ export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlO
 
   router.on('POST', '/api/graphql', serve)
   router.on('GET', '/api/graphql', serve)
-  router.on('GET', '/api/graphiql', async ({res}) => {
-    res.writeHead(200, {'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(GRAPHIQL_HTML)})
-    res.end(GRAPHIQL_HTML)
-  }, {public: true})
 }
