@@ -37,3 +37,18 @@ export {
 export {readDataFile, readText} from '../cli/files.js'
 export {containerUrn, datahubGuid, type ContainerKey} from './container.js'
 export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
+export {
+  aspectWorkUnit,
+  globalTags,
+  makeDataPlatformUrn,
+  makeDatasetUrn,
+  makeDatasetUrnWithPlatformInstance,
+  makeDomainUrn,
+  makeGroupUrn,
+  makeSchemaFieldUrn,
+  makeTagUrn,
+  makeTermUrn,
+  makeUserUrn,
+  ownership,
+} from './builders.js'
+export {runSource, type SourceRun} from './testing.js'
