@@ -20,7 +20,7 @@ import {
   type WriteResult,
 } from '../store/types.js'
 import {type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
-import {prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
+import {patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
 import {lockFor} from './edits/lock.js'
 
 export interface Actor {
@@ -79,13 +79,17 @@ export class Catalog {
         outcomes[index] = {index, urn: typeof input?.entityUrn === 'string' ? input.entityUrn : undefined, aspectName: input?.aspectName, ok: false, error: {code: e.code, status: e.status, message: e.message}}
       }
     })
-    const valid = prepared.filter((p): p is PreparedProposal => p !== undefined)
+    let valid = prepared.filter((p): p is PreparedProposal => p !== undefined)
     await this.authorizer.authorize(actor, await this.proposalRequests(valid))
     // Raw writes take the same per-urn locks as GraphQL's read-modify-write edits, so an edit
-    // never writes back a value computed before this write landed.
+    // never writes back a value computed before this write landed; a PATCH is applied to the
+    // stored value inside the lock for the same reason.
     const results = await lockFor(this).withLocks(
       valid.map((p) => p.urn),
-      () => this.apply(actor, valid, opts.defaults),
+      async () => {
+        if (valid.some((p) => p.changeType === 'PATCH')) valid = await this.resolvePatches(valid, prepared, outcomes, atomic)
+        return this.apply(actor, valid, opts.defaults)
+      },
     )
     let r = 0
     prepared.forEach((p, index) => {
@@ -94,6 +98,37 @@ export class Catalog {
       outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed}
     })
     return outcomes
+  }
+
+  /**
+   * Applies each PATCH to the value before it (stored, or an earlier proposal of the same batch)
+   * and checks the result like any UPSERT. A patch whose result is invalid fails as a proposal.
+   */
+  private async resolvePatches(valid: PreparedProposal[], prepared: Array<PreparedProposal | undefined>, outcomes: ProposalOutcome[], atomic: boolean): Promise<PreparedProposal[]> {
+    const latest = new Map<string, Record<string, unknown> | undefined>()
+    const out: PreparedProposal[] = []
+    for (const p of valid) {
+      const key = `${p.urn}\u0000${p.aspectName}`
+      if (p.changeType !== 'PATCH') {
+        if (p.changeType === 'UPSERT') latest.set(key, p.value as Record<string, unknown>)
+        else if (p.changeType === 'DELETE') latest.set(key, undefined)
+        out.push(p)
+        continue
+      }
+      const current = latest.has(key) ? latest.get(key) : ((await this.store.getAspect(p.urn, p.aspectName))?.value as Record<string, unknown> | undefined)
+      const index = prepared.indexOf(p)
+      try {
+        const whole = prepareProposal(patchedInput(p, current), prepared.length > 1 ? `proposal ${index}` : 'proposal')
+        latest.set(key, whole.value as Record<string, unknown>)
+        prepared[index] = whole
+        out.push(whole)
+      } catch (e) {
+        if (atomic || !(e instanceof MdcliError)) throw e
+        prepared[index] = undefined
+        outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: false, error: {code: e.code, status: e.status, message: e.message}}
+      }
+    }
+    return out
   }
 
   /** Writes already-prepared proposals (callers that built values themselves, e.g. mutations). */

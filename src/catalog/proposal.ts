@@ -8,9 +8,10 @@
  * - prepared proposal: a proposal checked against the registry and its aspect's schema, with
  *   the value normalised and serialised once, ready to become a `WriteOp`.
  */
-import {BadRequestError, InvalidAspectError, MdcliError, TooLargeError} from '../errors.js'
+import {BadRequestError, BugError, InvalidAspectError, MdcliError, TooLargeError} from '../errors.js'
 import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
 import {normalizeAspectValue} from '../model/normalize.js'
+import {applyAspectPatch, checkPatch, type PatchOp} from '../model/patch.js'
 import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
@@ -30,7 +31,9 @@ export interface PreparedProposal {
   urn: string
   entityType: string
   aspectName: string
-  changeType: 'UPSERT' | 'DELETE'
+  changeType: 'UPSERT' | 'DELETE' | 'PATCH'
+  /** PATCH only: the checked JSON Patch operations. */
+  patch?: PatchOp[]
   kind: 'versioned' | 'timeseries'
   /** Normalised aspect value (absent for DELETE). */
   value?: unknown
@@ -41,7 +44,32 @@ export interface PreparedProposal {
   systemMetadata: SystemMetadata
 }
 
-const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE'] as const
+const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE', 'PATCH'] as const
+
+/** The JSON Patch document of a PATCH proposal: `aspect.json`, or `aspect.value` as JSON text. */
+function patchOps(p: ProposalInput, where: string): unknown {
+  const a = p.aspect
+  if (a === null || a === undefined || typeof a !== 'object') throw new BadRequestError(`${where}: missing 'aspect' (a JSON Patch array)`)
+  if ('json' in a && a.json !== undefined) return a.json
+  if (typeof a.value === 'string') {
+    checkJsonDepth(a.value, `${where}: aspect.value`)
+    try {
+      return JSON.parse(a.value)
+    } catch (e) {
+      throw new BadRequestError(`${where}: aspect.value is not valid JSON (${(e as Error).message})`)
+    }
+  }
+  return a.value
+}
+
+/**
+ * A PATCH proposal made whole: its ops applied to the current value (DataHub's keyed-array
+ * semantics), as the UPSERT the catalog then checks and writes.
+ */
+export function patchedInput(p: PreparedProposal, current: Record<string, unknown> | undefined): ProposalInput {
+  const value = applyAspectPatch(p.aspectName, current, p.patch ?? [], `patch of ${p.aspectName} (${p.urn})`)
+  return {entityUrn: p.urn, entityType: p.entityType, aspectName: p.aspectName, changeType: 'UPSERT', aspect: {json: value}, systemMetadata: p.systemMetadata}
+}
 
 function parseAspectPayload(p: ProposalInput, where: string): unknown {
   const a = p.aspect
@@ -87,6 +115,12 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   if (changeType === 'DELETE') {
     return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm, keyAspect}
   }
+  if (changeType === 'PATCH') {
+    // The ops are checked here; the catalog applies them to the stored value (patchedInput).
+    if (aspect.kind === 'timeseries') throw new BadRequestError(`${where}: timeseries aspect ${aspect.name} cannot be patched`)
+    const patch = checkPatch(patchOps(p, where), `${where} (${urn.raw} ${aspect.name})`)
+    return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'PATCH', kind: aspect.kind, patch, systemMetadata: sm, keyAspect}
+  }
   const raw = parseAspectPayload(p, where)
   const rawText = p.aspect && typeof p.aspect.value === 'string' ? p.aspect.value : undefined
   const value = rawText !== undefined && !NEEDS_NORMALIZING.test(rawText) ? raw : normalizeAspectValue(raw)
@@ -122,6 +156,7 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
 /** Turns a prepared proposal into the store op, stamping audit and system metadata. */
 export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: SystemMetadata): WriteOp {
   if (p.changeType === 'DELETE') return {op: 'deleteAspect', urn: p.urn, aspectName: p.aspectName}
+  if (p.changeType === 'PATCH') throw new BugError(`A PATCH of ${p.aspectName} (${p.urn}) reached the store unapplied`)
   const systemMetadata: SystemMetadata = {...defaults, ...p.systemMetadata}
   systemMetadata.lastObserved ??= created.time
   const keyAspect = p.keyAspect

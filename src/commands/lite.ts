@@ -102,6 +102,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
+    this.log(`Browse the catalog at ${server.url}/ (GraphiQL at ${server.url}/api/graphiql).`)
     // A server thread that dies on its own takes the command down with its error.
     const sig = await Promise.race([signal, server.ended.then(() => undefined)])
     if (sig === undefined) return

@@ -51,7 +51,7 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'dataset', graphqlType: 'DATASET', keyAspect: 'datasetKey', snapshot: 'DatasetSnapshot', searchable: true,
     keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
-    aspects: [...COMMON_ASSET, 'viewProperties', 'datasetProfile', 'datasetUsageStatistics', 'operation', 'schemaMetadata', 'container', 'testResults', 'siblings', 'embed', 'datasetProperties', 'editableDatasetProperties', 'datasetDeprecation', 'datasetUpstreamLineage', 'upstreamLineage', 'editableSchemaMetadata', 'access'],
+    aspects: [...COMMON_ASSET, 'viewProperties', 'datasetProfile', 'datasetUsageStatistics', 'operation', 'schemaMetadata', 'container', 'testResults', 'siblings', 'embed', 'datasetProperties', 'editableDatasetProperties', 'datasetDeprecation', 'datasetUpstreamLineage', 'upstreamLineage', 'editableSchemaMetadata', 'access', 'partitionsSummary', 'versionProperties'],
   },
   {
     name: 'container', graphqlType: 'CONTAINER', keyAspect: 'containerKey', searchable: true,
@@ -71,12 +71,12 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'dataFlow', graphqlType: 'DATA_FLOW', keyAspect: 'dataFlowKey', snapshot: 'DataFlowSnapshot', searchable: true,
     keyFields: [S('orchestrator'), S('flowId'), S('cluster')],
-    aspects: [...COMMON_ASSET, 'versionInfo', 'dataFlowInfo', 'editableDataFlowProperties'],
+    aspects: [...COMMON_ASSET, 'versionInfo', 'dataFlowInfo', 'editableDataFlowProperties', 'container'],
   },
   {
     name: 'dataJob', graphqlType: 'DATA_JOB', keyAspect: 'dataJobKey', snapshot: 'DataJobSnapshot', searchable: true,
     keyFields: [U('flow', 'dataFlow'), S('jobId')],
-    aspects: [...COMMON_ASSET, 'datahubIngestionRunSummary', 'datahubIngestionCheckpoint', 'versionInfo', 'dataJobInfo', 'dataJobInputOutput', 'editableDataJobProperties'],
+    aspects: [...COMMON_ASSET, 'datahubIngestionRunSummary', 'datahubIngestionCheckpoint', 'versionInfo', 'dataJobInfo', 'dataJobInputOutput', 'editableDataJobProperties', 'container', 'dataTransformLogic'],
   },
   {
     name: 'domain', graphqlType: 'DOMAIN', keyAspect: 'domainKey', searchable: true,
@@ -126,7 +126,7 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'mlModel', graphqlType: 'MLMODEL', keyAspect: 'mlModelKey', snapshot: 'MLModelSnapshot', searchable: true,
     keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
-    aspects: [...ML_COMMON, 'editableMLModelProperties', 'mlModelProperties', 'intendedUse', 'mlModelFactorPrompts', 'mlModelMetrics', 'mlModelEvaluationData', 'mlModelTrainingData', 'mlModelQuantitativeAnalyses', 'mlModelEthicalConsiderations', 'mlModelCaveatsAndRecommendations', 'sourceCode', 'cost'],
+    aspects: [...ML_COMMON, 'editableMLModelProperties', 'mlModelProperties', 'intendedUse', 'mlModelFactorPrompts', 'mlModelMetrics', 'mlModelEvaluationData', 'mlModelTrainingData', 'mlModelQuantitativeAnalyses', 'mlModelEthicalConsiderations', 'mlModelCaveatsAndRecommendations', 'sourceCode', 'cost', 'versionProperties'],
   },
   {
     name: 'mlModelGroup', graphqlType: 'MLMODEL_GROUP', keyAspect: 'mlModelGroupKey', snapshot: 'MLModelGroupSnapshot', searchable: true,
@@ -176,7 +176,7 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'dataProcessInstance', graphqlType: 'DATA_PROCESS_INSTANCE', keyAspect: 'dataProcessInstanceKey',
     keyFields: [S('id')],
-    aspects: ['dataProcessInstanceInput', 'dataProcessInstanceOutput', 'dataProcessInstanceProperties', 'dataProcessInstanceRelationships', 'dataProcessInstanceRunEvent', 'status'],
+    aspects: ['dataProcessInstanceInput', 'dataProcessInstanceOutput', 'dataProcessInstanceProperties', 'dataProcessInstanceRelationships', 'dataProcessInstanceRunEvent', 'status', 'subTypes', 'container', 'dataPlatformInstance', 'mlTrainingRunProperties', 'dataProcessInstanceEdges'],
   },
   {
     name: 'post', graphqlType: 'POST', keyAspect: 'postKey',
@@ -186,7 +186,42 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'query', graphqlType: 'QUERY', keyAspect: 'queryKey',
     keyFields: [S('id')],
-    aspects: ['queryProperties', 'querySubjects', 'status'],
+    aspects: ['queryProperties', 'querySubjects', 'status', 'dataPlatformInstance', 'queryUsageStatistics', 'subTypes'],
+  },
+  {
+    name: 'structuredProperty', graphqlType: 'STRUCTURED_PROPERTY', keyAspect: 'structuredPropertyKey',
+    keyFields: [S('id')],
+    aspects: ['propertyDefinition', 'structuredPropertySettings', 'institutionalMemory', 'status'],
+  },
+  {
+    name: 'form', graphqlType: 'FORM', keyAspect: 'formKey',
+    keyFields: [S('id')],
+    aspects: ['formInfo', 'dynamicFormAssignment', 'ownership', 'status'],
+  },
+  {
+    name: 'dataType', graphqlType: 'DATA_TYPE', keyAspect: 'dataTypeKey',
+    keyFields: [S('id')],
+    aspects: ['dataTypeInfo', 'status'],
+  },
+  {
+    name: 'entityType', graphqlType: 'ENTITY_TYPE', keyAspect: 'entityTypeKey',
+    keyFields: [S('id')],
+    aspects: ['entityTypeInfo', 'status'],
+  },
+  {
+    name: 'document', graphqlType: 'DOCUMENT', keyAspect: 'documentKey',
+    keyFields: [S('id')],
+    aspects: ['documentInfo', 'documentSettings', 'ownership', 'status', 'globalTags', 'glossaryTerms', 'domains', 'subTypes', 'dataPlatformInstance', 'browsePathsV2', 'structuredProperties'],
+  },
+  {
+    name: 'platformResource', graphqlType: 'PLATFORM_RESOURCE', keyAspect: 'platformResourceKey',
+    keyFields: [S('id')],
+    aspects: ['platformResourceInfo', 'dataPlatformInstance', 'status'],
+  },
+  {
+    name: 'mlModelDeployment', graphqlType: 'MLMODEL_DEPLOYMENT', keyAspect: 'mlModelDeploymentKey', snapshot: 'MLModelDeploymentSnapshot',
+    keyFields: [U('platform', 'dataPlatform'), S('name'), F('origin')],
+    aspects: ['mlModelDeploymentProperties', 'ownership', 'status', 'deprecation', 'globalTags', 'dataPlatformInstance'],
   },
   {
     name: 'schemaField', graphqlType: 'SCHEMA_FIELD', keyAspect: 'schemaFieldKey',

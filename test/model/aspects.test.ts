@@ -98,7 +98,7 @@ describe('aspect schemas', () => {
       const timeseries = Object.values(ASPECT_SPECS).filter((s) => s.kind === 'timeseries').map((s) => s.name).sort()
       expect(timeseries).to.deep.equal([
         'assertionRunEvent', 'chartUsageStatistics', 'dashboardUsageStatistics', 'dataProcessInstanceRunEvent',
-        'datahubIngestionCheckpoint', 'datahubIngestionRunSummary', 'datasetProfile', 'datasetUsageStatistics', 'operation',
+        'datahubIngestionCheckpoint', 'datahubIngestionRunSummary', 'datasetProfile', 'datasetUsageStatistics', 'operation', 'queryUsageStatistics',
       ])
     })
 

@@ -63,8 +63,8 @@ export const DATAJOB_ASPECTS: AspectSpec[] = [
     {version: str, versionType: str},
     {...customProperties, ...externalReference},
   )),
-  versioned('dataProcessInstanceInput', `${P}DataProcessInstanceInput`, record({inputs: arrayOf(urn)})),
-  versioned('dataProcessInstanceOutput', `${P}DataProcessInstanceOutput`, record({outputs: arrayOf(urn)})),
+  versioned('dataProcessInstanceInput', `${P}DataProcessInstanceInput`, record({inputs: arrayOf(urn)}, {inputEdges: arrayOf(edge)})),
+  versioned('dataProcessInstanceOutput', `${P}DataProcessInstanceOutput`, record({outputs: arrayOf(urn)}, {outputEdges: arrayOf(edge)})),
   versioned('dataProcessInstanceProperties', `${P}DataProcessInstanceProperties`, record(
     {name: str, created: auditStamp},
     {...customProperties, ...externalReference, type: enumOf('BATCH_SCHEDULED', 'BATCH_AD_HOC', 'STREAMING')},

@@ -8,6 +8,7 @@ import {DASHBOARD_ASPECTS} from './dashboard.js'
 import {DATAJOB_ASPECTS} from './datajob.js'
 import {DATASET_ASPECTS} from './dataset.js'
 import {GLOSSARY_ASPECTS} from './glossary.js'
+import {GOVERNANCE_ASPECTS} from './governance.js'
 import {IDENTITY_ASPECTS} from './identity.js'
 import {KEY_ASPECTS} from './keys.js'
 import {MISC_ASPECTS} from './misc.js'
@@ -21,6 +22,7 @@ export type {AspectSpec, JsonSchema} from './types.js'
 
 const specs: AspectSpec[] = [
   ...KEY_ASPECTS,
+  ...GOVERNANCE_ASPECTS,
   ...COMMON_ASPECTS,
   ...DATASET_ASPECTS,
   ...SCHEMA_ASPECTS,

@@ -59,7 +59,7 @@ export const MISC_ASPECTS: AspectSpec[] = [
       created: auditStamp,
       lastModified: auditStamp,
     },
-    {name: str, description: str, origin: urn},
+    {name: str, description: str, origin: urn, ...customProperties},
   )),
   versioned('querySubjects', 'com.linkedin.query.QuerySubjects', record({subjects: arrayOf(record({entity: urn}))})),
 ]

@@ -5,14 +5,18 @@
 import {arrayOf, auditStamp, bool, enumOf, long, record, str, urn, versioned} from './common.js'
 import type {AspectSpec} from './types.js'
 
+const policyMatchFilter = record({
+  criteria: arrayOf(record({field: str, values: arrayOf(str)}, {condition: enumOf('EQUALS', 'STARTS_WITH', 'NOT_EQUALS')})),
+})
+
 const resourceFilter = record({}, {
   // type/resources/allResources predate `filter` and are deprecated, but boot policies still use them.
   type: str,
   resources: arrayOf(str),
   allResources: bool,
-  filter: record({
-    criteria: arrayOf(record({field: str, values: arrayOf(str)}, {condition: enumOf('EQUALS', 'STARTS_WITH')})),
-  }),
+  filter: policyMatchFilter,
+  // Constraints on the values a privilege may set (e.g. which tags may be added).
+  privilegeConstraints: policyMatchFilter,
 })
 
 const actorFilter = record({}, {

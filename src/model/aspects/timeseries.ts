@@ -35,6 +35,7 @@ const fieldProfile = record({fieldPath: str}, {
 const assertionResult = record(
   {type: enumOf('INIT', 'SUCCESS', 'FAILURE', 'ERROR')},
   {
+    severity: enumOf('LOW', 'MEDIUM', 'HIGH'),
     rowCount: long,
     missingCount: long,
     unexpectedCount: long,

@@ -1,0 +1,42 @@
+import {expect} from 'chai'
+import {applyAspectPatch, checkPatch} from '../../src/model/patch.js'
+
+describe('PATCH: JSON Patch with DataHub keyed arrays', () => {
+  it('adds and removes tags, terms and upstreams by urn, keeping the rest', () => {
+    const tags = applyAspectPatch('globalTags', {tags: [{tag: 'urn:li:tag:a'}, {tag: 'urn:li:tag:b'}]}, [
+      {op: 'add', path: '/tags/urn:li:tag:c', value: {tag: 'urn:li:tag:c'}},
+      {op: 'remove', path: '/tags/urn:li:tag:a'},
+    ])
+    expect(tags).to.deep.equal({tags: [{tag: 'urn:li:tag:b'}, {tag: 'urn:li:tag:c'}]})
+    const up = applyAspectPatch('upstreamLineage', undefined, [
+      {op: 'add', path: '/upstreams/urn:li:dataset:(urn:li:dataPlatform:s3,a~1b,PROD)', value: {dataset: 'urn:li:dataset:(urn:li:dataPlatform:s3,a/b,PROD)', type: 'COPY', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}},
+    ])
+    expect(up.upstreams).to.deep.equal([{dataset: 'urn:li:dataset:(urn:li:dataPlatform:s3,a/b,PROD)', type: 'COPY', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}])
+  })
+
+  it('owners are keyed by owner and type; custom properties by key; plain fields replace', () => {
+    const own = applyAspectPatch('ownership', {owners: [{owner: 'urn:li:corpuser:a', type: 'DATAOWNER'}], lastModified: {time: 0, actor: 'urn:li:corpuser:x'}}, [
+      {op: 'add', path: '/owners/urn:li:corpuser:b/TECHNICAL_OWNER', value: {owner: 'urn:li:corpuser:b', type: 'TECHNICAL_OWNER'}},
+      {op: 'remove', path: '/owners/urn:li:corpuser:a/DATAOWNER'},
+    ])
+    expect(own.owners).to.deep.equal([{owner: 'urn:li:corpuser:b', type: 'TECHNICAL_OWNER'}])
+    const props = applyAspectPatch('datasetProperties', {name: 'x', customProperties: {a: '1'}}, [
+      {op: 'add', path: '/customProperties/b', value: '2'},
+      {op: 'replace', path: '/name', value: 'y'},
+    ])
+    expect(props).to.deep.equal({name: 'y', customProperties: {a: '1', b: '2'}})
+  })
+
+  it('column lineage paths build fineGrainedLineages', () => {
+    const d = 'urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:pg,v,PROD),id)'
+    const u = 'urn:li:schemaField:(urn:li:dataset:(urn:li:dataPlatform:dbt,v,PROD),id)'
+    const r = applyAspectPatch('upstreamLineage', {upstreams: []}, [{op: 'add', path: `/fineGrainedLineages/NONE/${d}/NONE/${u}`, value: {confidenceScore: 1}}])
+    expect(r.fineGrainedLineages).to.deep.equal([{upstreamType: 'FIELD_SET', upstreams: [u], downstreamType: 'FIELD', downstreams: [d], confidenceScore: 1}])
+  })
+
+  it('refuses a document that is not a patch, and prototype names in paths', () => {
+    expect(() => checkPatch({tags: []})).to.throw(/JSON Patch array/)
+    expect(() => checkPatch([{op: 'move', path: '/a'}])).to.throw(/operation 0/)
+    expect(() => checkPatch([{op: 'add', path: '/__proto__/x', value: 1}])).to.throw(/not allowed/)
+  })
+})
