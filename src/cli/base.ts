@@ -7,6 +7,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
 import {MdcliClient} from '../client/client.js'
 import {resolveSettings, type Settings} from '../config/settings.js'
+import {sendTelemetry} from './telemetry.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -48,6 +49,8 @@ export abstract class BaseCommand extends Command {
 
   override async finally(err: Error | undefined): Promise<void> {
     await this.cachedClient?.close()
+    const failed = err !== undefined || (process.exitCode !== undefined && process.exitCode !== 0)
+    sendTelemetry({command: this.id ?? 'unknown', version: this.config.version, os: process.platform, node: process.version, success: !failed})
     return super.finally(err)
   }
 

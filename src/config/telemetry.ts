@@ -1,7 +1,7 @@
 /**
  * Telemetry settings. mdcli keeps DataHub's switch and file (`~/.mdcli/telemetry-config.json`,
- * `{client_id, enabled}`) so scripts that toggle it keep working, but it sends nothing anywhere:
- * the switch only records the user's choice.
+ * `{client_id, enabled}`) so scripts that toggle it keep working; what is sent, and when, is in
+ * `src/cli/telemetry.ts`.
  */
 import {randomUUID} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
