@@ -115,11 +115,19 @@ export function formatIngestReport(r: PipelineResult): string {
     lines.push(...problemLines('warnings', s.warnings), ...problemLines('failures', s.failures))
   }
   lines.push('', r.summary)
+  if (r.interrupted) lines.push(...interruptedLines(r))
   return lines.join('\n')
 }
 
 /** One plain progress line (non-interactive output). */
 export function formatProgressLine(p: Progress): string {
   const pct = p.fraction === undefined ? '' : `, ${Math.floor(p.fraction * 100)}% read`
-  return `Pipeline running: ${num(p.workUnits)} events read${pct}, ${num(p.recordsWritten)} records written (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed`
+  const eta = p.etaMs === undefined ? '' : `, about ${formatTimespan(p.etaMs)} left`
+  return `Pipeline running: ${num(p.workUnits)} events read${pct}, ${num(p.recordsWritten)} records written (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
+}
+
+/** What to do after Ctrl-C: the run wrote part of its input, and how to take that back. */
+export function interruptedLines(r: PipelineResult): string[] {
+  if (r.dryRun || r.sink.recordsWritten === 0) return ['Stopped by Ctrl-C before anything was written.']
+  return [`Stopped by Ctrl-C: ${num(r.sink.recordsWritten)} records of this run were written.`, `To roll them back: mdcli ingest rollback --run-id ${r.runId}`]
 }

@@ -57,6 +57,7 @@ export function IngestProgress({title, runId, progress, tick}: LiveProps) {
         <Text color={(p?.failures ?? 0) > 0 ? colorOf('red') : undefined}>{`${num(p?.failures ?? 0)} failures`}</Text>
       </Box>
       <Row label="elapsed" value={formatTimespan(p?.elapsedMs ?? 0) + (p?.stage === 'flushing' ? '  (flushing)' : '')} />
+      {p?.etaMs !== undefined && p.stage !== 'flushing' && <Row label="left" value={`about ${formatTimespan(p.etaMs)}`} />}
     </Box>
   )
 }

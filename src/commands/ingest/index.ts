@@ -3,7 +3,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {preparePipeline, runPipeline, type PipelineResult, type Progress} from '../../recipes/pipeline.js'
 import {loadRecipe} from '../../recipes/recipe.js'
 import {PluginRegistry} from '../../recipes/registry.js'
-import {formatIngestReport, formatProgressLine} from '../../ui/ingest-report.js'
+import {formatIngestReport, formatProgressLine, interruptedLines} from '../../ui/ingest-report.js'
 import {importView, isInteractive, startLive, type LiveView} from '../../ui/render.js'
 import {noColor, paint} from '../../ui/theme.js'
 
@@ -43,16 +43,25 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
     // Loaded only when a terminal will show it: piped and --json runs never load React or Ink.
     const ui = live ? await importView(() => import('../../ui/ingest-view.js')) : undefined
     let tick = 0
-    let lastPlain = Date.now()
+    // The first plain line comes at the first tick, then one every PLAIN_PROGRESS_MS.
+    let lastPlain = 0
     const onProgress = (p: Progress): void => {
       if (view && ui) {
         view.update(ui.progressElement({title, runId: prepared.runId, progress: p, tick: tick++}))
-      } else if (!json && flags.progress && Date.now() - lastPlain >= PLAIN_PROGRESS_MS) {
+      } else if (!json && flags.progress && p.stage === 'running' && Date.now() - lastPlain >= PLAIN_PROGRESS_MS) {
         lastPlain = Date.now()
         process.stderr.write(formatProgressLine(p) + '\n')
       }
     }
     if (ui) view = await startLive(ui.progressElement({title, runId: prepared.runId, tick: 0}))
+    // Ctrl-C stops the run between work units and still reports; a second Ctrl-C quits at once.
+    const stop = new AbortController()
+    const onSigint = (): void => {
+      if (stop.signal.aborted) process.exit(130)
+      stop.abort()
+      process.stderr.write('\nStopping after the current work unit (Ctrl-C again to quit at once)…\n')
+    }
+    process.on('SIGINT', onSigint)
     let result: PipelineResult
     try {
       result = await runPipeline(prepared, {
@@ -61,13 +70,19 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
         previewWorkunits: flags['preview-workunits'],
         strictWarnings: flags['strict-warnings'],
         onProgress,
-        progressIntervalMs: live ? 200 : 1000,
+        progressIntervalMs: live ? 200 : 250,
+        signal: stop.signal,
       })
     } catch (e) {
       if (view && ui) await view.finish(ui.progressElement({title, runId: prepared.runId, tick}))
       throw e
+    } finally {
+      process.off('SIGINT', onSigint)
     }
-    if (view && ui) await view.finish(ui.summaryElement(result))
+    if (view && ui) {
+      await view.finish(ui.summaryElement(result))
+      if (result.interrupted) this.log(interruptedLines(result).join('\n'))
+    }
     else if (!json) {
       const color = !noColor() && Boolean(process.stdout.isTTY)
       const text = formatIngestReport(result)
