@@ -6,7 +6,8 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
 import {MdcliClient} from '../client/client.js'
-import {resolveSettings, type Settings} from '../config/settings.js'
+import {existsSync} from 'node:fs'
+import {datahubConfigPath, DEFAULT_SERVER, resolveSettings, writeConfigFile, type Settings} from '../config/settings.js'
 import {sendTelemetry} from './telemetry.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -38,8 +39,28 @@ export abstract class BaseCommand extends Command {
     return this.cachedSettings
   }
 
+  /**
+   * The spec's first use: with no config file of ours nor DataHub's, write ours with the defaults
+   * (server, no token) so there is one file to edit; METADATA_SKIP_CONFIG=true writes nothing.
+   */
+  private createConfigOnFirstUse(s: Settings): void {
+    if (s.skipConfig || existsSync(s.configPath) || existsSync(datahubConfigPath())) return
+    try {
+      writeConfigFile(s.configPath, {server: DEFAULT_SERVER, token: null})
+      this.logDebug(`created config file ${s.configPath} (first use; METADATA_SKIP_CONFIG=true skips this)`)
+    } catch (e) {
+      this.logDebug(`could not create config file ${s.configPath}: ${(e as Error).message}`)
+    }
+  }
+
   protected client(): MdcliClient {
-    this.cachedClient ??= MdcliClient.fromSettings(this.settings())
+    // First use = the first command that talks to a server; `mdcli lite` writes its own file
+    // once it has bound its port, and a failed start leaves nothing behind.
+    if (!this.cachedClient) this.createConfigOnFirstUse(this.settings())
+    this.cachedClient ??= MdcliClient.fromSettings(this.settings(), {
+      // --debug: each request's method, URL, status and time; headers (the token) never.
+      onRequest: this.debugEnabled ? (r) => this.logDebug(`${r.method} ${r.url} → ${r.status} in ${r.ms} ms`) : undefined,
+    })
     return this.cachedClient
   }
 
@@ -47,8 +68,11 @@ export abstract class BaseCommand extends Command {
     if (this.debugEnabled) process.stderr.write(`[debug] ${msg}\n`)
   }
 
+  private readonly startedAt = performance.now()
+
   override async finally(err: Error | undefined): Promise<void> {
     await this.cachedClient?.close()
+    this.logDebug(`${this.id ?? 'command'} ${err ? 'failed' : 'finished'} in ${Math.round(performance.now() - this.startedAt)} ms`)
     const failed = err !== undefined || (process.exitCode !== undefined && process.exitCode !== 0)
     sendTelemetry({command: this.id ?? 'unknown', version: this.config.version, os: process.platform, node: process.version, success: !failed})
     return super.finally(err)

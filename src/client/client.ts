@@ -20,6 +20,8 @@ export interface ClientOptions {
   /** Shared connection pool; one is made when absent. */
   dispatcher?: Agent
   userAgent?: string
+  /** Called after each request (for --debug): never given headers, so never the token. */
+  onRequest?: (r: {method: string; url: string; status: number | string; ms: number}) => void
 }
 
 export interface EnvelopedAspect {
@@ -52,12 +54,14 @@ export class MdcliClient {
   private readonly timeoutMs: number
   private readonly dispatcher: Agent
   private readonly ownsDispatcher: boolean
+  private readonly onRequest?: ClientOptions['onRequest']
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '')
     this.token = opts.token
     this.timeoutMs = opts.timeoutMs ?? 30_000
     this.ownsDispatcher = !opts.dispatcher
+    this.onRequest = opts.onRequest
     this.dispatcher = opts.dispatcher ?? new Agent({connections: 32, keepAliveTimeout: 10_000, connect: {timeout: 5_000}})
   }
 
@@ -86,6 +90,8 @@ export class MdcliClient {
       headers['content-type'] ??= 'application/json'
     }
     let res
+    const started = performance.now()
+    const report = (status: number | string): void => this.onRequest?.({method, url: this.server + path, status, ms: Math.round(performance.now() - started)})
     try {
       res = await request(this.server + path, {
         method,
@@ -96,9 +102,12 @@ export class MdcliClient {
         bodyTimeout: timeoutMs,
       })
     } catch (e) {
-      throw this.connectionError(e)
+      const err = this.connectionError(e)
+      report(`no answer (${err.message.match(/\(([^)]*)\)/)?.[1] ?? 'error'})`)
+      throw err
     }
     const text = await res.body.text()
+    report(res.statusCode)
     if (res.statusCode >= 200 && res.statusCode < 300) {
       if (text === '') return undefined as T
       try {

@@ -6,6 +6,9 @@
  * - section: a titled block (`Source (file) report:`), its rows `label: value`, and its problems.
  * - problem: a warning or failure key with its count and first examples.
  */
+import {readFileSync} from 'node:fs'
+import {arch, freemem, platform, release, totalmem} from 'node:os'
+import {fileURLToPath} from 'node:url'
 import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
 import type {ReportData, ReportEntry} from '../recipes/report.js'
 
@@ -37,6 +40,32 @@ function infoRows(data: ReportData, skip: string[] = []): ReportRow[] {
   return rows
 }
 
+/** mdcli's version, from its package.json (dist/src/ui → the package root). */
+function cliVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as {version?: string}).version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** DataHub's `Cli report` block: what ran the pipeline, on what. */
+function cliSection(): ReportSection {
+  const mb = (b: number): string => `${num(Math.round(b / 1024 / 1024))} MB`
+  return {
+    title: 'Cli report:',
+    rows: [
+      {label: 'cli version', value: cliVersion()},
+      {label: 'node version', value: process.version},
+      {label: 'os', value: `${platform()} ${release()} (${arch()})`},
+      {label: 'memory', value: `${mb(totalmem() - freemem())} used of ${mb(totalmem())}`},
+      {label: 'peak memory of this run', value: mb(process.resourceUsage().maxRSS * 1024)},
+    ],
+    warnings: [],
+    failures: [],
+  }
+}
+
 export function reportSections(r: PipelineResult): ReportSection[] {
   const secs = Math.max(r.durationMs, 1) / 1000
   const aspectLines = Object.entries(r.source.aspects)
@@ -49,6 +78,7 @@ export function reportSections(r: PipelineResult): ReportSection[] {
         .join(', '),
     }))
   const sections: ReportSection[] = [
+    cliSection(),
     {
       title: `Source (${r.source.type}) report:`,
       rows: [

@@ -34,8 +34,11 @@ describe('docker quickstart / check, telemetry', function () {
       // The background server saved its admin token: a write works without passing one.
       const get = await runCli(['get', '--urn', 'urn:li:corpuser:datahub', '-a', 'corpUserInfo'], {env})
       expect(get.code, get.stderr).to.equal(0)
-      const stop = await runCli(['docker', 'quickstart', '--stop', '--store', store], {env})
+      // --stop finds the store quickstart was given without repeating --store.
+      expect(JSON.parse(readFileSync(join(home, '.mdcli', 'quickstart.json'), 'utf8')).store).to.equal(store)
+      const stop = await runCli(['docker', 'quickstart', '--stop'], {env})
       expect(stop.code, stop.stderr).to.equal(0)
+      expect(existsSync(join(home, '.mdcli', 'quickstart.json'))).to.equal(false)
       expect(existsSync(join(store, 'lite.pid'))).to.equal(false)
       const down = await runCli(['docker', 'check'], {env})
       expect(down.code).to.equal(1)

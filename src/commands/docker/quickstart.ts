@@ -7,6 +7,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {MdcliClient} from '../../client/client.js'
 import {defaultStoreDir} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
+import {clearQuickstartRecord, readQuickstartRecord, writeQuickstartRecord} from '../../config/quickstart.js'
 
 /**
  * There is no container engine to count on, so `docker quickstart` starts the same server
@@ -22,16 +23,20 @@ On a first start the admin token is saved to the config file, never written to t
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on.', default: 8080, min: 1, max: 65535}),
     store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
-    stop: Flags.boolean({summary: 'Stop the server started by quickstart.', default: false}),
+    stop: Flags.boolean({summary: 'Stop the server quickstart started (its store is remembered; --store picks another).', default: false}),
   }
 
   async run(): Promise<{url: string; pid?: number; state: 'started' | 'running' | 'stopped'}> {
     const {flags} = await this.parse(DockerQuickstart)
-    const store = flags.store ?? defaultStoreDir()
+    // --stop without --store: the store of the server quickstart last started (~/.mdcli/quickstart.json).
+    const store = flags.store ?? (flags.stop ? readQuickstartRecord()?.store : undefined) ?? defaultStoreDir()
     const pidFile = join(store, 'lite.pid')
     const url = `http://127.0.0.1:${flags.port}`
     if (flags.stop) {
-      if (!existsSync(pidFile)) throw new UsageError(`No server started by quickstart for store ${store}`)
+      if (!existsSync(pidFile)) {
+        clearQuickstartRecord(store)
+        throw new UsageError(`No server started by quickstart for store ${store}`)
+      }
       const pid = Number(readFileSync(pidFile, 'utf8'))
       try {
         process.kill(pid, 'SIGTERM')
@@ -40,6 +45,7 @@ On a first start the admin token is saved to the config file, never written to t
       }
       for (let i = 0; i < 100 && alive(pid); i++) await sleep(100)
       rmSync(pidFile, {force: true})
+      clearQuickstartRecord(store)
       this.log(`Stopped the mdcli server (pid ${pid}).`)
       return {url, pid, state: 'stopped'}
     }
@@ -57,6 +63,7 @@ On a first start the admin token is saved to the config file, never written to t
       const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store, '--no-print-token'], {detached: true, stdio: ['ignore', log, log], env: process.env})
       child.unref()
       writeFileSync(pidFile, String(child.pid))
+      writeQuickstartRecord({pid: child.pid!, store, url, startedAt: new Date().toISOString()})
       for (let i = 0; i < 200; i++) {
         if (await up(client)) {
           this.log(`✔ mdcli is now running at ${url} (log: ${join(store, 'lite.log')})`)
