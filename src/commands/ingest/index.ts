@@ -1,14 +1,10 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {preparePipeline, runPipeline, type PipelineResult, type Progress} from '../../recipes/pipeline.js'
+import {preparePipeline, runPipeline, type PipelineResult} from '../../recipes/pipeline.js'
 import {loadRecipe} from '../../recipes/recipe.js'
 import {PluginRegistry} from '../../recipes/registry.js'
-import {formatIngestReport, formatProgressLine, interruptedLines} from '../../ui/ingest-report.js'
-import {importView, isInteractive, startLive, type LiveView} from '../../ui/render.js'
-import {noColor, paint} from '../../ui/theme.js'
-
-/** Plain progress lines on standard error, at most one per interval. */
-const PLAIN_PROGRESS_MS = 5000
+import {startIngestDisplay} from '../../ui/ingest-progress.js'
+import {isInteractive} from '../../ui/render.js'
 
 export default class Ingest extends BaseCommand {
   static override summary = 'Run a recipe: read metadata from a source and write it to a sink.'
@@ -39,21 +35,7 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
     // The console sink prints records on standard output; a live view there would tear them.
     const live = !json && flags.progress && isInteractive() && recipe.sink.type !== 'console'
     const title = `Ingesting ${recipe.source.type} → ${flags['dry-run'] ? '(dry run)' : recipe.sink.type}`
-    let view: LiveView | undefined
-    // Loaded only when a terminal will show it: piped and --json runs never load React or Ink.
-    const ui = live ? await importView(() => import('../../ui/ingest-view.js')) : undefined
-    let tick = 0
-    // The first plain line comes at the first tick, then one every PLAIN_PROGRESS_MS.
-    let lastPlain = 0
-    const onProgress = (p: Progress): void => {
-      if (view && ui) {
-        view.update(ui.progressElement({title, runId: prepared.runId, progress: p, tick: tick++}))
-      } else if (!json && flags.progress && p.stage === 'running' && Date.now() - lastPlain >= PLAIN_PROGRESS_MS) {
-        lastPlain = Date.now()
-        process.stderr.write(formatProgressLine(p) + '\n')
-      }
-    }
-    if (ui) view = await startLive(ui.progressElement({title, runId: prepared.runId, tick: 0}))
+    const display = await startIngestDisplay({title, runId: prepared.runId, live, progress: !json && flags.progress, log: (t) => this.log(t)})
     // Ctrl-C stops the run between work units and still reports; a second Ctrl-C quits at once.
     const stop = new AbortController()
     const onSigint = (): void => {
@@ -69,27 +51,17 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
         preview: flags.preview,
         previewWorkunits: flags['preview-workunits'],
         strictWarnings: flags['strict-warnings'],
-        onProgress,
+        onProgress: display.onProgress,
         progressIntervalMs: live ? 200 : 250,
         signal: stop.signal,
       })
     } catch (e) {
-      if (view && ui) await view.finish(ui.progressElement({title, runId: prepared.runId, tick}))
+      await display.abort()
       throw e
     } finally {
       process.off('SIGINT', onSigint)
     }
-    if (view && ui) {
-      await view.finish(ui.summaryElement(result))
-      if (result.interrupted) this.log(interruptedLines(result).join('\n'))
-    }
-    else if (!json) {
-      const color = !noColor() && Boolean(process.stdout.isTTY)
-      const text = formatIngestReport(result)
-      const cut = text.lastIndexOf('\n')
-      const style = result.status === 'failures' ? 'red' : result.status === 'warnings' ? 'yellow' : 'green'
-      this.log(text.slice(0, cut + 1) + paint(style, text.slice(cut + 1), color))
-    }
+    await display.finish(result, {json})
     process.exitCode = result.exitCode
     return result
   }
