@@ -82,9 +82,9 @@ export function reportSections(r: PipelineResult): ReportSection[] {
     {
       title: `Source (${r.source.type}) report:`,
       rows: [
-        {label: 'events produced', value: num(r.source.workUnits)},
-        {label: 'events produced per sec', value: num(Math.round(r.source.workUnits / secs))},
-        {label: 'records', value: num(r.source.records)},
+        {label: 'work units', value: num(r.source.workUnits)},
+        {label: 'work units per sec', value: num(Math.round(r.source.workUnits / secs))},
+        {label: 'aspects produced', value: num(r.source.records)},
         ...(aspectLines.length > 0 ? [{label: 'aspects', value: ''}, ...aspectLines] : []),
         ...infoRows(r.source.report),
       ],
@@ -99,10 +99,10 @@ export function reportSections(r: PipelineResult): ReportSection[] {
   sections.push({
     title: `Sink (${r.sink.type}) report:`,
     rows: r.dryRun
-      ? [{label: 'records written', value: '0 (dry run: the sink was not called)'}]
+      ? [{label: 'aspects sent', value: '0 (dry run: the sink was not called)'}]
       : [
-          {label: 'total records written', value: num(r.sink.recordsWritten)},
-          {label: 'records written per second', value: num(Math.round(r.sink.recordsWritten / secs))},
+          {label: 'aspects sent', value: `${num(r.sink.recordsWritten)} (written or unchanged; \`ingest list-runs\` tells them apart)`},
+          {label: 'aspects sent per sec', value: num(Math.round(r.sink.recordsWritten / secs))},
           ...infoRows(r.sink.report, ['recordsWritten']),
         ],
     warnings: r.sink.report.warnings,
@@ -153,11 +153,11 @@ export function formatIngestReport(r: PipelineResult): string {
 export function formatProgressLine(p: Progress): string {
   const pct = p.fraction === undefined ? '' : `, ${Math.floor(p.fraction * 100)}% read`
   const eta = p.etaMs === undefined ? '' : `, about ${formatTimespan(p.etaMs)} left`
-  return `Pipeline running: ${num(p.workUnits)} events read${pct}, ${num(p.recordsWritten)} records written (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
+  return `Pipeline running: ${num(p.workUnits)} work units read${pct}, ${num(p.recordsWritten)} aspects sent (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
 }
 
 /** What to do after Ctrl-C: the run wrote part of its input, and how to take that back. */
 export function interruptedLines(r: PipelineResult): string[] {
   if (r.dryRun || r.sink.recordsWritten === 0) return ['Stopped by Ctrl-C before anything was written.']
-  return [`Stopped by Ctrl-C: ${num(r.sink.recordsWritten)} records of this run were written.`, `To roll them back: mdcli ingest rollback --run-id ${r.runId}`]
+  return [`Stopped by Ctrl-C: ${num(r.sink.recordsWritten)} aspects of this run were sent (written or unchanged).`, `To roll them back: mdcli ingest rollback --run-id ${r.runId}`]
 }

@@ -40,11 +40,12 @@ describe('mdcli ingest: ETA and Ctrl-C', function () {
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
-    // Ctrl-C once the run has written something, as a user watching the progress line would.
+    // Ctrl-C once the run has read something (the sink flushes it on the way out), as a user
+    // watching the progress line would.
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (d) => {
         stderr += d
-        if (/Pipeline running: .*[1-9][\d,]* records written/.test(stderr)) resolve()
+        if (/Pipeline running: [1-9][\d,]* work units read/.test(stderr)) resolve()
       })
       child.once('exit', () => reject(new Error(`ingest ended before it was interrupted:\n${stdout}\n${stderr}`)))
     })
@@ -57,7 +58,7 @@ describe('mdcli ingest: ETA and Ctrl-C', function () {
     expect(stdout).to.match(/Pipeline interrupted; produced [\d,]+ events/)
     const m = /To roll them back: mdcli ingest rollback --run-id (\S+)/.exec(stdout)
     expect(m, stdout).to.not.equal(null)
-    const written = Number(/Stopped by Ctrl-C: ([\d,]+) records of this run were written/.exec(stdout)![1]!.replace(/,/g, ''))
+    const written = Number(/Stopped by Ctrl-C: ([\d,]+) aspects of this run were sent/.exec(stdout)![1]!.replace(/,/g, ''))
     expect(written).to.be.greaterThan(0).and.lessThan(RECORDS)
 
     const rb = await runCli(['ingest', 'rollback', '--run-id', m![1]!, '--force', '--json'], {env: lite.env()})

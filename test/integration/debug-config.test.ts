@@ -48,6 +48,6 @@ describe('--debug, first-use config file, Cli report', function () {
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout).to.match(/^Cli report:\n  cli version: \d+\.\d+\.\d+\n  node version: v\d+/m)
     expect(r.stdout.indexOf('Cli report:')).to.be.lessThan(r.stdout.indexOf('Source (file) report:'))
-    expect(r.stdout).to.match(/Sink \(datahub-rest\) report:\n  total records written: 1/)
+    expect(r.stdout).to.match(/Sink \(datahub-rest\) report:\n  aspects sent: 1 \(written or unchanged/)
   })
 })
