@@ -37,6 +37,8 @@ export async function startIngestDisplay(o: IngestDisplayOptions): Promise<Inges
   let tick = 0
   let lastPlain = 0
   if (ui) view = await startLive(ui.progressElement({title: o.title, runId: o.runId, tick: 0}))
+  // A first plain frame at once, before the source has connected or read anything.
+  else if (o.progress) process.stderr.write(`${o.title} (run ${o.runId})…\n`)
   return {
     onProgress(p) {
       if (view && ui) view.update(ui.progressElement({title: o.title, runId: o.runId, progress: p, tick: tick++}))
