@@ -12,12 +12,12 @@ export default class Ingest extends BaseCommand {
 
 Every proposal is stamped with the run id, so the run can be listed (\`ingest list-runs\`) and rolled back (\`ingest rollback\`). Exits 1 when any record failed (or, with --strict-warnings, when there were warnings); 130 after Ctrl-C, which stops between work units, prints the partial report and the command that rolls the run back.
 
-Counts, the same words everywhere (report, progress, \`ingest list-runs\`, \`ingest show\`):
-- work units: what the source produced, each one or more aspects of one entity;
-- aspects sent: what the sink delivered and the server accepted, written or unchanged;
-- aspects written: new versions stored (list-runs' "rows"); a re-run of unchanged data writes none;
-- aspects unchanged: sent values already stored; the run observed them (list-runs' "unchanged");
-- failures: work units or aspects refused, each with its reason in the report.`
+Counts, the same words in the report, the progress line, list-runs and show:
+- work units: what the source produced, each holding aspects of one entity
+- aspects sent: delivered and accepted by the server, written or unchanged
+- aspects written: new versions stored (the "rows" of list-runs)
+- aspects unchanged: already stored, so only observed (list-runs' unchanged)
+- failures: work units or aspects refused, each with its reason`
   static override examples = [
     {description: 'Ingest a change-event file into the server', command: '<%= config.bin %> ingest -c recipe.yml'},
     {description: 'See what a recipe would produce, writing nothing', command: '<%= config.bin %> ingest -c recipe.yml --dry-run'},
