@@ -33,6 +33,19 @@ export interface AspectRowSummary {
   keyAspect: boolean
   /** The aspect value (describe with includeAspect). */
   aspect?: unknown
+  /** Observed, not written: the run sent the value already stored (no new version). */
+  unchanged?: boolean
+}
+
+/**
+ * A run as `ingest list-runs` shows it. `rows` are aspect rows the run wrote; `unchanged` are
+ * aspects it sent that were already up to date (a re-run of unchanged data writes none but
+ * observes them all: DataHub moves their `lastRunId`). Only the latest run to observe an aspect
+ * is known, as in DataHub's system metadata.
+ */
+export interface RunListing extends RunSummary {
+  unchanged: number
+  state: 'written' | 'observed' | 'rolled back'
 }
 
 export interface RollbackOptions {
@@ -60,12 +73,65 @@ export interface RollbackReport {
   aspectsKept: number
   /** The first 100 rows reverted or deleted. */
   aspectRowSummaries: AspectRowSummary[]
+  /** Why nothing was rolled back, when nothing was. */
+  note?: string
+}
+
+/** Property on the status rows of a soft-deleting rollback naming the run it rolled back. */
+const ROLLED_BACK_RUN = 'mdcli.rolledBackRun'
+
+interface Observations {
+  /** Per run: aspects whose lastRunId is the run but whose value another run wrote. */
+  unchanged: Map<string, Array<{urn: string; aspectName: string; time: number}>>
+  /** Runs a rollback marked, with when. */
+  rolledBack: Map<string, number>
+}
+
+/** One pass over the latest aspects: what runs observed, and which runs were rolled back. */
+async function observations(catalog: Catalog, onlyRun?: string): Promise<Observations> {
+  const out: Observations = {unchanged: new Map(), rolledBack: new Map()}
+  const {urns} = await catalog.store.listUrns({includeSoftDeleted: true})
+  for (let i = 0; i < urns.length; i += 500) {
+    const ents = await catalog.store.getEntities(urns.slice(i, i + 500))
+    for (const e of ents.values()) {
+      for (const a of Object.values(e.aspects)) {
+        const sm = a.systemMetadata
+        if (sm.lastRunId && sm.lastRunId !== sm.runId && (!onlyRun || sm.lastRunId === onlyRun)) {
+          const list = out.unchanged.get(sm.lastRunId) ?? []
+          list.push({urn: e.urn, aspectName: a.aspectName, time: sm.lastObserved ?? a.created.time})
+          out.unchanged.set(sm.lastRunId, list)
+        }
+        const rb = sm.runId === ROLLBACK_RUN_ID ? sm.properties?.[ROLLED_BACK_RUN] : undefined
+        if (rb) out.rolledBack.set(rb, Math.max(out.rolledBack.get(rb) ?? 0, a.created.time))
+      }
+    }
+  }
+  return out
 }
 
 const REPORT_ROWS = 100
 
-export async function listRuns(catalog: Catalog, opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
-  return catalog.store.listRuns({start: opts.start ?? 0, count: opts.count ?? 100})
+/**
+ * Every run that wrote or observed anything, newest first: runs with rows from the store's run
+ * index, and runs that only observed (a re-run of unchanged data) from the aspects' lastRunId.
+ */
+export async function listRuns(catalog: Catalog, opts: {start?: number; count?: number} = {}): Promise<RunListing[]> {
+  const written = await catalog.store.listRuns({start: 0, count: Number.MAX_SAFE_INTEGER})
+  const obs = await observations(catalog)
+  const byId = new Map<string, RunListing>()
+  for (const r of written) byId.set(r.runId, {...r, unchanged: 0, state: 'written'})
+  for (const [runId, list] of obs.unchanged) {
+    const prev = byId.get(runId)
+    if (prev) prev.unchanged = list.length
+    else byId.set(runId, {runId, timestamp: Math.min(...list.map((l) => l.time)), rows: 0, unchanged: list.length, state: 'observed'})
+  }
+  for (const runId of obs.rolledBack.keys()) {
+    const prev = byId.get(runId)
+    if (prev) prev.state = 'rolled back'
+  }
+  const all = [...byId.values()].sort((a, b) => b.timestamp - a.timestamp || (a.runId < b.runId ? -1 : 1))
+  const start = opts.start ?? 0
+  return all.slice(start, start + (opts.count ?? 100))
 }
 
 function summary(runId: string, r: RunRow): AspectRowSummary {
@@ -79,12 +145,21 @@ function sortRows(rows: RunRow[]): RunRow[] {
 export async function describeRun(catalog: Catalog, runId: string, opts: {start?: number; count?: number; includeAspect?: boolean} = {}): Promise<AspectRowSummary[]> {
   if (!runId) throw new BadRequestError('runId is required')
   const rows = sortRows(await catalog.store.runRows(runId))
+  // What the run observed without writing follows what it wrote.
+  const seen = ((await observations(catalog, runId)).unchanged.get(runId) ?? []).sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : a.aspectName < b.aspectName ? -1 : 1))
+  const all: Array<{row?: RunRow; seen?: {urn: string; aspectName: string; time: number}}> = [...rows.map((row) => ({row})), ...seen.map((s) => ({seen: s}))]
   const start = opts.start ?? 0
-  const page = rows.slice(start, start + (opts.count ?? 100))
+  const page = all.slice(start, start + (opts.count ?? 100))
   const out: AspectRowSummary[] = []
-  for (const r of page) {
-    const s = summary(runId, r)
-    if (opts.includeAspect && r.kind === 'versioned') s.aspect = (await catalog.store.getAspect(r.urn, r.aspectName, r.version))?.value
+  for (const {row: r, seen: o} of page) {
+    if (o) {
+      const s: AspectRowSummary = {runId, aspectName: o.aspectName, urn: o.urn, timestamp: o.time, version: 0, keyAspect: false, unchanged: true}
+      if (opts.includeAspect) s.aspect = (await catalog.store.getAspect(o.urn, o.aspectName, 0))?.value
+      out.push(s)
+      continue
+    }
+    const s = summary(runId, r!)
+    if (opts.includeAspect && r!.kind === 'versioned') s.aspect = (await catalog.store.getAspect(r!.urn, r!.aspectName, r!.version))?.value
     out.push(s)
   }
   return out
@@ -188,7 +263,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
       aspectName: SOFT_DELETE_ASPECT,
       value: JSON.stringify({removed: true}),
       created: {time, actor: actor.urn},
-      systemMetadata: {runId: ROLLBACK_RUN_ID, lastObserved: time},
+      systemMetadata: {runId: ROLLBACK_RUN_ID, lastObserved: time, properties: {[ROLLED_BACK_RUN]: runId}},
     })
   }
 
@@ -201,7 +276,15 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     )
   }
   if (!dryRun && ops.length > 0) await catalog.writeOps(ops)
+  let nothing: string | undefined
+  if (rows.length === 0) {
+    const seen = (await observations(catalog, runId)).unchanged.get(runId)?.length ?? 0
+    nothing = seen > 0
+      ? `Run ${runId} wrote nothing: the ${seen} aspects it sent were already up to date, so there is nothing to roll back.`
+      : `Nothing to roll back: no aspect was written or observed under run id ${runId}.`
+  }
   return {
+    ...(nothing ? {note: nothing} : {}),
     runId,
     dryRun,
     hard,

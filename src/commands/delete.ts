@@ -2,27 +2,12 @@ import {readFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {confirm} from '../cli/confirm.js'
-import {timespan} from '../cli/report.js'
 import type {MdcliClient} from '../client/client.js'
 import {DELETE_BATCH, resolveEntityType, type DeleteReport, type RelatedAspect} from '../catalog/delete.js'
 import {UsageError} from '../errors.js'
 import {validateUrn} from '../model/registry.js'
 import {FABRIC_TYPES} from '../model/urn.js'
-
-interface DeleteOutcome {
-  soft: boolean
-  dryRun: boolean
-  aborted?: boolean
-  /** Urns the urn or the filters named. */
-  matched: number
-  entities: number
-  rows: number
-  timeseriesRows: number
-  deleted: string[]
-  notFound: string[]
-  references?: {checked: boolean; total: number; entities: number; sample: RelatedAspect[]}
-  tookMs: number
-}
+import {deleteReportLines, foundUrnsLines, type DeleteOutcome} from '../ui/delete-report.js'
 
 /** Every urn matching the filters, walked with the search cursor so that no window caps it. */
 async function findUrns(client: MdcliClient, f: {entityType?: string; platform?: string; env?: string; query?: string; soft: boolean; onlySoftDeleted?: boolean}): Promise<Array<{urn: string; type: string}>> {
@@ -129,15 +114,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
         say('Found no urns to delete. Maybe you want to change your filters to be something different?')
         return {soft, dryRun, matched: 0, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: [], tookMs: Date.now() - started}
       }
-      const byType = new Map<string, string[]>()
-      for (const f of found) byType.set(f.type, [...(byType.get(f.type) ?? []), f.urn])
-      if (byType.size === 1) {
-        const [type, list] = [...byType][0]!
-        say(`Found ${list.length} ${type} urn(s). Sample: ${JSON.stringify(list.slice(0, 5))}`)
-      } else {
-        say('Found urns of multiple entity types')
-        for (const [type, list] of byType) say(`- ${list.length} ${type} urn(s). Sample: ${JSON.stringify(list.slice(0, 5))}`)
-      }
+      for (const line of foundUrnsLines(found)) say(line)
       urns = found.map((f) => f.urn)
     }
 
@@ -178,19 +155,7 @@ Without --force the command lists what matched and asks [y/N]; without a termina
     }
     outcome.tookMs = Date.now() - started
 
-    for (const u of outcome.notFound) say(window ? `Nothing to delete for ${u}: no ${window.aspectName} rows in that window.` : `Nothing to delete for ${u}: no such entity.`)
-    const impact = `(impacts ${outcome.rows} versioned rows and ${outcome.timeseriesRows} timeseries aspect rows)`
-    if (dryRun) {
-      for (const u of outcome.deleted) say(`  ${u}`)
-      say(`[Dry-run] Would ${soft ? 'soft ' : ''}delete ${outcome.entities} entities ${impact}.`)
-    } else {
-      say(`${soft ? 'Soft' : 'Hard'} deleted ${outcome.entities} entities ${impact} in ${timespan(outcome.tookMs)}.`)
-    }
-    const ref = outcome.references
-    if (ref && ref.checked && ref.total > 0) {
-      say(`${ref.total} aspect(s) of ${ref.entities} other entit${ref.entities === 1 ? 'y' : 'ies'} still refer to ${dryRun ? 'these urns' : 'the deleted urns'}${ref.total > ref.sample.length ? ' (sample)' : ''}:`)
-      for (const r of ref.sample) say(`  ${r.entity} ${r.aspect} (${r.relationship}) -> ${r.urn}`)
-    }
+    for (const line of deleteReportLines(outcome, window?.aspectName)) say(line)
     return outcome
   }
 }

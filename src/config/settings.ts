@@ -122,7 +122,9 @@ export function resolveSettings(rawEnv: Env = process.env): Settings {
   const skipConfig = truthy(env.METADATA_SKIP_CONFIG)
   let file = skipConfig ? undefined : readConfigFile(path)
   let fileUsed = file ? path : undefined
-  if (!skipConfig && !file && !nonEmpty(env.MDCLI_CONFIG_FILE)) {
+  // Our file as first use wrote it (default server, no token) says nothing: DataHub's still speaks.
+  const untouched = file !== undefined && (file.gms?.server === undefined || file.gms.server === DEFAULT_SERVER) && !file.gms?.token
+  if (!skipConfig && (!file || (untouched && existsSync(datahubConfigPath(env)))) && !nonEmpty(env.MDCLI_CONFIG_FILE)) {
     file = readConfigFile(datahubConfigPath(env))
     if (file) fileUsed = datahubConfigPath(env)
   }

@@ -44,6 +44,11 @@ export interface PipelineOptions {
   /** Called every `progressIntervalMs` while the run goes on. */
   onProgress?: (p: Progress) => void
   progressIntervalMs?: number
+  /**
+   * Stops the run between work units (Ctrl-C): what was read so far is still written and
+   * flushed, the checkpoint is not committed, and the result says `interrupted`.
+   */
+  signal?: AbortSignal
 }
 
 export interface Progress {
@@ -58,6 +63,14 @@ export interface Progress {
   failures: number
   /** Fraction of the input done, when the source can tell. */
   fraction?: number
+  /** Time left at the rate so far, when the fraction is known and above zero. */
+  etaMs?: number
+}
+
+/** Time left at the rate so far: elapsed × (1 − f) / f. */
+export function estimateRemainingMs(elapsedMs: number, fraction: number | undefined): number | undefined {
+  if (fraction === undefined || !(fraction > 0) || elapsedMs <= 0) return undefined
+  return Math.max(0, Math.round((elapsedMs * (1 - Math.min(1, fraction))) / fraction))
 }
 
 export interface PipelineResult {
@@ -75,6 +88,8 @@ export interface PipelineResult {
   warnings: number
   failures: number
   status: 'success' | 'failures' | 'warnings'
+  /** Stopped early by `signal` (Ctrl-C): the report covers only what was read before. */
+  interrupted: boolean
   /** `Pipeline finished successfully; produced N events in T.` and its variants. */
   summary: string
   exitCode: number
@@ -342,9 +357,11 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     return {warnings: all.reduce((n, r) => n + r.warningCount, 0), failures: all.reduce((n, r) => n + r.failureCount, 0)}
   }
   let stage: Progress['stage'] = 'running'
+  let interrupted = false
   const snapshot = (): Progress => {
     const elapsedMs = clock() - startedAt
     const recordsWritten = dryRun ? 0 : sinkReport().get('recordsWritten')
+    const fraction = source?.progress?.()
     return {
       stage,
       elapsedMs,
@@ -353,7 +370,8 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
       recordsWritten,
       rate: elapsedMs > 0 ? ((dryRun ? tally.records : recordsWritten) * 1000) / elapsedMs : 0,
       ...totals(),
-      fraction: source?.progress?.(),
+      fraction,
+      etaMs: estimateRemainingMs(elapsedMs, fraction),
     }
   }
 
@@ -393,7 +411,13 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     for (const p of processors) stream = p.apply(stream)
 
     try {
-      for await (const wu of stream) if (sink && wu.proposals.length > 0) await sink.write(wu)
+      for await (const wu of stream) {
+        if (sink && wu.proposals.length > 0) await sink.write(wu)
+        if (opts.signal?.aborted) {
+          interrupted = true
+          break
+        }
+      }
     } catch (e) {
       // A source, transformer or sink that breaks mid-run ends the run, not the report: what was
       // produced so far is still flushed below, and the break counts as a failure.
@@ -407,8 +431,9 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
         pipelineReport.failure('flush failed', (e as Error)?.message ?? String(e))
       }
     }
-    // DataHub's commit policy ON_NO_ERRORS: a run with failures keeps the old checkpoint.
-    if (stateful && totals().failures === 0) {
+    // DataHub's commit policy ON_NO_ERRORS: a run with failures keeps the old checkpoint; an
+    // interrupted run saw only part of the source, so committing would mark the rest stale.
+    if (stateful && totals().failures === 0 && !interrupted) {
       try {
         await stateful.commit()
       } catch (e) {
@@ -435,8 +460,9 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   srcData.failures.push(...pipeData.failures)
   const status: PipelineResult['status'] = failures > 0 ? 'failures' : warnings > 0 ? 'warnings' : 'success'
   const tail = `produced ${tally.workUnits} events in ${formatTimespan(durationMs)}.`
-  const summary =
-    status === 'failures'
+  const summary = interrupted
+    ? `Pipeline interrupted; ${tail}`
+    : status === 'failures'
       ? `Pipeline finished with at least ${failures} failures; ${tail}`
       : status === 'warnings'
         ? `Pipeline finished with at least ${warnings} warnings; ${tail}`
@@ -456,8 +482,10 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     warnings,
     failures,
     status,
+    interrupted,
     summary,
-    exitCode: status === 'failures' || (status === 'warnings' && opts.strictWarnings) ? 1 : 0,
+    // 130: the shell's code for a command stopped by SIGINT.
+    exitCode: interrupted ? 130 : status === 'failures' || (status === 'warnings' && opts.strictWarnings) ? 1 : 0,
   }
 }
 

@@ -3,14 +3,12 @@
  * `ingest list-runs`, `ingest show` and `ingest rollback`.
  */
 import type {MdcliClient} from '../client/client.js'
-import type {AspectRowSummary, RollbackReport} from '../catalog/runs.js'
-import type {RunSummary} from '../store/types.js'
+import type {AspectRowSummary, RollbackReport, RunListing} from '../catalog/runs.js'
 
-export type {AspectRowSummary, RollbackReport} from '../catalog/runs.js'
-export type {RunSummary} from '../store/types.js'
+export type {AspectRowSummary, RollbackReport, RunListing} from '../catalog/runs.js'
 
-export async function fetchRuns(client: MdcliClient, opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
-  const r = await client.call<{value: RunSummary[]}>('POST', '/runs?action=list', {pageOffset: opts.start ?? 0, pageSize: opts.count ?? 100, includeSoft: false})
+export async function fetchRuns(client: MdcliClient, opts: {start?: number; count?: number} = {}): Promise<RunListing[]> {
+  const r = await client.call<{value: RunListing[]}>('POST', '/runs?action=list', {pageOffset: opts.start ?? 0, pageSize: opts.count ?? 100, includeSoft: false})
   return r.value
 }
 

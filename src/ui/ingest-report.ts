@@ -6,6 +6,9 @@
  * - section: a titled block (`Source (file) report:`), its rows `label: value`, and its problems.
  * - problem: a warning or failure key with its count and first examples.
  */
+import {readFileSync} from 'node:fs'
+import {arch, freemem, platform, release, totalmem} from 'node:os'
+import {fileURLToPath} from 'node:url'
 import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
 import type {ReportData, ReportEntry} from '../recipes/report.js'
 
@@ -37,6 +40,32 @@ function infoRows(data: ReportData, skip: string[] = []): ReportRow[] {
   return rows
 }
 
+/** mdcli's version, from its package.json (dist/src/ui → the package root). */
+function cliVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as {version?: string}).version ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** DataHub's `Cli report` block: what ran the pipeline, on what. */
+function cliSection(): ReportSection {
+  const mb = (b: number): string => `${num(Math.round(b / 1024 / 1024))} MB`
+  return {
+    title: 'Cli report:',
+    rows: [
+      {label: 'cli version', value: cliVersion()},
+      {label: 'node version', value: process.version},
+      {label: 'os', value: `${platform()} ${release()} (${arch()})`},
+      {label: 'memory', value: `${mb(totalmem() - freemem())} used of ${mb(totalmem())}`},
+      {label: 'peak memory of this run', value: mb(process.resourceUsage().maxRSS * 1024)},
+    ],
+    warnings: [],
+    failures: [],
+  }
+}
+
 export function reportSections(r: PipelineResult): ReportSection[] {
   const secs = Math.max(r.durationMs, 1) / 1000
   const aspectLines = Object.entries(r.source.aspects)
@@ -49,12 +78,13 @@ export function reportSections(r: PipelineResult): ReportSection[] {
         .join(', '),
     }))
   const sections: ReportSection[] = [
+    cliSection(),
     {
       title: `Source (${r.source.type}) report:`,
       rows: [
-        {label: 'events produced', value: num(r.source.workUnits)},
-        {label: 'events produced per sec', value: num(Math.round(r.source.workUnits / secs))},
-        {label: 'records', value: num(r.source.records)},
+        {label: 'work units', value: num(r.source.workUnits)},
+        {label: 'work units per sec', value: num(Math.round(r.source.workUnits / secs))},
+        {label: 'aspects produced', value: num(r.source.records)},
         ...(aspectLines.length > 0 ? [{label: 'aspects', value: ''}, ...aspectLines] : []),
         ...infoRows(r.source.report),
       ],
@@ -69,10 +99,10 @@ export function reportSections(r: PipelineResult): ReportSection[] {
   sections.push({
     title: `Sink (${r.sink.type}) report:`,
     rows: r.dryRun
-      ? [{label: 'records written', value: '0 (dry run: the sink was not called)'}]
+      ? [{label: 'aspects sent', value: '0 (dry run: the sink was not called)'}]
       : [
-          {label: 'total records written', value: num(r.sink.recordsWritten)},
-          {label: 'records written per second', value: num(Math.round(r.sink.recordsWritten / secs))},
+          {label: 'aspects sent', value: `${num(r.sink.recordsWritten)} (written or unchanged; \`ingest list-runs\` tells them apart)`},
+          {label: 'aspects sent per sec', value: num(Math.round(r.sink.recordsWritten / secs))},
           ...infoRows(r.sink.report, ['recordsWritten']),
         ],
     warnings: r.sink.report.warnings,
@@ -115,11 +145,19 @@ export function formatIngestReport(r: PipelineResult): string {
     lines.push(...problemLines('warnings', s.warnings), ...problemLines('failures', s.failures))
   }
   lines.push('', r.summary)
+  if (r.interrupted) lines.push(...interruptedLines(r))
   return lines.join('\n')
 }
 
 /** One plain progress line (non-interactive output). */
 export function formatProgressLine(p: Progress): string {
   const pct = p.fraction === undefined ? '' : `, ${Math.floor(p.fraction * 100)}% read`
-  return `Pipeline running: ${num(p.workUnits)} events read${pct}, ${num(p.recordsWritten)} records written (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed`
+  const eta = p.etaMs === undefined ? '' : `, about ${formatTimespan(p.etaMs)} left`
+  return `Pipeline running: ${num(p.workUnits)} work units read${pct}, ${num(p.recordsWritten)} aspects sent (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
+}
+
+/** What to do after Ctrl-C: the run wrote part of its input, and how to take that back. */
+export function interruptedLines(r: PipelineResult): string[] {
+  if (r.dryRun || r.sink.recordsWritten === 0) return ['Stopped by Ctrl-C before anything was written.']
+  return [`Stopped by Ctrl-C: ${num(r.sink.recordsWritten)} aspects of this run were sent (written or unchanged).`, `To roll them back: mdcli ingest rollback --run-id ${r.runId}`]
 }

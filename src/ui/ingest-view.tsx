@@ -46,8 +46,8 @@ export function IngestProgress({title, runId, progress, tick}: LiveProps) {
           <Bar fraction={p.fraction} />
         </Box>
       )}
-      <Row label="read" value={`${num(p?.workUnits ?? 0)} work units, ${num(p?.records ?? 0)} records`} />
-      <Row label="written" value={`${num(p?.recordsWritten ?? 0)} records  (${num(Math.round(p?.rate ?? 0))}/s)`} />
+      <Row label="read" value={`${num(p?.workUnits ?? 0)} work units, ${num(p?.records ?? 0)} aspects`} />
+      <Row label="sent" value={`${num(p?.recordsWritten ?? 0)} aspects  (${num(Math.round(p?.rate ?? 0))}/s)`} />
       <Box>
         <Box width={12}>
           <Text dimColor>problems</Text>
@@ -57,6 +57,7 @@ export function IngestProgress({title, runId, progress, tick}: LiveProps) {
         <Text color={(p?.failures ?? 0) > 0 ? colorOf('red') : undefined}>{`${num(p?.failures ?? 0)} failures`}</Text>
       </Box>
       <Row label="elapsed" value={formatTimespan(p?.elapsedMs ?? 0) + (p?.stage === 'flushing' ? '  (flushing)' : '')} />
+      {p?.etaMs !== undefined && p.stage !== 'flushing' && <Row label="left" value={`about ${formatTimespan(p.etaMs)}`} />}
     </Box>
   )
 }

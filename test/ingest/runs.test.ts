@@ -139,8 +139,8 @@ describe('ingest runs: list-runs, show, rollback', function () {
     const t = await runCli(['ingest', 'list-runs'], {env: lite.env()})
     expect(t.code, t.stderr).to.equal(0)
     const lines = t.stdout.trim().split('\n')
-    expect(lines[0]).to.match(/^\+-+\+-+\+-+\+$/)
-    expect(lines[1]).to.match(/^\| runId +\| +rows \| created at +\|$/)
+    expect(lines[0]).to.match(/^\+-+\+-+\+-+\+-+\+-+\+$/)
+    expect(lines[1]).to.match(/^\| runId +\| +rows \| created at +\| unchanged \| state +\|$/)
     expect(t.stdout).to.match(/\| base +\| +6 \|/)
     const j = JSON.parse((await runCli(['ingest', 'list-runs', '--json'], {env: lite.env()})).stdout) as Array<{runId: string; rows: number; timestamp: number}>
     expect(j.find((r) => r.runId === 'base')).to.include({rows: 6})

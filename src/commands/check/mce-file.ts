@@ -33,7 +33,21 @@ Prints "<n> MCEs found - all valid", or one line per bad record and exits 1.`
       else this.log(`${where}record ${b.index}${b.urn ? ` (${b.urn})` : ''}: ${b.reason}`)
     }
     if (result.moreBad > 0) this.log(`… and ${result.moreBad} more bad records`)
-    process.stderr.write(`Event file check failed: ${result.bad.length + result.moreBad} of ${result.records} records are invalid\n`)
+    process.stderr.write(`Event file check failed: ${failureSummary(result)}\n`)
     return result
   }
+}
+
+/**
+ * The closing line of a failed check, with counts that add up: a file that cannot be read as JSON
+ * is a broken file, not an invalid record, so it is never counted among the records.
+ */
+export function failureSummary(result: FileCheckResult): string {
+  const broken = result.bad.filter((b) => b.index < 0).length
+  const invalid = result.bad.length - broken + result.moreBad
+  const parts: string[] = []
+  if (broken > 0) parts.push(`${broken} ${broken === 1 ? 'file is' : 'files are'} not readable change-event JSON`)
+  if (invalid > 0 || broken === 0) parts.push(`${invalid} of ${result.records} records ${invalid === 1 ? 'is' : 'are'} invalid`)
+  else parts.push(`${result.records} ${result.records === 1 ? 'record was' : 'records were'} read before that`)
+  return parts.join('; ')
 }

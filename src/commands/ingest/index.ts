@@ -1,20 +1,23 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {preparePipeline, runPipeline, type PipelineResult, type Progress} from '../../recipes/pipeline.js'
+import {preparePipeline, runPipeline, type PipelineResult} from '../../recipes/pipeline.js'
 import {loadRecipe} from '../../recipes/recipe.js'
 import {PluginRegistry} from '../../recipes/registry.js'
-import {formatIngestReport, formatProgressLine} from '../../ui/ingest-report.js'
-import {importView, isInteractive, startLive, type LiveView} from '../../ui/render.js'
-import {noColor, paint} from '../../ui/theme.js'
-
-/** Plain progress lines on standard error, at most one per interval. */
-const PLAIN_PROGRESS_MS = 5000
+import {startIngestDisplay} from '../../ui/ingest-progress.js'
+import {isInteractive} from '../../ui/render.js'
 
 export default class Ingest extends BaseCommand {
   static override summary = 'Run a recipe: read metadata from a source and write it to a sink.'
   static override description = `Loads the recipe (.yaml, .yml, .toml or .json), checks it and every plugin's config before anything runs, then streams work units from the source through the transformers to the sink.
 
-Every proposal is stamped with the run id, so the run can be listed (\`ingest list-runs\`) and rolled back (\`ingest rollback\`). Exits 1 when any record failed (or, with --strict-warnings, when there were warnings).`
+Every proposal is stamped with the run id, so the run can be listed (\`ingest list-runs\`) and rolled back (\`ingest rollback\`). Exits 1 when any record failed (or, with --strict-warnings, when there were warnings); 130 after Ctrl-C, which stops between work units, prints the partial report and the command that rolls the run back.
+
+Counts, the same words in the report, the progress line, list-runs and show:
+- work units: what the source produced, each holding aspects of one entity
+- aspects sent: delivered and accepted by the server, written or unchanged
+- aspects written: new versions stored (the "rows" of list-runs)
+- aspects unchanged: already stored, so only observed (list-runs' unchanged)
+- failures: work units or aspects refused, each with its reason`
   static override examples = [
     {description: 'Ingest a change-event file into the server', command: '<%= config.bin %> ingest -c recipe.yml'},
     {description: 'See what a recipe would produce, writing nothing', command: '<%= config.bin %> ingest -c recipe.yml --dry-run'},
@@ -39,20 +42,15 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
     // The console sink prints records on standard output; a live view there would tear them.
     const live = !json && flags.progress && isInteractive() && recipe.sink.type !== 'console'
     const title = `Ingesting ${recipe.source.type} → ${flags['dry-run'] ? '(dry run)' : recipe.sink.type}`
-    let view: LiveView | undefined
-    // Loaded only when a terminal will show it: piped and --json runs never load React or Ink.
-    const ui = live ? await importView(() => import('../../ui/ingest-view.js')) : undefined
-    let tick = 0
-    let lastPlain = Date.now()
-    const onProgress = (p: Progress): void => {
-      if (view && ui) {
-        view.update(ui.progressElement({title, runId: prepared.runId, progress: p, tick: tick++}))
-      } else if (!json && flags.progress && Date.now() - lastPlain >= PLAIN_PROGRESS_MS) {
-        lastPlain = Date.now()
-        process.stderr.write(formatProgressLine(p) + '\n')
-      }
+    const display = await startIngestDisplay({title, runId: prepared.runId, live, progress: !json && flags.progress, log: (t) => this.log(t)})
+    // Ctrl-C stops the run between work units and still reports; a second Ctrl-C quits at once.
+    const stop = new AbortController()
+    const onSigint = (): void => {
+      if (stop.signal.aborted) process.exit(130)
+      stop.abort()
+      process.stderr.write('\nStopping after the current work unit (Ctrl-C again to quit at once)…\n')
     }
-    if (ui) view = await startLive(ui.progressElement({title, runId: prepared.runId, tick: 0}))
+    process.on('SIGINT', onSigint)
     let result: PipelineResult
     try {
       result = await runPipeline(prepared, {
@@ -60,21 +58,17 @@ Every proposal is stamped with the run id, so the run can be listed (\`ingest li
         preview: flags.preview,
         previewWorkunits: flags['preview-workunits'],
         strictWarnings: flags['strict-warnings'],
-        onProgress,
-        progressIntervalMs: live ? 200 : 1000,
+        onProgress: display.onProgress,
+        progressIntervalMs: live ? 200 : 250,
+        signal: stop.signal,
       })
     } catch (e) {
-      if (view && ui) await view.finish(ui.progressElement({title, runId: prepared.runId, tick}))
+      await display.abort()
       throw e
+    } finally {
+      process.off('SIGINT', onSigint)
     }
-    if (view && ui) await view.finish(ui.summaryElement(result))
-    else if (!json) {
-      const color = !noColor() && Boolean(process.stdout.isTTY)
-      const text = formatIngestReport(result)
-      const cut = text.lastIndexOf('\n')
-      const style = result.status === 'failures' ? 'red' : result.status === 'warnings' ? 'yellow' : 'green'
-      this.log(text.slice(0, cut + 1) + paint(style, text.slice(cut + 1), color))
-    }
+    await display.finish(result, {json})
     process.exitCode = result.exitCode
     return result
   }

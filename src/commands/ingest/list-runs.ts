@@ -1,11 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {fetchRuns, type RunSummary} from '../../recipes/runs.js'
+import {fetchRuns, type RunListing} from '../../recipes/runs.js'
 import {formatLocalTime, gridTable} from '../../ui/tables.js'
 
 export default class ListRuns extends BaseCommand {
-  static override summary = 'List ingestion runs: run id, rows written, when.'
-  static override description = 'Newest first. A run is every row stamped with its run id; roll one back with `ingest rollback --run-id`.'
+  static override summary = 'List ingestion runs: run id, aspects written and unchanged, state, when.'
+  static override description = `Newest first. Every run that wrote or observed anything is listed. DataHub's columns first: "rows" are the aspects the run wrote (aspect rows stored); then "unchanged" are aspects it sent that were already up to date (a re-run of unchanged data writes none but observes them all). State: written, observed (wrote nothing) or rolled back. Roll one back with \`ingest rollback --run-id\`.`
   static override examples = [
     '<%= config.bin %> ingest list-runs',
     '<%= config.bin %> ingest list-runs --page-size 20 --page-offset 20',
@@ -18,11 +18,11 @@ export default class ListRuns extends BaseCommand {
     'include-soft-deletes': Flags.boolean({summary: 'Accepted for DataHub compatibility; rows of soft-deleted entities are always counted.', default: false, hidden: true}),
   }
 
-  async run(): Promise<RunSummary[]> {
+  async run(): Promise<RunListing[]> {
     const {flags} = await this.parse(ListRuns)
     const runs = await fetchRuns(this.client(), {start: flags['page-offset'], count: flags['page-size']})
     if (!this.jsonEnabled()) {
-      this.log(gridTable(['runId', 'rows', 'created at'], runs.map((r) => [r.runId, r.rows, formatLocalTime(r.timestamp)]), ['left', 'right', 'left']))
+      this.log(gridTable(['runId', 'rows', 'created at', 'unchanged', 'state'], runs.map((r) => [r.runId, r.rows, formatLocalTime(r.timestamp), r.unchanged, r.state]), ['left', 'right', 'left', 'right', 'left']))
     }
     return runs
   }

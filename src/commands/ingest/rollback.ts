@@ -66,7 +66,7 @@ Asks for confirmation unless --force or --dry-run.`
     const report = await requestRollback(client, payload)
     if (this.jsonEnabled()) return report
     if (report.entitiesAffected === 0 && report.aspectRowSummaries.length === 0) {
-      this.log(`No entities found. Payload used: ${JSON.stringify(payload)}`)
+      this.log(report.note ?? `No entities found. Payload used: ${JSON.stringify(payload)}`)
       return report
     }
     this.log('Rolling back deletes the entities created by a run and reverts the updated aspects')

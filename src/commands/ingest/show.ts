@@ -23,7 +23,7 @@ export default class ShowRun extends BaseCommand {
     const rows = await fetchRunRows(this.client(), flags['run-id'], {start: flags.start, count: flags.count, includeAspect: flags['show-aspect']})
     if (!this.jsonEnabled()) {
       if (flags['show-aspect']) for (const r of rows) this.log(JSON.stringify(r, null, 4))
-      else this.log(gridTable(['urn', 'aspect name', 'created at'], rows.map((r) => [r.urn, r.aspectName, formatLocalTime(r.timestamp)])))
+      else this.log(gridTable(['urn', 'aspect name', 'change', 'at'], rows.map((r) => [r.urn, r.aspectName, r.unchanged ? 'unchanged' : 'written', formatLocalTime(r.timestamp)])))
     }
     return rows
   }

@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {setTelemetry, telemetryPath} from '../../config/telemetry.js'
 
 export default class TelemetryEnable extends BaseCommand {
-  static override summary = 'Turn usage telemetry on (mdcli records the choice; it sends nothing).'
+  static override summary = 'Turn usage telemetry on (statistics go to METADATA_TELEMETRY_ENDPOINT when set).'
   static override examples = ['<%= config.bin %> telemetry enable']
 
   async run(): Promise<{enabled: boolean; path: string}> {
