@@ -31,6 +31,7 @@ export function ownership(v: Obj | undefined, urn: string): Obj | null {
       type: o.type ?? null,
       ownershipType: stub(o.typeUrn ?? systemOwnershipTypeUrn(o.type ?? 'NONE'), 'ownershipType'),
       source: o.source ? {type: o.source.type, url: o.source.url ?? null} : null,
+      attribution: o.attribution ? {time: o.attribution.time, actor: stub(o.attribution.actor), source: o.attribution.source ? stub(o.attribution.source) : null, sourceDetail: Object.entries(o.attribution.sourceDetail ?? {}).map(([key, value]) => ({key, value}))} : null,
       associatedUrn: urn,
     })),
     lastModified: auditStamp(v.lastModified),
@@ -56,7 +57,14 @@ export function domain(v: Obj | undefined, urn: string): Obj | null {
 
 export function deprecation(v: Obj | undefined): Obj | null {
   if (!v) return null
-  return {deprecated: v.deprecated === true, decommissionTime: v.decommissionTime ?? null, note: v.note ?? null, actor: v.actor ?? null}
+  return {
+    deprecated: v.deprecated === true,
+    decommissionTime: v.decommissionTime ?? null,
+    note: v.note ?? null,
+    actor: v.actor ?? null,
+    actorEntity: v.actor ? stub(v.actor) : null,
+    replacement: v.replacement ? stub(v.replacement) : null,
+  }
 }
 
 export function status(v: Obj | undefined): Obj | null {

@@ -14,6 +14,7 @@ import {MUTATION_FIELDS} from './mutations.js'
 import {SEARCH_QUERY_FIELDS} from './search.js'
 import {ACCESS_MUTATION_FIELDS, ACCESS_QUERY_FIELDS} from './access.js'
 import {LINEAGE_QUERY_FIELDS, lineageField} from './lineage.js'
+import {COMPAT_QUERY_FIELDS, COMPAT_TYPE_FIELDS} from './compat.js'
 import type {Ent} from './context.js'
 
 const SDL_DIR = fileURLToPath(new URL('.', import.meta.url))
@@ -67,9 +68,9 @@ function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<strin
 export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   const schema = buildSchema(typeDefs)
   defineLong(schema.getType('Long') as GraphQLScalarType)
-  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS})
+  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS})
-  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, TYPE_FIELDS[gql] ?? {}, {...COMMON_FIELDS, lineage: lineageField})
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField})
   for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
   ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
   ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename

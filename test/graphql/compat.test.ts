@@ -1,0 +1,77 @@
+import {expect} from 'chai'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
+import {datasetUrn, mcpRecord, writeJson, writeRecipe} from '../ingest/helpers.js'
+
+const DS = datasetUrn('compat.orders')
+const NEW = datasetUrn('compat.orders_v2')
+const stamp = {time: 1, actor: 'urn:li:corpuser:etl'}
+
+describe("GraphQL as DataHub's web app asks: older field names, lists, counts, autocomplete", function () {
+  this.timeout(120_000)
+  const lite = useLite()
+  let dir: string
+  const gql = async (query: string, variables?: Record<string, unknown>) => {
+    const r = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query, variables}})
+    expect(r.body.errors, JSON.stringify(r.body.errors)).to.equal(undefined)
+    return r.body.data
+  }
+  before(async () => {
+    dir = tempDir('mdcli-compat-')
+    const file = writeJson(dir, 'compat.json', [
+      mcpRecord('urn:li:corpuser:ann', 'corpUserInfo', {active: true, displayName: 'Ann Lee', email: 'ann@example.com', title: 'Analyst', fullName: 'Ann Lee'}),
+      mcpRecord('urn:li:corpGroup:analysts', 'corpGroupInfo', {displayName: 'Analysts', admins: ['urn:li:corpuser:ann'], members: ['urn:li:corpuser:ann'], groups: []}),
+      mcpRecord('urn:li:domain:finance', 'domainProperties', {name: 'Finance'}),
+      mcpRecord('urn:li:domain:billing', 'domainProperties', {name: 'Billing', parentDomain: 'urn:li:domain:finance'}),
+      mcpRecord(DS, 'datasetProperties', {name: 'orders', customProperties: {}, tags: []}),
+      mcpRecord(DS, 'deprecation', {deprecated: true, note: 'use v2', actor: 'urn:li:corpuser:ann', replacement: NEW}),
+      mcpRecord(DS, 'ownership', {owners: [{owner: 'urn:li:corpuser:ann', type: 'DATAOWNER', attribution: {time: 5, actor: 'urn:li:corpuser:etl', source: 'urn:li:dataPlatform:dbt', sourceDetail: {job: 'nightly'}}}], lastModified: stamp}),
+      mcpRecord(NEW, 'datasetProperties', {name: 'orders_v2', customProperties: {}, tags: []}),
+    ])
+    const r = await runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}})], {env: lite.env()})
+    expect(r.code, r.stdout + r.stderr).to.equal(0)
+  })
+  after(() => cleanup(dir))
+
+  it("reads an entity page the way DataHub's app writes it: info, deprecation actor and replacement, owner attribution, platform info", async () => {
+    const d = await gql(`query getDataset($urn: String!) {
+      dataset(urn: $urn) { urn
+        platform { urn name info { type displayName datasetNameDelimiter } properties { displayName logical } }
+        deprecation { deprecated note actor actorEntity { urn ... on CorpUser { username info { displayName email } } } replacement { urn } }
+        ownership { owners { owner { ... on CorpUser { urn info { fullName title } editableInfo { displayName } isNativeUser } } attribution { time actor { urn } source { urn } sourceDetail { key value } } } }
+      } }`, {urn: DS})
+    expect(d.dataset.deprecation.actorEntity).to.deep.equal({urn: 'urn:li:corpuser:ann', username: 'ann', info: {displayName: 'Ann Lee', email: 'ann@example.com'}})
+    expect(d.dataset.deprecation.replacement).to.deep.equal({urn: NEW})
+    const owner = d.dataset.ownership.owners[0]
+    expect(owner.owner.info).to.deep.equal({fullName: 'Ann Lee', title: 'Analyst'})
+    expect(owner.attribution).to.deep.equal({time: 5, actor: {urn: 'urn:li:corpuser:etl'}, source: {urn: 'urn:li:dataPlatform:dbt'}, sourceDetail: [{key: 'job', value: 'nightly'}]})
+    expect(d.dataset.platform.info.displayName).to.be.a('string')
+    expect(d.dataset.platform.properties.logical).to.equal(null)
+  })
+
+  it('groups, domains with their parents, lists of users, groups and domains, entity counts', async () => {
+    const g = await gql('{ corpGroup(urn: "urn:li:corpGroup:analysts") { info { displayName admins { urn } members { urn } } } }')
+    expect(g.corpGroup.info).to.deep.equal({displayName: 'Analysts', admins: [{urn: 'urn:li:corpuser:ann'}], members: [{urn: 'urn:li:corpuser:ann'}]})
+    const dom = await gql('{ domain(urn: "urn:li:domain:billing") { displayProperties { colorHex } parentDomains { count domains { urn } } deprecation { deprecated } } }')
+    expect(dom.domain).to.deep.equal({displayProperties: null, parentDomains: {count: 1, domains: [{urn: 'urn:li:domain:finance'}]}, deprecation: null})
+    const lists = await gql(`{
+      listDomains(input: {start: 0, count: 10}) { total domains { urn properties { name } } }
+      listUsers(input: {start: 0, count: 50, query: "ann"}) { total users { urn } }
+      listGroups(input: {start: 0, count: 10}) { total groups { urn } }
+      getEntityCounts(input: {types: [DATASET, DOMAIN]}) { counts { entityType count } }
+    }`)
+    expect(lists.listDomains.total).to.equal(2)
+    expect(lists.listUsers.users.map((u: {urn: string}) => u.urn)).to.include('urn:li:corpuser:ann')
+    expect(lists.listGroups.groups).to.deep.equal([{urn: 'urn:li:corpGroup:analysts'}])
+    expect(lists.getEntityCounts.counts).to.deep.equal([
+      {entityType: 'DATASET', count: 2},
+      {entityType: 'DOMAIN', count: 2},
+    ])
+  })
+
+  it('autoComplete and autoCompleteForMultiple suggest names as people type', async () => {
+    const one = await gql('{ autoComplete(input: {type: DATASET, query: "orders", limit: 5}) { query suggestions entities { urn } } }')
+    expect(one.autoComplete.suggestions).to.include.members(['orders', 'orders_v2'])
+    const many = await gql('{ autoCompleteForMultiple(input: {query: "bill", limit: 5}) { suggestions { type suggestions entities { urn } } } }')
+    expect(many.autoCompleteForMultiple.suggestions).to.deep.equal([{type: 'DOMAIN', suggestions: ['Billing'], entities: [{urn: 'urn:li:domain:billing'}]}])
+  })
+})
