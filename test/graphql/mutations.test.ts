@@ -224,12 +224,12 @@ describe('graphql: mutations', function () {
   })
 
   describe('updateDescription', () => {
-    it('documents a dataset column, and refuses a dataset without sub-resource', async () => {
+    it('documents a dataset column, and the dataset itself without a sub-resource', async () => {
       const a = await fresh()
       await ok(lite.url, `mutation { updateDescription(input: {description: "Where we write", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "email"}) }`)
       expect((await columnInfo(a))[0]).to.include({fieldPath: 'email', description: 'Where we write'})
-      const e = await fails(lite.url, `mutation { updateDescription(input: {description: "x", resourceUrn: "${a}"}) }`)
-      expect(e.message).to.equal('Update description without subresource is not currently supported')
+      await ok(lite.url, `mutation { updateDescription(input: {description: "The dataset", resourceUrn: "${a}"}) }`)
+      expect(await latest(lite.url, a, 'editableDatasetProperties')).to.include({description: 'The dataset'})
     })
 
     it('documents every entity type the spec lists, in its own aspect', async () => {

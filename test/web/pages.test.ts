@@ -109,6 +109,24 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await bob.context().close()
   })
 
+  it('renders descriptions as Markdown without running what they carry, and shows the history of an entity', async () => {
+    const gql = (query: string) => http(`${lite.url}/api/graphql`, {token: lite.token, body: {query}})
+    const md = '**Bold claim** and a [link](https://example.com) <img src=x onerror="window.__xss = 1"><script>window.__xss = 2</script>'
+    const upd = await gql(`mutation { updateDescription(input: {description: ${JSON.stringify(md)}, resourceUrn: "${HDFS}"}) }`)
+    expect(upd.body.errors, JSON.stringify(upd.body)).to.equal(undefined)
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)
+    const doc = page.getByRole('region', {name: 'Documentation'})
+    await doc.locator('strong', {hasText: 'Bold claim'}).waitFor()
+    expect(await page.evaluate(() => (globalThis as any).__xss)).to.equal(undefined)
+    expect(await doc.locator('script').count()).to.equal(0)
+    await page.getByRole('button', {name: 'Show history'}).click()
+    const history = page.getByRole('region', {name: 'History'})
+    await history.locator('.history > li').first().waitFor()
+    expect(await history.textContent()).to.include('DOCUMENTATION')
+    await page.context().close()
+  })
+
   it('GraphiQL is the real one, bundled: it signs in with a token and runs a query', async () => {
     const page = await (await browser.newContext()).newPage()
     const hosts = new Set<string>()

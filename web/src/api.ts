@@ -20,6 +20,15 @@ export class ApiError extends Error {
   }
 }
 
+/** A GET of one of the server's public REST endpoints (DataHub's OpenAPI timeline) with the token. */
+export async function getJson<T = any>(path: string): Promise<T> {
+  const token = getToken()
+  const res = await fetch(path, {headers: token ? {authorization: `Bearer ${token}`} : {}})
+  const body = await res.json().catch(() => ({}))
+  if (!res.ok) throw new ApiError(body.message ?? `HTTP ${res.status}`, res.status, body.code)
+  return body as T
+}
+
 export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const headers: Record<string, string> = {'content-type': 'application/json'}
   const token = getToken()

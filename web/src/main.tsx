@@ -5,7 +5,9 @@
  */
 import {StrictMode, useCallback, useEffect, useState, type FormEvent, type ReactNode} from 'react'
 import {createRoot} from 'react-dom/client'
-import {ApiError, getToken, gql, setToken} from './api.js'
+import DOMPurify from 'dompurify'
+import {marked} from 'marked'
+import {ApiError, getJson, getToken, gql, setToken} from './api.js'
 import {entityHref, navigate, searchHref, usePath} from './router.js'
 
 type Obj = Record<string, any>
@@ -247,6 +249,64 @@ const ENTITY = `query entity($urn: String!) {
   }
 }`
 
+/** Markdown from the catalog, rendered and then sanitised: a description cannot run script. */
+function Markdown({text}: {text: string}) {
+  const html = DOMPurify.sanitize(marked.parse(text, {async: false}) as string)
+  return <div className="markdown" dangerouslySetInnerHTML={{__html: html}} />
+}
+
+const CATEGORIES = 'TAG,GLOSSARY_TERM,OWNER,DOCUMENTATION,TECHNICAL_SCHEMA,DOMAIN,DEPRECATION'
+
+/** The entity's timeline (DataHub's OpenAPI timeline): semantic versions, change events, and each version's diff. */
+function History({urn}: {urn: string}) {
+  const [open, setOpen] = useState(false)
+  const [state, setState] = useState<{data?: Obj[]; error?: string}>({})
+  useEffect(() => {
+    if (!open) return
+    getJson<Obj[]>(`/openapi/timeline/v1/${encodeURIComponent(urn)}?categories=${CATEGORIES}&raw=true&startTime=0`).then(
+      (data) => setState({data}),
+      (e) => setState({error: (e as Error).message}),
+    )
+  }, [open, urn])
+  return (
+    <section aria-label="History">
+      <h2>History</h2>
+      {!open ? (
+        <button onClick={() => setOpen(true)}>Show history</button>
+      ) : state.error ? (
+        <p role="alert" className="error">{state.error}</p>
+      ) : !state.data ? (
+        <p>Loading…</p>
+      ) : state.data.length === 0 ? (
+        <p className="meta">No changes recorded.</p>
+      ) : (
+        <ol className="history">
+          {[...state.data].reverse().map((t) => (
+            <li key={t.versionStamp + t.timestamp}>
+              <b>{t.semVer}</b> <span className="meta">{new Date(t.timestamp).toISOString().replace('T', ' ').slice(0, 19)} · {t.actor} · {t.semVerChange}</span>
+              <ul>
+                {(t.changeEvents ?? []).map((e: Obj, i: number) => (
+                  <li key={i}>
+                    <span className="tag">{e.category}</span> {e.description}
+                  </li>
+                ))}
+              </ul>
+              {t.rawDiff?.length > 0 && (
+                <details>
+                  <summary>Diff</summary>
+                  <pre className="diff">
+                    {t.rawDiff.map((d: Obj) => `${d.op === 'add' ? '+' : d.op === 'remove' ? '-' : '~'} ${d.path}${d.value === undefined ? '' : ` ${JSON.stringify(d.value)}`}`).join('\n')}
+                  </pre>
+                </details>
+              )}
+            </li>
+          ))}
+        </ol>
+      )}
+    </section>
+  )
+}
+
 function Lineage({title, result}: {title: string; result?: Obj}) {
   if (!result) return null
   return (
@@ -337,7 +397,7 @@ function Entity({urn}: {urn: string}) {
       {e.deprecation?.deprecated && <p className="warn">Deprecated{e.deprecation.note ? `: ${e.deprecation.note}` : ''}</p>}
       <section aria-label="Documentation">
         <h2>About</h2>
-        <p className="description">{description || <span className="meta">No description.</span>}</p>
+        {description ? <Markdown text={description} /> : <p className="meta">No description.</p>}
         {e.type === 'DATASET' && <EditDescription urn={e.urn} current={description} onDone={reload} />}
       </section>
       <section aria-label="Tags and terms">
@@ -390,6 +450,7 @@ function Entity({urn}: {urn: string}) {
           </div>
         </section>
       )}
+      <History urn={e.urn} />
       <Lineage title="Upstream" result={e.upstream} />
       <Lineage title="Downstream" result={e.downstream} />
       {e.properties?.customProperties?.length > 0 && (

@@ -2,7 +2,7 @@
  * `updateDescription`: documentation of exactly the entity types the spec lists (rule 2) —
  * dataset columns, containers, domains, glossary terms and nodes, tags, groups, notebooks and
  * the ML entities. Each type keeps its description in a different aspect (DataHub's
- * DescriptionUtils); a dataset's own description goes through `updateDataset` instead.
+ * DescriptionUtils); a dataset's own description is its `editableDatasetProperties`.
  */
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
@@ -42,14 +42,14 @@ export interface DescriptionInput extends ResourceRef {
 export async function updateDescription(catalog: Catalog, actor: Actor, input: DescriptionInput): Promise<EditSummary> {
   const u = input.resourceUrn
   const type = validateUrn(u).spec.name
-  const column = type === 'dataset'
-  if (!column && !TARGETS[type]) throw new BadRequestError(`Failed to update description. Unsupported resource type ${type} provided.`)
+  // A dataset's columns are documented with a sub-resource; the dataset itself without one.
+  const column = type === 'dataset' && !!input.subResourceType
+  if (!column && !TARGETS[type] && type !== 'dataset') throw new BadRequestError(`Failed to update description. Unsupported resource type ${type} provided.`)
   const {writes} = await runEdit(catalog, actor, {
     authz: [{resourceUrn: u, privileges: [['EDIT_ENTITY'], [column ? 'EDIT_DATASET_COL_DESCRIPTION' : 'EDIT_ENTITY_DOCS']]}],
     locks: [u],
     build: async (tx) => {
       if (column) {
-        if (!input.subResourceType) throw new BadRequestError('Update description without subresource is not currently supported')
         if (!input.subResource) throw new BadRequestError(`Failed to update resource with urn ${u}. SubResourceType (${input.subResourceType}) provided without a subResource.`)
         if (!(await tx.exists(u))) throw new NotFoundError(`Failed to update ${u}. ${u} does not exist.`)
         await checkSubResource(tx, u, input.subResource)
@@ -59,7 +59,7 @@ export async function updateDescription(catalog: Catalog, actor: Actor, input: D
         return
       }
       if (!(await tx.exists(u))) throw new NotFoundError(`Failed to update ${u}. ${u} does not exist.`)
-      const t = TARGETS[type]!
+      const t = type === 'dataset' ? {aspect: 'editableDatasetProperties', field: 'description' as const} : TARGETS[type]!
       const cur = await tx.aspect<Record<string, unknown>>(u, t.aspect)
       if (!cur && t.mustExist) throw new BadRequestError(t.mustExist)
       tx.put(u, t.aspect, {...cur, [t.field]: input.description})
