@@ -128,9 +128,7 @@ function Home() {
   )
 }
 
-const SEARCH = `query search($input: SearchAcrossEntitiesInput!) {
-  searchAcrossEntities(input: $input) {
-    start count total
+const RESULT_FIELDS = `
     searchResults { entity { urn type
       ... on Dataset { name platform { name } properties { name description } ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } } tags { tags { tag { urn name } } } }
       ... on Chart { platform { name } properties { name description } }
@@ -143,9 +141,12 @@ const SEARCH = `query search($input: SearchAcrossEntitiesInput!) {
       ... on CorpUser { username }
       ... on Container { properties { name description } }
     } }
-    facets { field displayName aggregations { value count } }
-  }
-}`
+    facets { field displayName aggregations { value count } }`
+
+const SEARCH = `query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total ${RESULT_FIELDS} } }`
+/** Past the 10,000-result window, pages follow the scroll cursor instead of an offset. */
+const SCROLL = `query scroll($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { nextScrollId count total ${RESULT_FIELDS} } }`
+const WINDOW = 10_000
 
 const FACETS: Array<[string, string]> = [
   ['type', '_entityType'],
@@ -162,8 +163,11 @@ function Search({params}: {params: URLSearchParams}) {
   const start = Number(params.get('start') ?? 0)
   const and = FACETS.filter(([k]) => k !== 'type' && params.getAll(k).length > 0).map(([k, field]) => ({field, values: params.getAll(k)}))
   const types = params.getAll('type')
-  const input = {query: q, start, count: PAGE, ...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
-  const {data, error} = useQuery<Obj>(SEARCH, {input}, [params.toString()])
+  const cursor = params.get('cursor')
+  const scrolling = cursor !== null
+  const filters = {...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
+  const input = scrolling ? {query: q, count: PAGE, ...(cursor ? {scrollId: cursor} : {}), ...filters} : {query: q, start, count: PAGE, ...filters}
+  const {data, error} = useQuery<Obj>(scrolling ? SCROLL : SEARCH, {input}, [params.toString()])
   const current = Object.fromEntries(FACETS.map(([k]) => [k, params.getAll(k)]))
   const toggle = (k: string, v: string) => {
     const cur = current[k] ?? []
@@ -171,7 +175,7 @@ function Search({params}: {params: URLSearchParams}) {
   }
   if (error) return <p role="alert" className="error">{error.message}</p>
   if (!data) return <p>Searching…</p>
-  const r = data.searchAcrossEntities
+  const r = scrolling ? data.scrollAcrossEntities : data.searchAcrossEntities
   return (
     <main className="search">
       <aside aria-label="Filters">
@@ -194,7 +198,7 @@ function Search({params}: {params: URLSearchParams}) {
         <p className="count">
           {r.total} results for <q>{q}</q>
         </p>
-        <ol className="results" start={start + 1}>
+        <ol className="results" start={scrolling ? undefined : start + 1}>
           {r.searchResults.map(({entity: e}: Obj) => (
             <li key={e.urn}>
               <Link href={entityHref(e.urn)} className="name">{nameOf(e)}</Link>
@@ -213,8 +217,18 @@ function Search({params}: {params: URLSearchParams}) {
           ))}
         </ol>
         <nav className="pager" aria-label="Pages">
-          {start > 0 && <Link href={searchHref({...current, q, start: String(Math.max(0, start - PAGE))})}>← Previous</Link>}
-          {start + PAGE < r.total && <Link href={searchHref({...current, q, start: String(start + PAGE)})}>Next →</Link>}
+          {scrolling ? (
+            <>
+              <Link href={searchHref({...current, q})}>← First page</Link>
+              {r.nextScrollId && <Link href={searchHref({...current, q, cursor: r.nextScrollId})}>Next →</Link>}
+            </>
+          ) : (
+            <>
+              {start > 0 && <Link href={searchHref({...current, q, start: String(Math.max(0, start - PAGE))})}>← Previous</Link>}
+              {start + PAGE < Math.min(r.total, WINDOW) && <Link href={searchHref({...current, q, start: String(start + PAGE)})}>Next →</Link>}
+              {r.total > WINDOW && <Link href={searchHref({...current, q, cursor: ''})}>Walk all {r.total} results with a cursor →</Link>}
+            </>
+          )}
         </nav>
       </section>
     </main>

@@ -25,6 +25,6 @@ export function navigate(to: string): void {
 export const entityHref = (urn: string) => `/entity/${encodeURIComponent(urn)}`
 export const searchHref = (params: Record<string, string | string[] | undefined>) => {
   const q = new URLSearchParams()
-  for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : v === undefined || v === '' ? [] : [v]) q.append(k, x)
+  for (const [k, v] of Object.entries(params)) for (const x of Array.isArray(v) ? v : v === undefined || (v === '' && k !== 'cursor') ? [] : [v]) q.append(k, x)
   return `/search?${q}`
 }
