@@ -52,11 +52,19 @@ class NatsSink implements Sink {
     readonly report: PluginContext['report'],
   ) {}
 
+  /** Writers waiting for a free slot, woken one per finished publish. */
+  private readonly waiting: Array<() => void> = []
+
   async write(wu: WorkUnit): Promise<void> {
     for (const p of wu.proposals) {
-      while (this.inflight.size >= this.config.max_in_flight) await Promise.race(this.inflight)
+      // A queue of waiters, not Promise.race over the in-flight set: a race attaches a reaction
+      // to every pending publish each time, quadratic in max_in_flight over a run.
+      while (this.inflight.size >= this.config.max_in_flight) await new Promise<void>((r) => this.waiting.push(r))
       const record = toFileRecord(p)
-      const job = this.publish(record, wu.id).finally(() => this.inflight.delete(job))
+      const job = this.publish(record, wu.id).finally(() => {
+        this.inflight.delete(job)
+        this.waiting.shift()?.()
+      })
       this.inflight.add(job)
     }
   }

@@ -30,6 +30,13 @@ export interface Actor {
 
 export const SYSTEM_ACTOR: Actor = {urn: 'urn:li:corpuser:datahub'}
 
+/** What the catalog needs of a change-log outbox (src/events/outbox.ts). */
+export interface CommitOutbox {
+  intent(ops: WriteOp[]): number
+  committed(commit: number, changes: Array<Omit<LoggedChange, 'id'>>): void
+  abandoned(commit: number): void
+}
+
 export interface CatalogOptions {
   store: MetadataStore
   authorizer?: Authorizer
@@ -52,6 +59,7 @@ export class Catalog {
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
   private readonly changeListeners: Array<(changes: Array<Omit<LoggedChange, 'id'>>) => void> = []
+  private outbox?: CommitOutbox
 
   constructor(opts: CatalogOptions) {
     this.store = opts.store
@@ -150,10 +158,21 @@ export class Catalog {
     // A change log needs the values the write replaces: read them first (callers hold the urns' locks).
     const urns = [...new Set(ops.map((o) => o.urn))]
     const before = await this.store.getEntities(urns)
-    const results = await this.store.write(ops)
+    const commit = this.outbox?.intent(ops)
+    let results: WriteResult[]
+    try {
+      results = await this.store.write(ops)
+    } catch (e) {
+      if (commit !== undefined) this.outbox!.abandoned(commit)
+      throw e
+    }
     for (const listen of this.writeListeners) listen(urns)
     const after = ops.some((o) => o.op === 'revert') ? await this.store.getEntities(urns) : new Map()
-    const changes = changesOf(ops, results, before, after, actor.urn, this.now())
+    let changes = changesOf(ops, results, before, after, actor.urn, this.now())
+    if (commit !== undefined) {
+      changes = changes.map((c, index) => ({...c, commit: {seq: commit, index}}))
+      this.outbox!.committed(commit, changes)
+    }
     if (changes.length > 0) for (const listen of this.changeListeners) listen(changes)
     return results
   }
@@ -161,6 +180,14 @@ export class Catalog {
   /** Calls `listen` with the change-log entries of every committed write, in commit order. */
   onChange(listen: (changes: Array<Omit<LoggedChange, 'id'>>) => void): void {
     this.changeListeners.push(listen)
+  }
+
+  /**
+   * Records every write's intent before it and its change-log entries after it, so a publisher
+   * can re-publish what a crash kept from the broker (see src/events/outbox.ts).
+   */
+  setOutbox(outbox: CommitOutbox): void {
+    this.outbox = outbox
   }
 
   /** Calls `listen` with the urns of every write, after it is durable: for caches of stored state. */

@@ -32,6 +32,8 @@ export interface LoggedChange {
   mcl: MetadataChangeLog
   /** DataHub's entity change events derived from this change (may be empty). */
   changeEvents: EntityChangeEvent[]
+  /** The commit (outbox sequence) and position in it, when an outbox records commits. */
+  commit?: {seq: number; index: number}
 }
 
 export interface ChangeFilter {

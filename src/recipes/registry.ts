@@ -68,6 +68,7 @@ export const BUILTINS: PluginInfo[] = [
   builtin('source', 'postgres', 'postgres'),
   builtin('source', 'mysql', 'mysql'),
   builtin('source', 'mariadb', 'mysql', 'mariadb'),
+  builtin('source', 'nats', 'nats-source'),
   builtin('sink', 'console', 'console'),
   builtin('sink', 'file', 'file-sink'),
   builtin('sink', 'datahub-rest', 'datahub-rest'),

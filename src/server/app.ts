@@ -121,10 +121,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw e
   }
   let publisher: {close(): Promise<void>} | undefined
+  let outboxFile: {close(): void} | undefined
   if (opts.changelog) {
     try {
       const {publishChangeLog} = await import('../events/publish.js')
-      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger})
+      const {ChangeOutbox} = await import('../events/outbox.js')
+      const outbox = ChangeOutbox.open(opts.storeDir)
+      catalog.setOutbox(outbox)
+      outboxFile = outbox
+      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog})
     } catch (e) {
       server.close()
       await store.close()
@@ -162,6 +167,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         await consumer?.close()
         changeStream?.closeAll()
         await publisher?.close()
+        outboxFile?.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeIdleConnections()

@@ -12,6 +12,17 @@ import type {Router} from './http.js'
 const MAX_BUFFERED = 8 * 1024 * 1024
 const HEARTBEAT_MS = 15_000
 
+/** Each change's SSE frame, serialized once however many subscribers it goes to. */
+const frames = new WeakMap<LoggedChange, string>()
+function frameOf(c: LoggedChange): string {
+  let f = frames.get(c)
+  if (f === undefined) {
+    f = `id: ${c.id}\nevent: change\ndata: ${JSON.stringify({mcl: c.mcl, changeEvents: c.changeEvents})}\n\n`
+    frames.set(c, f)
+  }
+  return f
+}
+
 export function registerEvents(router: Router, log: ChangeLog): {closeAll(): void} {
   const open = new Set<ServerResponse>()
   router.on('GET', '/events', async (ctx) => {
@@ -26,9 +37,19 @@ export function registerEvents(router: Router, log: ChangeLog): {closeAll(): voi
     const res = ctx.res
     res.writeHead(200, {'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no'})
     res.write(': mdcli change log\n\n')
+    let corked = false
     const send = (c: LoggedChange): void => {
       if (!matches(filter, c)) return
-      res.write(`id: ${c.id}\nevent: change\ndata: ${JSON.stringify({mcl: c.mcl, changeEvents: c.changeEvents})}\n\n`)
+      // A commit's changes arrive in one turn: one socket write for them, not one each.
+      if (!corked) {
+        corked = true
+        res.cork()
+        process.nextTick(() => {
+          corked = false
+          res.uncork()
+        })
+      }
+      res.write(frameOf(c))
       if (res.writableLength > MAX_BUFFERED) res.destroy()
     }
     if (lastId !== undefined) {

@@ -92,4 +92,63 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
       await nc.close()
     }
   })
+
+  it('lite --changelog is at least once: changes not acknowledged (broker gone, or kill -9) are published at the next start, once', async function () {
+    const url = await requireNats(this)
+    const stream = uniqueName('MDCLI_CLO').replace(/[^A-Za-z0-9_]/g, '_')
+    const subject = `${stream.toLowerCase()}.changelog`
+    const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
+    const args = ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]
+    let lite = await startLite({args})
+    const storeDir = lite.storeDir
+    const home = lite.home
+    const jsm = await jetstreamManager(nc)
+    const put = (name: string) => runCli(['put', '--urn', datasetUrn(`outbox.${name}`), '-a', 'status', '-d', '-'], {env: lite.env(), input: '{"removed": false}'})
+    // Every change-log message on the stream, as urns.
+    const logged = async (): Promise<string[]> => {
+      const out: string[] = []
+      const info = await jsm.streams.info(stream).catch(() => undefined)
+      if (!info) return out
+      for (let seq = Number(info.state.first_seq); seq <= Number(info.state.last_seq); seq++) {
+        const m = await jsm.streams.getMessage(stream, {seq}).catch(() => null)
+        if (m) out.push(m.json<any>().mcl.entityUrn)
+      }
+      return out
+    }
+    const until = async (cond: () => Promise<boolean>) => {
+      for (let i = 0; i < 100; i++) {
+        if (await cond()) return
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    }
+    try {
+      expect((await put('a')).code).to.equal(0)
+      await until(async () => (await logged()).length === 1)
+      expect(await logged()).to.deep.equal([datasetUrn('outbox.a')])
+
+      // The broker loses the stream: the commit stands, its publish fails past the retries.
+      await jsm.streams.delete(stream)
+      expect((await put('b')).code).to.equal(0)
+      await until(async () => lite.output().includes('not published'))
+      expect(lite.output()).to.contain('not published')
+      await lite.stop()
+
+      lite = await startLite({args, storeDir, home})
+      await until(async () => (await logged()).includes(datasetUrn('outbox.b')))
+      expect(await logged()).to.deep.equal([datasetUrn('outbox.b')])
+
+      // Killed right after a commit: whether or not the publish got out, the next start makes sure, once.
+      expect((await put('c')).code).to.equal(0)
+      await lite.kill()
+      lite = await startLite({args, storeDir, home})
+      await until(async () => (await logged()).includes(datasetUrn('outbox.c')))
+      await new Promise((r) => setTimeout(r, 500))
+      expect(await logged()).to.deep.equal([datasetUrn('outbox.b'), datasetUrn('outbox.c')])
+    } finally {
+      await lite.stop()
+      cleanup(storeDir, home)
+      await jsm.streams.delete(stream).catch(() => undefined)
+      await nc.close()
+    }
+  })
 })

@@ -126,7 +126,7 @@ describe('events: the nats sink and a server that consumes the queue', function 
 
   it('kill -9 of the consuming server mid-stream loses nothing and writes nothing twice', async () => {
     const stream = newStream()
-    const n = 3000
+    const n = 10_000
     const file = writeJson(dir, 'crash.json', records('crash', n))
     const env = {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}
     expect((await runCli(['ingest', '-c', natsRecipe('crash', file, stream)], {env})).code).to.equal(0)
