@@ -48,6 +48,9 @@ export function configPath(env: Env = process.env): string {
 
 /** The default directory of the `mdcli lite` store. */
 export function defaultStoreDir(env: Env = process.env): string {
+  // A database URL chosen for every command (`postgres://…`); the directory otherwise.
+  const url = nonEmpty(env.METADATA_STORE_URL)
+  if (url) return url
   const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
   return join(data, 'mdcli', 'lite')
 }

@@ -30,6 +30,9 @@ import type {
   WriteResult,
 } from '../types.js'
 import {migrate} from './schema.js'
+import {maskUrl} from './url.js'
+
+export {maskUrl} from './url.js'
 
 export interface PgStoreOptions {
   url: string
@@ -37,17 +40,6 @@ export interface PgStoreOptions {
   searchableTypes: readonly string[]
   /** Pool size; small by default, since one server rarely needs more. */
   poolMax?: number
-}
-
-/** The URL with its password replaced, for logs and errors. */
-export function maskUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password) u.password = '****'
-    return u.toString()
-  } catch {
-    return url.replace(/:\/\/([^:/@]+):[^@]*@/, '://$1:****@')
-  }
 }
 
 const TS_EXPR = `(round(extract(epoch from createdon) * 1000))::bigint`
