@@ -10,6 +10,12 @@
  * Search: documents are kept in `mdcli_search_doc` (tsvector + facet columns); queries are
  * answered by the same in-process index as the embedded store, loaded from that table on open
  * and updated by this process's writes, so both stores rank and window alike.
+ *
+ * Replicas: every write batch NOTIFYs the urns it touched on `mdcli_write` (delivered at
+ * COMMIT). Each process LISTENs, refreshes those search documents and tells the catalog, whose
+ * caches (tokens, policies, group members) drop what changed. Read-modify-write edits take
+ * session advisory locks (two-int key space, distinct from the writers' bigint one) on a
+ * separate small pool, so edits of one entity on two replicas run one after the other.
  */
 import pg from 'pg'
 import {buildSearchDoc, type SearchDoc} from '../../model/search-doc.js'
@@ -64,6 +70,41 @@ interface TsRow {
   createdby: string
 }
 
+interface DocRow {
+  entity_id: string
+  urn: string
+  entity_type: string
+  name: string
+  body: string
+  removed: boolean
+  platform: string | null
+  origin: string | null
+  container: string | null
+  tags: string[]
+  owners: string[]
+  domains: string[]
+  glossary_terms: string[]
+  type_names: string[]
+}
+
+function rowDoc(r: DocRow): SearchDoc {
+  return {
+    name: r.name,
+    text: r.body,
+    removed: r.removed,
+    facets: {
+      platform: r.platform ?? undefined,
+      origin: r.origin ?? undefined,
+      container: r.container ?? undefined,
+      tags: r.tags,
+      owners: r.owners,
+      domains: r.domains,
+      glossaryTerms: r.glossary_terms,
+      typeNames: r.type_names,
+    },
+  }
+}
+
 /** String values of a JSON text that are urns; keys and nested text are left out. */
 function urnsIn(text: string): Set<string> {
   const out = new Set<string>()
@@ -78,9 +119,21 @@ function urnsIn(text: string): Set<string> {
   return out
 }
 
+const CHANNEL = 'mdcli_write'
+/** Class id of the edit locks' two-int advisory key space. */
+const EDIT_LOCK_CLASS = 7_342_002
+const NOTIFY_CHUNK = 7000
+
 export class PgStore implements MetadataStore {
   private pool: pg.Pool | null = null
+  private lockPool: pg.Pool | null = null
+  private listener: pg.Client | null = null
   private index = new SearchIndex()
+  /** Search id per urn in the in-process index. */
+  private ids = new Map<string, number>()
+  private readonly instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
+  private readonly external: Array<(urns: string[]) => void> = []
+  private closing = false
 
   constructor(private readonly opts: PgStoreOptions) {}
 
@@ -106,38 +159,114 @@ export class PgStore implements MetadataStore {
       c.release()
     }
     this.pool = pool
+    this.lockPool = new pg.Pool({connectionString: this.opts.url, max: 4})
+    this.lockPool.on('error', () => undefined)
+    this.closing = false
+    await this.listen()
     await this.loadIndex()
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({connectionString: this.opts.url})
+    client.on('notification', (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return
+      let msg: {s: string; u: string[]}
+      try {
+        msg = JSON.parse(n.payload)
+      } catch {
+        return
+      }
+      if (msg.s === this.instance) return
+      void this.refresh(msg.u).then(
+        () => {
+          for (const l of this.external) l(msg.u)
+        },
+        () => undefined,
+      )
+    })
+    client.on('error', () => {
+      // The connection is gone: notifications may have been missed, so reload everything once back.
+      if (this.closing) return
+      this.listener = null
+      setTimeout(() => {
+        if (this.closing || !this.pool) return
+        this.listen()
+          .then(() => this.loadIndex())
+          .catch(() => undefined)
+      }, 1000).unref()
+    })
+    await client.connect()
+    await client.query(`LISTEN ${CHANNEL}`)
+    this.listener = client
+  }
+
+  /** Reloads the search documents of urns another process wrote. */
+  private async refresh(urns: string[]): Promise<void> {
+    if (!this.pool) return
+    const {rows} = await this.pool.query('SELECT * FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
+    const seen = new Set<string>()
+    for (const r of rows) {
+      seen.add(r.urn)
+      const id = Number(r.entity_id)
+      const old = this.ids.get(r.urn)
+      if (old !== undefined && old !== id) this.index.remove(old)
+      this.index.upsert(id, r.urn, r.entity_type, rowDoc(r))
+      this.ids.set(r.urn, id)
+    }
+    for (const u of urns) {
+      if (seen.has(u)) continue
+      const old = this.ids.get(u)
+      if (old !== undefined) this.index.remove(old)
+      this.ids.delete(u)
+    }
+  }
+
+  onExternalWrite(listen: (urns: string[]) => void): void {
+    this.external.push(listen)
+  }
+
+  async withEntityLocks<T>(urns: string[], fn: () => Promise<T>): Promise<T> {
+    if (!this.lockPool) throw new Error('store is not open')
+    const keys = [...new Set(urns)].sort()
+    const c = await this.lockPool.connect()
+    let ok = false
+    try {
+      for (const k of keys) await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [EDIT_LOCK_CLASS, k])
+      const out = await fn()
+      ok = true
+      return out
+    } finally {
+      try {
+        await c.query('SELECT pg_advisory_unlock_all()')
+        c.release()
+      } catch (err) {
+        // A client whose unlock failed may still hold locks: destroy it rather than reuse it.
+        c.release(err as Error)
+        if (ok) throw err
+      }
+    }
   }
 
   private async loadIndex(): Promise<void> {
     const idx = new SearchIndex()
-    const {rows} = await this.db.query<{entity_id: string; urn: string; entity_type: string; name: string; body: string; removed: boolean; platform: string | null; origin: string | null; container: string | null; tags: string[]; owners: string[]; domains: string[]; glossary_terms: string[]; type_names: string[]}>(
-      'SELECT * FROM mdcli_search_doc ORDER BY entity_id',
-    )
+    const ids = new Map<string, number>()
+    const {rows} = await this.db.query<DocRow>('SELECT * FROM mdcli_search_doc ORDER BY entity_id')
     for (const r of rows) {
-      const doc: SearchDoc = {
-        name: r.name,
-        text: r.body,
-        removed: r.removed,
-        facets: {
-          platform: r.platform ?? undefined,
-          origin: r.origin ?? undefined,
-          container: r.container ?? undefined,
-          tags: r.tags,
-          owners: r.owners,
-          domains: r.domains,
-          glossaryTerms: r.glossary_terms,
-          typeNames: r.type_names,
-        },
-      }
-      idx.upsert(Number(r.entity_id), r.urn, r.entity_type, doc)
+      idx.upsert(Number(r.entity_id), r.urn, r.entity_type, rowDoc(r))
+      ids.set(r.urn, Number(r.entity_id))
     }
     this.index = idx
+    this.ids = ids
   }
 
   async close(): Promise<void> {
+    this.closing = true
     const p = this.pool
-    this.pool = null
+    const l = this.lockPool
+    const n = this.listener
+    this.pool = this.lockPool = this.listener = null
+    await n?.end().catch(() => undefined)
+    await l?.end()
     if (p) await p.end()
   }
 
@@ -154,6 +283,20 @@ export class PgStore implements MetadataStore {
       const dirty = new Set<string>()
       for (const op of ops) results.push(await this.apply(c, op, dirty))
       for (const u of dirty) searchChanges.push(await this.reindex(c, u))
+      // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
+      let chunk: string[] = []
+      let size = 0
+      const flush = async () => {
+        if (chunk.length > 0) await c.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({s: this.instance, u: chunk})])
+        chunk = []
+        size = 0
+      }
+      for (const u of urns) {
+        if (size + u.length > NOTIFY_CHUNK) await flush()
+        chunk.push(u)
+        size += u.length + 3
+      }
+      await flush()
       await c.query('COMMIT')
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined)
@@ -318,7 +461,11 @@ export class PgStore implements MetadataStore {
     const old = await c.query<{entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = $1 RETURNING entity_id', [urn])
     const oldIds = old.rows.map((r) => Number(r.entity_id))
     const ent = await c.query<{id: string; entity_type: string}>('SELECT id, entity_type FROM mdcli_entity WHERE urn = $1', [urn])
-    if (ent.rowCount === 0) return () => oldIds.forEach((id) => this.index.remove(id))
+    if (ent.rowCount === 0)
+      return () => {
+        oldIds.forEach((id) => this.index.remove(id))
+        this.ids.delete(urn)
+      }
     const id = Number(ent.rows[0]!.id)
     const type = ent.rows[0]!.entity_type
     const rows = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
@@ -334,6 +481,7 @@ export class PgStore implements MetadataStore {
     return () => {
       for (const o of oldIds) if (o !== id) this.index.remove(o)
       this.index.upsert(id, urn, type, doc)
+      this.ids.set(urn, id)
     }
   }
 
