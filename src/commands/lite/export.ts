@@ -16,7 +16,7 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
 
   static override flags = {
     file: Flags.string({char: 'f', summary: 'File to write (must not exist).', required: true}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory, or a PostgreSQL URL postgres://user:pass@host:port/db.', defaultHelp: async () => defaultStoreDir()}),
   }
 
   async run(): Promise<ExportReport> {

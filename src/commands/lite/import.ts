@@ -20,7 +20,7 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
 
   static override flags = {
     file: Flags.string({char: 'f', summary: 'Change-event JSON file to read.', required: true}),
-    store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory (created when missing), or a PostgreSQL URL postgres://user:pass@host:port/db.', defaultHelp: async () => defaultStoreDir()}),
   }
 
   async run(): Promise<ImportReport> {
