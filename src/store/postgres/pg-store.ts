@@ -282,7 +282,7 @@ export class PgStore implements MetadataStore {
       for (const u of urns) await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [u])
       const dirty = new Set<string>()
       for (const op of ops) results.push(await this.apply(c, op, dirty))
-      for (const u of dirty) searchChanges.push(await this.reindex(c, u))
+      for (const u of dirty) searchChanges.push(await this.reindexEntity(c, u))
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
       let chunk: string[] = []
       let size = 0
@@ -457,7 +457,7 @@ export class PgStore implements MetadataStore {
   }
 
   /** Rewrites the search document of an entity in the transaction; returns the index update to apply after COMMIT. */
-  private async reindex(c: pg.PoolClient, urn: string): Promise<() => void> {
+  private async reindexEntity(c: pg.PoolClient, urn: string): Promise<() => void> {
     const old = await c.query<{entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = $1 RETURNING entity_id', [urn])
     const oldIds = old.rows.map((r) => Number(r.entity_id))
     const ent = await c.query<{id: string; entity_type: string}>('SELECT id, entity_type FROM mdcli_entity WHERE urn = $1', [urn])
@@ -483,6 +483,55 @@ export class PgStore implements MetadataStore {
       this.index.upsert(id, urn, type, doc)
       this.ids.set(urn, id)
     }
+  }
+
+  /**
+   * DataHub's "restore indices": rebuilds entities, search documents and references from the
+   * rows of `metadata_aspect_v2` (and our timeseries table), page by page of urns, each page one
+   * transaction under the writers' per-urn locks. Timeseries rows are not in DataHub's table
+   * (DataHub keeps them in Elasticsearch), so there is nothing to rebuild them from.
+   */
+  async reindex(onProgress?: (done: number) => void, pageSize = 500): Promise<{entities: number; removed: number}> {
+    const gone = await this.db.query(
+      `DELETE FROM mdcli_entity e WHERE NOT EXISTS (SELECT 1 FROM metadata_aspect_v2 a WHERE a.urn = e.urn) AND NOT EXISTS (SELECT 1 FROM mdcli_timeseries t WHERE t.urn = e.urn)`,
+    )
+    await this.db.query('DELETE FROM mdcli_search_doc d WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = d.urn)')
+    await this.db.query('DELETE FROM mdcli_reference r WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = r.urn)')
+    let after = ''
+    let done = 0
+    for (;;) {
+      const {rows} = await this.db.query<{urn: string}>(
+        `SELECT urn FROM (SELECT DISTINCT urn FROM metadata_aspect_v2 WHERE urn > $1 ORDER BY urn LIMIT $2) a
+         UNION SELECT urn FROM (SELECT DISTINCT urn FROM mdcli_timeseries WHERE urn > $1 ORDER BY urn LIMIT $2) t ORDER BY urn LIMIT $2`,
+        [after, pageSize],
+      )
+      if (rows.length === 0) break
+      const c = await this.db.connect()
+      try {
+        await c.query('BEGIN')
+        for (const {urn} of rows) {
+          await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [urn])
+          const type = urn.split(':')[2] ?? 'unknown'
+          await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2) ON CONFLICT (urn) DO NOTHING', [urn, type])
+          await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
+          const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
+          for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
+          await this.setRemoved(c, urn)
+          await this.reindexEntity(c, urn)
+        }
+        await c.query('COMMIT')
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => undefined)
+        throw err
+      } finally {
+        c.release()
+      }
+      done += rows.length
+      onProgress?.(done)
+      after = rows[rows.length - 1]!.urn
+    }
+    await this.loadIndex()
+    return {entities: done, removed: gone.rowCount ?? 0}
   }
 
   // ---------------------------------------------------------------- reads

@@ -88,6 +88,18 @@ CREATE TABLE IF NOT EXISTS mdcli_reference (
 CREATE INDEX IF NOT EXISTS mdcli_reference_src_idx ON mdcli_reference (urn, aspect);
 `,
   },
+  {
+    // Tables made by DataHub's test setups carry an extra NOT NULL metadata_json column that
+    // DataHub's server itself never writes; let rows without it in.
+    version: 2,
+    sql: `
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'metadata_aspect_v2' AND column_name = 'metadata_json' AND is_nullable = 'NO') THEN
+    ALTER TABLE metadata_aspect_v2 ALTER COLUMN metadata_json DROP NOT NULL;
+  END IF;
+END $$;
+`,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */
