@@ -12,6 +12,8 @@ import {ConfigError} from '../errors.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
+  /** The store of `mdcli lite` and the store commands: a directory or a `postgres://` URL. */
+  store?: string
   [k: string]: unknown
 }
 
@@ -51,6 +53,15 @@ export function defaultStoreDir(env: Env = process.env): string {
   // A database URL chosen for every command (`postgres://…`); the directory otherwise.
   const url = nonEmpty(env.METADATA_STORE_URL)
   if (url) return url
+  if (!truthy(env.METADATA_SKIP_CONFIG)) {
+    let file: ConfigFile | undefined
+    try {
+      file = readConfigFile(configPath(env))
+    } catch {
+      // A broken config file is reported by the commands that need its gms section.
+    }
+    if (typeof file?.store === 'string' && file.store.trim() !== '') return file.store.trim()
+  }
   const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
   return join(data, 'mdcli', 'lite')
 }
