@@ -29,6 +29,7 @@ describe('mdcli store reindex (restore indices from metadata_aspect_v2)', functi
       .filter((l) => !/^create database|^\\c /i.test(l))
       .join('\n')
     const c = new pg.Client({connectionString: db.url})
+    c.on('error', () => undefined)
     await c.connect()
     await c.query(setup)
 

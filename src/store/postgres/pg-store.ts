@@ -281,7 +281,13 @@ export class PgStore implements MetadataStore {
       const urns = [...new Set(ops.map((o) => o.urn))].sort()
       for (const u of urns) await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [u])
       const dirty = new Set<string>()
-      for (const op of ops) results.push(await this.apply(c, op, dirty))
+      // Whether each urn exists, as this transaction has seen it (saves a lookup per op of a batch).
+      const known = new Map<string, boolean>()
+      for (const op of ops) {
+        results.push(await this.apply(c, op, dirty, known))
+        if (op.op === 'upsert' || op.op === 'timeseries') known.set(op.urn, true)
+        else known.delete(op.urn)
+      }
       for (const u of dirty) searchChanges.push(await this.reindexEntity(c, u))
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
       let chunk: string[] = []
@@ -309,11 +315,10 @@ export class PgStore implements MetadataStore {
     return results
   }
 
-  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>): Promise<WriteResult> {
+  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, known: Map<string, boolean>): Promise<WriteResult> {
     const aspectName = 'aspectName' in op ? op.aspectName : undefined
     const none: WriteResult = {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-    const ent = await c.query<{entity_type: string}>('SELECT entity_type FROM mdcli_entity WHERE urn = $1', [op.urn])
-    const exists = ent.rowCount! > 0
+    const exists = known.get(op.urn) ?? (await c.query('SELECT 1 FROM mdcli_entity WHERE urn = $1', [op.urn])).rowCount! > 0
     switch (op.op) {
       case 'upsert':
       case 'timeseries': {
@@ -323,14 +328,18 @@ export class PgStore implements MetadataStore {
           createdEntity = true
           dirty.add(op.urn)
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            await this.insertVersion(c, op.urn, op.keyAspect.name, 0, op.keyAspect.value, op.systemMetadata, op.created)
-            await this.setRefs(c, op.urn, op.keyAspect.name, op.keyAspect.value)
+            // A key row already in DataHub's table (not indexed yet) stays as it is.
+            if (await this.insertVersion(c, op.urn, op.keyAspect.name, 0, op.keyAspect.value, op.systemMetadata, op.created, true)) {
+              await this.setRefs(c, op.urn, op.keyAspect.name, op.keyAspect.value)
+            }
           }
         }
         let changed = true
         if (op.op === 'upsert') {
+          // Read even for an entity new to us: DataHub's table may hold rows not indexed yet (before a reindex).
           const cur = await c.query<{metadata: string; systemmetadata: string | null}>('SELECT metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
-          if (cur.rowCount === 0) {
+          const fresh = cur.rowCount === 0
+          if (fresh) {
             await this.insertVersion(c, op.urn, op.aspectName, 0, op.value, op.systemMetadata, op.created)
           } else if (cur.rows[0]!.metadata === op.value) {
             // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
@@ -356,7 +365,7 @@ export class PgStore implements MetadataStore {
             ])
           }
           if (changed) {
-            await this.setRefs(c, op.urn, op.aspectName, op.value)
+            await this.setRefs(c, op.urn, op.aspectName, op.value, fresh)
             if (op.aspectName === this.opts.rules.softDeleteAspect) await this.setRemoved(c, op.urn)
             if (this.opts.rules.feedsSearch(op.entityType, op.aspectName)) dirty.add(op.urn)
           }
@@ -418,8 +427,8 @@ export class PgStore implements MetadataStore {
     return r
   }
 
-  private async insertVersion(c: pg.PoolClient, urn: string, aspect: string, version: number, text: string, sm: SystemMetadata, created: {time: number; actor: string}): Promise<void> {
-    await c.query('INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1,$2,$3,$4,$5,$6,$7)', [
+  private async insertVersion(c: pg.PoolClient, urn: string, aspect: string, version: number, text: string, sm: SystemMetadata, created: {time: number; actor: string}, ifAbsent = false): Promise<boolean> {
+    const r = await c.query(`INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1,$2,$3,$4,$5,$6,$7)${ifAbsent ? ' ON CONFLICT DO NOTHING' : ''}`, [
       urn,
       aspect,
       version,
@@ -428,10 +437,12 @@ export class PgStore implements MetadataStore {
       toTimestamp(created.time),
       created.actor,
     ])
+    return r.rowCount === 1
   }
 
-  private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string): Promise<void> {
-    await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
+  /** `fresh`: the aspect had no latest value, so it has no references to drop. */
+  private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string, fresh = false): Promise<void> {
+    if (!fresh) await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
     const targets = [...urnsIn(text)].filter((t) => t !== urn && t.length <= 500)
     if (targets.length > 0) {
       await c.query('INSERT INTO mdcli_reference (target, urn, aspect) SELECT t, $1, $2 FROM unnest($3::text[]) AS t ON CONFLICT DO NOTHING', [urn, aspect, targets])
