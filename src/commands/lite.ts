@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {defaultStoreDir, resolveSettings, writeConfigFile} from '../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
@@ -21,7 +21,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
   static override flags = {
     port: Flags.integer({char: 'p', summary: 'Port to listen on (0 = any free port).', default: 8080, min: 0, max: 65535}),
     host: Flags.string({summary: 'Address to bind; 127.0.0.1 keeps the server private to this machine.', default: '127.0.0.1'}),
-    store: Flags.string({summary: 'Store directory (created when missing), or a PostgreSQL URL postgres://user:pass@host:port/db (env METADATA_STORE_URL).', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory (created when missing), or a PostgreSQL URL postgres://user:pass@host:port/db (env METADATA_STORE_URL).', defaultHelp: defaultStoreHelp}),
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
     auth: Flags.boolean({summary: 'Require access tokens and check access policies. --no-auth is for throwaway local use only.', default: true, allowNo: true}),
     'max-result-window': Flags.integer({

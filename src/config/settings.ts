@@ -9,6 +9,7 @@ import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 import yaml from 'js-yaml'
 import {ConfigError} from '../errors.js'
+import {maskUrl} from '../store/postgres/url.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
@@ -64,6 +65,11 @@ export function defaultStoreDir(env: Env = process.env): string {
   }
   const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
   return join(data, 'mdcli', 'lite')
+}
+
+/** The default store as `--help` shows it: a database URL's password masked. */
+export async function defaultStoreHelp(): Promise<string> {
+  return maskUrl(defaultStoreDir())
 }
 
 export function readConfigFile(path: string): ConfigFile | undefined {

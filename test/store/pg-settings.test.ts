@@ -39,4 +39,22 @@ describe('choosing the PostgreSQL store', function () {
       cleanup(home)
     }
   })
+
+  it('never shows a METADATA_STORE_URL password in --help, and lite nuke refuses a database', async () => {
+    const home = tempDir()
+    const env = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', METADATA_STORE_URL: 'postgres://mdcli:help-secret@127.0.0.1:1/catalog'}
+    try {
+      for (const cmd of [['lite', '--help'], ['lite', 'export', '--help'], ['lite', 'import', '--help']]) {
+        const r = await runCli(cmd, {env})
+        expect(r.stdout + r.stderr, cmd.join(' ')).to.include('postgres://mdcli:****@127.0.0.1:1/catalog')
+        expect(r.stdout + r.stderr, cmd.join(' ')).not.to.include('help-secret')
+      }
+      const nuke = await runCli(['lite', 'nuke', '--force'], {env})
+      expect(nuke.code).to.not.equal(0)
+      expect(nuke.stderr).to.match(/PostgreSQL database/)
+      expect(nuke.stdout + nuke.stderr).not.to.include('help-secret')
+    } finally {
+      cleanup(home)
+    }
+  })
 })

@@ -6,7 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {MdcliClient} from '../../client/client.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
 
 /**
@@ -23,7 +23,7 @@ On a first start the admin token is saved to the config file, never written to t
 
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on.', default: 8080, min: 1, max: 65535}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
     stop: Flags.boolean({summary: 'Stop the server started by quickstart.', default: false}),
   }
 
