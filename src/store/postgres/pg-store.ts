@@ -231,7 +231,7 @@ export class PgStore implements MetadataStore {
     const c = await this.lockPool.connect()
     let ok = false
     try {
-      for (const k of keys) await c.query('SELECT pg_advisory_lock($1, hashtext($2))', [EDIT_LOCK_CLASS, k])
+      await c.query('SELECT count(pg_advisory_lock($1, hashtext(k))) FROM unnest($2::text[]) AS k', [EDIT_LOCK_CLASS, keys])
       const out = await fn()
       ok = true
       return out
@@ -279,7 +279,8 @@ export class PgStore implements MetadataStore {
     try {
       await c.query('BEGIN')
       const urns = [...new Set(ops.map((o) => o.urn))].sort()
-      for (const u of urns) await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [u])
+      // One round trip; unnest keeps the sorted order, so batches never wait on each other in a cycle.
+      await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
       const dirty = new Set<string>()
       // Whether each urn exists, as this transaction has seen it (saves a lookup per op of a batch).
       const known = new Map<string, boolean>()
