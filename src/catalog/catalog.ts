@@ -67,6 +67,10 @@ export class Catalog {
     this.now = opts.clock ?? Date.now
     const observe = this.authorizer.observeWrite?.bind(this.authorizer)
     if (observe) this.onWrite(observe)
+    // Writes by other servers on a shared store reach the same caches as this server's own.
+    this.store.onExternalWrite?.((urns) => {
+      for (const listen of this.writeListeners) listen(urns)
+    })
   }
 
   /**

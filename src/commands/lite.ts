@@ -1,8 +1,9 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {defaultStoreDir, resolveSettings, writeConfigFile} from '../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
+import {maskUrl} from '../store/postgres/url.js'
 
 export default class Lite extends BaseCommand {
   static override summary = 'Run the embedded metadata server (GraphQL + REST) on a local lowdb store.'
@@ -13,13 +14,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     {description: 'Start on 127.0.0.1:8080 with the default store', command: '<%= config.bin %> lite'},
     {description: 'Start with a few sample entities in a fresh store', command: '<%= config.bin %> lite --sample'},
     {description: 'Another port and store', command: '<%= config.bin %> lite --port 9002 --store ./catalog-store'},
+    {description: 'Serve a PostgreSQL database (replicas may share it)', command: '<%= config.bin %> lite --store postgres://mdcli:secret@127.0.0.1:5432/catalog'},
     {description: 'Also write what recipes with `sink: {type: nats}` queued', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222'},
   ]
 
   static override flags = {
     port: Flags.integer({char: 'p', summary: 'Port to listen on (0 = any free port).', default: 8080, min: 0, max: 65535}),
     host: Flags.string({summary: 'Address to bind; 127.0.0.1 keeps the server private to this machine.', default: '127.0.0.1'}),
-    store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory (created when missing), or a PostgreSQL URL postgres://user:pass@host:port/db (env METADATA_STORE_URL).', defaultHelp: defaultStoreHelp}),
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
     auth: Flags.boolean({summary: 'Require access tokens and check access policies. --no-auth is for throwaway local use only.', default: true, allowNo: true}),
     'max-result-window': Flags.integer({
@@ -95,13 +97,13 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       // The admin exists but nothing here can act as it: say how to get back in.
       this.log(
         `No access token is configured (METADATA_GMS_TOKEN, ${resolveSettings().configPath}), and this store's admin token was shown on its first start only. ` +
-          `If it is lost: stop this server and run \`mdcli token create --admin --store ${storeDir}\`.`,
+          `If it is lost: stop this server and run \`mdcli token create --admin --store ${maskUrl(storeDir)}\`.`,
       )
     }
     if (!server.auth) {
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
-    this.log(`mdcli lite listening on ${server.url} (store: ${storeDir})`)
+    this.log(`mdcli lite listening on ${server.url} (store: ${maskUrl(storeDir)})`)
     this.log(`Browse the catalog at ${server.url}/ (GraphiQL at ${server.url}/api/graphiql).`)
     // A server thread that dies on its own takes the command down with its error.
     const sig = await Promise.race([signal, server.ended.then(() => undefined)])

@@ -9,9 +9,12 @@ import {homedir} from 'node:os'
 import {dirname, join} from 'node:path'
 import yaml from 'js-yaml'
 import {ConfigError} from '../errors.js'
+import {maskUrl} from '../store/postgres/url.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
+  /** The store of `mdcli lite` and the store commands: a directory or a `postgres://` URL. */
+  store?: string
   [k: string]: unknown
 }
 
@@ -48,8 +51,25 @@ export function configPath(env: Env = process.env): string {
 
 /** The default directory of the `mdcli lite` store. */
 export function defaultStoreDir(env: Env = process.env): string {
+  // A database URL chosen for every command (`postgres://…`); the directory otherwise.
+  const url = nonEmpty(env.METADATA_STORE_URL)
+  if (url) return url
+  if (!truthy(env.METADATA_SKIP_CONFIG)) {
+    let file: ConfigFile | undefined
+    try {
+      file = readConfigFile(configPath(env))
+    } catch {
+      // A broken config file is reported by the commands that need its gms section.
+    }
+    if (typeof file?.store === 'string' && file.store.trim() !== '') return file.store.trim()
+  }
   const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
   return join(data, 'mdcli', 'lite')
+}
+
+/** The default store as `--help` shows it: a database URL's password masked. */
+export async function defaultStoreHelp(): Promise<string> {
+  return maskUrl(defaultStoreDir())
 }
 
 export function readConfigFile(path: string): ConfigFile | undefined {

@@ -1,10 +1,11 @@
 /**
- * Opens the configured store. Only the embedded lowdb store exists today; a SQL store will be
- * chosen here by the same options, and run the same conformance suite.
+ * Opens the configured store: a `postgres://` (or `postgresql://`) URL opens the PostgreSQL
+ * store, anything else is the embedded store's directory. Both run the same conformance suite.
  */
 import {entitySpecs} from '../model/registry.js'
 import {LowdbStore} from './lowdb-store.js'
 import {MemoryStore} from './memory.js'
+import {PgStore} from './postgres/pg-store.js'
 import {REGISTRY_RULES} from './rules.js'
 import type {MetadataStore} from './types.js'
 
@@ -20,7 +21,13 @@ export const SEARCHABLE_TYPES: readonly string[] = entitySpecs()
   .filter((e) => e.searchable)
   .map((e) => e.name)
 
+/** Whether a `--store` value names a PostgreSQL database rather than a directory. */
+export function isStoreUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store)
+}
+
 export function createStore(opts: OpenStoreOptions): MetadataStore {
+  if (isStoreUrl(opts.dir)) return new PgStore({url: opts.dir, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
   return new LowdbStore({
     dir: opts.dir,
     checkpointBytes: opts.checkpointBytes,

@@ -224,4 +224,16 @@ export interface MetadataStore {
   runRows(runId: string): Promise<RunRow[]>
 
   stats(): Promise<StoreStats>
+
+  /**
+   * Optional, for stores several servers share (PostgreSQL): runs `fn` holding locks on these
+   * entities that other processes' edits respect too. The catalog takes them around
+   * read-modify-write edits, after its in-process locks.
+   */
+  withEntityLocks?<T>(urns: string[], fn: () => Promise<T>): Promise<T>
+  /**
+   * Optional, for shared stores: calls `listen` with the urns written by OTHER processes, once
+   * committed, so caches of stored state (tokens, policies, groups) are dropped everywhere.
+   */
+  onExternalWrite?(listen: (urns: string[]) => void): void
 }

@@ -16,6 +16,9 @@ import type {Catalog} from '../catalog.js'
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>()
 
+  /** `outer`: the store's cross-process locks (shared stores), taken once the in-process ones are held. */
+  constructor(private readonly outer?: <T>(keys: string[], fn: () => Promise<T>) => Promise<T>) {}
+
   /** Waits for the key; resolves with the function that releases it. */
   async acquire(key: string): Promise<() => void> {
     const prev = this.tails.get(key)
@@ -39,7 +42,7 @@ export class KeyedMutex {
     const releases: Array<() => void> = []
     try {
       for (const k of sorted) releases.push(await this.acquire(k))
-      return await fn()
+      return this.outer && sorted.length > 0 ? await this.outer(sorted, fn) : await fn()
     } finally {
       for (let i = releases.length - 1; i >= 0; i--) releases[i]!()
     }
@@ -56,6 +59,6 @@ const LOCKS = new WeakMap<Catalog, KeyedMutex>()
 /** The lock table of a catalog: every edit service on the same catalog shares it. */
 export function lockFor(catalog: Catalog): KeyedMutex {
   let m = LOCKS.get(catalog)
-  if (!m) LOCKS.set(catalog, (m = new KeyedMutex()))
+  if (!m) LOCKS.set(catalog, (m = new KeyedMutex(catalog.store.withEntityLocks?.bind(catalog.store))))
   return m
 }

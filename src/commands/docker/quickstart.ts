@@ -6,12 +6,13 @@ import {fileURLToPath} from 'node:url'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {MdcliClient} from '../../client/client.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
 
 /**
- * There is no container engine to count on, so `docker quickstart` starts the same server
- * `mdcli lite` runs, in the background, with its log and pid beside the store.
+ * With a container engine that answers, `docker quickstart` runs `docker compose up` on
+ * docker/compose.yml (mdcli on PostgreSQL). Without one it starts the same server `mdcli lite`
+ * runs, in the background, with its log and pid beside the store.
  */
 export default class DockerQuickstart extends BaseCommand {
   static override summary = 'Start a local mdcli server in the background (or stop it with --stop).'
@@ -22,7 +23,7 @@ On a first start the admin token is saved to the config file, never written to t
 
   static override flags = {
     port: Flags.integer({summary: 'Port to listen on.', default: 8080, min: 1, max: 65535}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
     stop: Flags.boolean({summary: 'Stop the server started by quickstart.', default: false}),
   }
 
@@ -54,6 +55,21 @@ On a first start the admin token is saved to the config file, never written to t
         this.log(`mdcli is already running at ${url}`)
         return {url, state: 'running'}
       }
+      // An explicit --store asks for that directory: lite, not the containers.
+      const compose = flags.store ? undefined : composeFile()
+      if (compose && (await engineAnswers())) {
+        const code = await run('docker', ['compose', '-f', compose, 'up', '-d'], {...process.env, MDCLI_PORT: String(flags.port)})
+        if (code !== 0) throw new UsageError(`docker compose -f ${compose} up -d failed (exit ${code})`)
+        for (let i = 0; i < 600; i++) {
+          if (await up(client)) {
+            this.log(`✔ mdcli (PostgreSQL, docker compose) is now running at ${url}`)
+            return {url, state: 'started'}
+          }
+          await sleep(500)
+        }
+        throw new UsageError(`The containers started but ${url} does not answer; see \`docker compose -f ${compose} logs\``)
+      }
+      if (compose) this.log('No container engine answered (docker info); starting mdcli lite in the background instead.')
       mkdirSync(store, {recursive: true, mode: 0o700})
       // Owner-only: the log says who did what, and the store holds token hashes.
       const log = openSync(join(store, 'lite.log'), 'a', 0o600)
@@ -115,6 +131,25 @@ function alive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/** docker/compose.yml of this installation (a git checkout; the npm package does not ship it). */
+function composeFile(): string | undefined {
+  const f = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'docker', 'compose.yml')
+  return existsSync(f) ? f : undefined
+}
+
+/** Whether a container engine answers `docker info` within a few seconds. */
+async function engineAnswers(): Promise<boolean> {
+  return (await run(process.env.MDCLI_DOCKER_BIN ?? 'docker', ['info', '--format', '{{.ServerVersion}}'], process.env, 5000)) === 0
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<number | null> {
+  return new Promise((done) => {
+    const p = spawn(cmd, args, {env, stdio: 'ignore', timeout: timeoutMs})
+    p.once('error', () => done(null))
+    p.once('exit', (code) => done(code))
+  })
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))

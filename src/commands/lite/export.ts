@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {exportStore, type ExportReport} from '../../catalog/backup.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {openStore} from '../../store/index.js'
 
 export default class LiteExport extends BaseCommand {
@@ -16,7 +16,7 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
 
   static override flags = {
     file: Flags.string({char: 'f', summary: 'File to write (must not exist).', required: true}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory, or a PostgreSQL URL postgres://user:pass@host:port/db.', defaultHelp: defaultStoreHelp}),
   }
 
   async run(): Promise<ExportReport> {

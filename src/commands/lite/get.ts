@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {withLocalStore} from '../../cli/local-store.js'
 import {getLocal} from '../../catalog/local.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {NotFoundError} from '../../errors.js'
 
 export default class LiteGet extends BaseCommand {
@@ -17,7 +17,7 @@ the running server. Prints {urn, entityType, aspects: {name: value}}.`
   static override flags = {
     urn: Flags.string({char: 'u', summary: 'The entity urn.', required: true}),
     aspect: Flags.string({char: 'a', summary: 'Only these aspects (repeatable).', multiple: true}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
   }
 
   async run(): Promise<unknown> {

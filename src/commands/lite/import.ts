@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {importRecords, type ImportReport} from '../../catalog/backup.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {FileError} from '../../errors.js'
 import {readJsonElements} from '../../recipes/json-stream.js'
 import {openStore} from '../../store/index.js'
@@ -20,7 +20,7 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
 
   static override flags = {
     file: Flags.string({char: 'f', summary: 'Change-event JSON file to read.', required: true}),
-    store: Flags.string({summary: 'Store directory (created when missing).', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory (created when missing), or a PostgreSQL URL postgres://user:pass@host:port/db.', defaultHelp: defaultStoreHelp}),
   }
 
   async run(): Promise<ImportReport> {

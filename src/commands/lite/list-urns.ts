@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {withLocalStore} from '../../cli/local-store.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 
 export default class LiteListUrns extends BaseCommand {
   static override summary = 'List the urns in a stopped lite store (DataHub Lite\'s list-urns).'
@@ -15,7 +15,7 @@ first, or use \`mdcli search "*"\` against the running server.`
   static override flags = {
     'entity-type': Flags.string({char: 't', summary: 'Only this entity type.'}),
     'include-soft-deleted': Flags.boolean({summary: 'Include soft-deleted entities.', default: false}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
   }
 
   async run(): Promise<{total: number; urns: string[]}> {

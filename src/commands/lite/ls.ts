@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {withLocalStore} from '../../cli/local-store.js'
 import {lsPath, type LsEntry} from '../../catalog/local.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 
 export default class LiteLs extends BaseCommand {
   static override summary = 'Walk a stopped lite store like a file system (DataHub Lite\'s ls).'
@@ -16,7 +16,7 @@ directly; stop \`mdcli lite\` first.`
   ]
 
   static override args = {path: Args.string({description: 'Where to look.', default: '/'})}
-  static override flags = {store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()})}
+  static override flags = {store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp})}
 
   async run(): Promise<{path: string; entries: LsEntry[]}> {
     const {args, flags} = await this.parse(LiteLs)

@@ -3,7 +3,10 @@ import {BaseCommand} from '../../cli/base.js'
 import {confirm} from '../../cli/confirm.js'
 import {storeLocked} from '../../cli/local-store.js'
 import {nukeStore, type NukeReport} from '../../catalog/local.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
+import {UsageError} from '../../errors.js'
+import {isStoreUrl} from '../../store/index.js'
+import {maskUrl} from '../../store/postgres/url.js'
 
 export default class LiteNuke extends BaseCommand {
   static override summary = 'Remove a lite store and everything in it (DataHub Lite\'s nuke).'
@@ -16,13 +19,14 @@ Back it up first with \`mdcli lite export --file F\` if you may want it again.`
   ]
 
   static override flags = {
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
     force: Flags.boolean({char: 'f', summary: 'Do not ask.', default: false}),
   }
 
   async run(): Promise<NukeReport | {removed: false}> {
     const {flags} = await this.parse(LiteNuke)
     const dir = flags.store ?? defaultStoreDir()
+    if (isStoreUrl(dir)) throw new UsageError(`lite nuke removes an embedded store directory; ${maskUrl(dir)} is a PostgreSQL database: drop it with PostgreSQL's tools`)
     if (!flags.force && !(await confirm(`Remove the store ${dir} and everything in it?`, '--force'))) {
       this.log('Nothing removed.')
       return {removed: false}

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {withLocalStore} from '../../cli/local-store.js'
-import {defaultStoreDir} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import type {SearchHit} from '../../store/types.js'
 
 export default class LiteSearch extends BaseCommand {
@@ -18,7 +18,7 @@ store directory directly; stop \`mdcli lite\` first, or use \`mdcli search\` aga
     'entity-type': Flags.string({char: 't', summary: 'Only this entity type.', multiple: true}),
     start: Flags.integer({summary: 'Offset of the first result.', default: 0, min: 0}),
     count: Flags.integer({summary: 'Number of results.', default: 20, min: 0, max: 10_000}),
-    store: Flags.string({summary: 'Store directory.', defaultHelp: async () => defaultStoreDir()}),
+    store: Flags.string({summary: 'Store directory.', defaultHelp: defaultStoreHelp}),
   }
 
   async run(): Promise<{total: number; hits: SearchHit[]}> {

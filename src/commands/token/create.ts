@@ -1,3 +1,4 @@
+import {maskUrl} from '../../store/postgres/url.js'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 
@@ -55,7 +56,7 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
     const {recoverAdminToken} = await import('../../catalog/access/bootstrap.js')
     const {resolveSettings, writeConfigFile} = await import('../../config/settings.js')
     const {accessToken, id} = await recoverAdminToken(storeDir, name)
-    this.log(`Created admin token '${name}' for urn:li:corpuser:datahub on the store ${storeDir} (never expires).`)
+    this.log(`Created admin token '${name}' for urn:li:corpuser:datahub on the store ${maskUrl(storeDir)} (never expires).`)
     const settings = resolveSettings()
     if (settings.skipConfig || this.jsonEnabled()) {
       this.log('Keep it now; it is not shown again:')

@@ -1,0 +1,114 @@
+/**
+ * PostgreSQL store benchmark (127.0.0.1 only; its own database, dropped after): batch ingest
+ * through REST with 8 clients, entity reads at concurrency 32 and p50 at concurrency 1, search
+ * p50 through GraphQL, and disk per aspect (pg_database_size / aspects).
+ *
+ * Bounded: BENCH_PG_ASPECTS aspects (default 200,000, 5 per entity) and a 10-minute cap on the
+ * ingest. MDCLI_BENCH_POSTGRES_URL overrides the admin URL (must point at 127.0.0.1).
+ */
+import pg from 'pg'
+import {Pool} from 'undici'
+import {encodeUrnPath} from '../src/model/urn.js'
+import {datasetAspects, machine, mib, percentile, proposal, rng, startLiteChild, wordSource} from './lib.js'
+
+export async function main(): Promise<Record<string, number>> {
+  const admin = process.env.MDCLI_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+  if (new URL(admin).hostname !== '127.0.0.1') throw new Error('the pg-store bench runs against 127.0.0.1 only')
+  const aspects = Number(process.env.BENCH_PG_ASPECTS ?? 200_000)
+  const entities = Math.ceil(aspects / 5)
+  const clients = 8
+  const batch = 1000
+  const name = `mdcli_bench_${process.pid}_${Date.now().toString(36)}`
+  const a = new pg.Client({connectionString: admin})
+  await a.connect()
+  await a.query(`CREATE DATABASE ${name}`)
+  const u = new URL(admin)
+  u.pathname = `/${name}`
+  const url = u.toString()
+  console.log(`pg-store bench on ${machine()}: ${(entities * 5).toLocaleString()} aspects over ${entities.toLocaleString()} entities, ${clients} clients, batches of ${batch}`)
+  const word = wordSource(rng(1))
+  const r = rng(2)
+  const urns: string[] = []
+  const bodies: Array<{body: Buffer; n: number}> = []
+  for (let e = 0; e < entities; ) {
+    const props: unknown[] = []
+    while (props.length < batch && e < entities) {
+      const as = datasetAspects(e++, word, r)
+      urns.push(as[0]!.urn)
+      for (const x of as) props.push(proposal(x, 'bench-pg'))
+    }
+    bodies.push({body: Buffer.from(JSON.stringify({proposals: props})), n: props.length})
+  }
+  const lite = await startLiteChild(url)
+  try {
+    const pool = new Pool(lite.url, {connections: 32, pipelining: 1})
+    let next = 0
+    let written = 0
+    const deadline = Date.now() + 10 * 60_000
+    const t0 = performance.now()
+    await Promise.all(
+      Array.from({length: clients}, async () => {
+        while (next < bodies.length && Date.now() < deadline) {
+          const {body, n} = bodies[next++]!
+          const res = await pool.request({path: '/aspects?action=ingestProposalBatch', method: 'POST', headers: {'content-type': 'application/json', ...lite.auth}, body})
+          const out = (await res.body.json()) as {value?: {failed: number}}
+          if (res.statusCode !== 200 || out.value!.failed > 0) throw new Error(`batch failed: ${res.statusCode}`)
+          written += n
+        }
+      }),
+    )
+    const ingestS = (performance.now() - t0) / 1000
+    const perSec = written / ingestS
+    console.log(`ingest: ${written.toLocaleString()} aspects in ${ingestS.toFixed(1)} s = ${perSec.toFixed(0)} aspects/s`)
+    const done = urns.slice(0, Math.floor(written / 5))
+    const read = async (urn: string) => {
+      const t = performance.now()
+      const res = await pool.request({path: `/entitiesV2/${encodeUrnPath(urn)}`, method: 'GET', headers: lite.auth})
+      await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`read ${res.statusCode}`)
+      return performance.now() - t
+    }
+    const rr = rng(3)
+    const pick = () => done[Math.floor(rr() * done.length)]!
+    // c=32: a fixed number of reads, 32 in flight.
+    const reads32 = 5000
+    let issued = 0
+    const t1 = performance.now()
+    await Promise.all(Array.from({length: 32}, async () => {
+      while (issued++ < reads32) await read(pick())
+    }))
+    const qps32 = reads32 / ((performance.now() - t1) / 1000)
+    const lat: number[] = []
+    for (let i = 0; i < 1000; i++) lat.push(await read(pick()))
+    lat.sort((x, y) => x - y)
+    const p50 = percentile(lat, 50)
+    console.log(`entity reads: ${qps32.toFixed(0)}/s at c=32; p50 ${p50.toFixed(2)} ms at c=1`)
+    const sl: number[] = []
+    for (let i = 0; i < 200; i++) {
+      const q = word()
+      const t = performance.now()
+      const res = await pool.request({
+        path: '/api/graphql',
+        method: 'POST',
+        headers: {'content-type': 'application/json', ...lite.auth},
+        body: JSON.stringify({query: `{ search(input: {type: DATASET, query: ${JSON.stringify(q)}, start: 0, count: 10}) { total } }`}),
+      })
+      await res.body.text()
+      sl.push(performance.now() - t)
+    }
+    sl.sort((x, y) => x - y)
+    const searchP50 = percentile(sl, 50)
+    await pool.close()
+    const size = await a.query<{d: string}>('SELECT pg_database_size($1) AS d', [name])
+    const disk = Number(size.rows[0]!.d)
+    const perAspect = disk / written
+    console.log(`search p50 ${searchP50.toFixed(2)} ms; database ${mib(disk)} = ${perAspect.toFixed(0)} bytes per aspect`)
+    const figures = {aspects: written, aspectsPerSec: Math.round(perSec), entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
+    console.log(JSON.stringify({bench: 'pg-store', ...figures}))
+    return figures
+  } finally {
+    await lite.stop().catch(() => undefined)
+    await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+    await a.end()
+  }
+}

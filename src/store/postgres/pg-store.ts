@@ -1,0 +1,709 @@
+/**
+ * A MetadataStore on PostgreSQL (`pg`, one bounded Pool). Versioned aspects live in DataHub's
+ * `metadata_aspect_v2` (version 0 = latest; value text kept exactly as received); the rest in
+ * tables of our own (see schema.ts).
+ *
+ * Concurrency: every write batch is one transaction that first takes a transaction-scoped
+ * advisory lock per urn it touches (in sorted order, so two batches never deadlock). Writers of
+ * the same entity are thus serialised whichever process they run in, and no update is lost.
+ *
+ * Search: documents are kept in `mdcli_search_doc` (tsvector + facet columns); queries are
+ * answered by the same in-process index as the embedded store, loaded from that table on open
+ * and updated by this process's writes, so both stores rank and window alike.
+ *
+ * Replicas: every write batch NOTIFYs the urns it touched on `mdcli_write` (delivered at
+ * COMMIT). Each process LISTENs, refreshes those search documents and tells the catalog, whose
+ * caches (tokens, policies, group members) drop what changed. Read-modify-write edits take
+ * session advisory locks (two-int key space, distinct from the writers' bigint one) on a
+ * separate small pool, so edits of one entity on two replicas run one after the other.
+ */
+import pg from 'pg'
+import {buildSearchDoc, type SearchDoc} from '../../model/search-doc.js'
+import {SearchIndex} from '../search-index.js'
+import type {
+  EntityRecord,
+  EntityRules,
+  ListUrnsRequest,
+  MetadataStore,
+  RunRow,
+  RunSummary,
+  SearchRequest,
+  SearchResponse,
+  StoredAspect,
+  StoreStats,
+  SystemMetadata,
+  WriteOp,
+  WriteResult,
+} from '../types.js'
+import {migrate} from './schema.js'
+import {maskUrl} from './url.js'
+
+export {maskUrl} from './url.js'
+
+export interface PgStoreOptions {
+  url: string
+  rules: EntityRules
+  searchableTypes: readonly string[]
+  /** Pool size; small by default, since one server rarely needs more. */
+  poolMax?: number
+}
+
+const TS_EXPR = `(round(extract(epoch from createdon) * 1000))::bigint`
+const toTimestamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
+
+interface AspectRow {
+  urn: string
+  aspect: string
+  version: string
+  metadata: string
+  systemmetadata: string | null
+  created_ms: string
+  createdby: string
+}
+interface TsRow {
+  urn: string
+  aspect: string
+  ts: string
+  metadata: string
+  systemmetadata: string | null
+  createdon: string
+  createdby: string
+}
+
+interface DocRow {
+  entity_id: string
+  urn: string
+  entity_type: string
+  name: string
+  body: string
+  removed: boolean
+  platform: string | null
+  origin: string | null
+  container: string | null
+  tags: string[]
+  owners: string[]
+  domains: string[]
+  glossary_terms: string[]
+  type_names: string[]
+}
+
+function rowDoc(r: DocRow): SearchDoc {
+  return {
+    name: r.name,
+    text: r.body,
+    removed: r.removed,
+    facets: {
+      platform: r.platform ?? undefined,
+      origin: r.origin ?? undefined,
+      container: r.container ?? undefined,
+      tags: r.tags,
+      owners: r.owners,
+      domains: r.domains,
+      glossaryTerms: r.glossary_terms,
+      typeNames: r.type_names,
+    },
+  }
+}
+
+/** String values of a JSON text that are urns; keys and nested text are left out. */
+function urnsIn(text: string): Set<string> {
+  const out = new Set<string>()
+  const re = /"(urn:li:(?:[^"\\]|\\.)*)"/g
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    try {
+      out.add(JSON.parse(`"${m[1]}"`) as string)
+    } catch {
+      // not a whole string value
+    }
+  }
+  return out
+}
+
+const CHANNEL = 'mdcli_write'
+/** Class id of the edit locks' two-int advisory key space. */
+const EDIT_LOCK_CLASS = 7_342_002
+const NOTIFY_CHUNK = 7000
+
+export class PgStore implements MetadataStore {
+  private pool: pg.Pool | null = null
+  private lockPool: pg.Pool | null = null
+  private listener: pg.Client | null = null
+  private index = new SearchIndex()
+  /** Search id per urn in the in-process index. */
+  private ids = new Map<string, number>()
+  private readonly instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
+  private readonly external: Array<(urns: string[]) => void> = []
+  private closing = false
+
+  constructor(private readonly opts: PgStoreOptions) {}
+
+  private get db(): pg.Pool {
+    if (!this.pool) throw new Error('store is not open')
+    return this.pool
+  }
+
+  async open(): Promise<void> {
+    const pool = new pg.Pool({connectionString: this.opts.url, max: this.opts.poolMax ?? 8})
+    // An idle client's error (server restart) must not crash the process; the next query reconnects.
+    pool.on('error', () => undefined)
+    let c: pg.PoolClient
+    try {
+      c = await pool.connect()
+    } catch (err) {
+      await pool.end().catch(() => undefined)
+      throw new Error(`cannot connect to ${maskUrl(this.opts.url)}: ${(err as Error).message}`)
+    }
+    try {
+      await migrate(c)
+    } finally {
+      c.release()
+    }
+    this.pool = pool
+    this.lockPool = new pg.Pool({connectionString: this.opts.url, max: 4})
+    this.lockPool.on('error', () => undefined)
+    this.closing = false
+    await this.listen()
+    await this.loadIndex()
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({connectionString: this.opts.url})
+    client.on('notification', (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return
+      let msg: {s: string; u: string[]}
+      try {
+        msg = JSON.parse(n.payload)
+      } catch {
+        return
+      }
+      if (msg.s === this.instance) return
+      void this.refresh(msg.u).then(
+        () => {
+          for (const l of this.external) l(msg.u)
+        },
+        () => undefined,
+      )
+    })
+    client.on('error', () => {
+      // The connection is gone: notifications may have been missed, so reload everything once back.
+      if (this.closing) return
+      this.listener = null
+      setTimeout(() => {
+        if (this.closing || !this.pool) return
+        this.listen()
+          .then(() => this.loadIndex())
+          .catch(() => undefined)
+      }, 1000).unref()
+    })
+    await client.connect()
+    await client.query(`LISTEN ${CHANNEL}`)
+    this.listener = client
+  }
+
+  /** Reloads the search documents of urns another process wrote. */
+  private async refresh(urns: string[]): Promise<void> {
+    if (!this.pool) return
+    const {rows} = await this.pool.query('SELECT * FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
+    const seen = new Set<string>()
+    for (const r of rows) {
+      seen.add(r.urn)
+      const id = Number(r.entity_id)
+      const old = this.ids.get(r.urn)
+      if (old !== undefined && old !== id) this.index.remove(old)
+      this.index.upsert(id, r.urn, r.entity_type, rowDoc(r))
+      this.ids.set(r.urn, id)
+    }
+    for (const u of urns) {
+      if (seen.has(u)) continue
+      const old = this.ids.get(u)
+      if (old !== undefined) this.index.remove(old)
+      this.ids.delete(u)
+    }
+  }
+
+  onExternalWrite(listen: (urns: string[]) => void): void {
+    this.external.push(listen)
+  }
+
+  async withEntityLocks<T>(urns: string[], fn: () => Promise<T>): Promise<T> {
+    if (!this.lockPool) throw new Error('store is not open')
+    const keys = [...new Set(urns)].sort()
+    const c = await this.lockPool.connect()
+    let ok = false
+    try {
+      await c.query('SELECT count(pg_advisory_lock($1, hashtext(k))) FROM unnest($2::text[]) AS k', [EDIT_LOCK_CLASS, keys])
+      const out = await fn()
+      ok = true
+      return out
+    } finally {
+      try {
+        await c.query('SELECT pg_advisory_unlock_all()')
+        c.release()
+      } catch (err) {
+        // A client whose unlock failed may still hold locks: destroy it rather than reuse it.
+        c.release(err as Error)
+        if (ok) throw err
+      }
+    }
+  }
+
+  private async loadIndex(): Promise<void> {
+    const idx = new SearchIndex()
+    const ids = new Map<string, number>()
+    const {rows} = await this.db.query<DocRow>('SELECT * FROM mdcli_search_doc ORDER BY entity_id')
+    for (const r of rows) {
+      idx.upsert(Number(r.entity_id), r.urn, r.entity_type, rowDoc(r))
+      ids.set(r.urn, Number(r.entity_id))
+    }
+    this.index = idx
+    this.ids = ids
+  }
+
+  async close(): Promise<void> {
+    this.closing = true
+    const p = this.pool
+    const l = this.lockPool
+    const n = this.listener
+    this.pool = this.lockPool = this.listener = null
+    await n?.end().catch(() => undefined)
+    await l?.end()
+    if (p) await p.end()
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  async write(ops: WriteOp[]): Promise<WriteResult[]> {
+    const c = await this.db.connect()
+    const searchChanges: Array<() => void> = []
+    const results: WriteResult[] = []
+    try {
+      await c.query('BEGIN')
+      const urns = [...new Set(ops.map((o) => o.urn))].sort()
+      // One round trip; unnest keeps the sorted order, so batches never wait on each other in a cycle.
+      await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
+      const dirty = new Set<string>()
+      // Whether each urn exists, as this transaction has seen it (saves a lookup per op of a batch).
+      const known = new Map<string, boolean>()
+      for (const op of ops) {
+        results.push(await this.apply(c, op, dirty, known))
+        if (op.op === 'upsert' || op.op === 'timeseries') known.set(op.urn, true)
+        else known.delete(op.urn)
+      }
+      for (const u of dirty) searchChanges.push(await this.reindexEntity(c, u))
+      // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
+      let chunk: string[] = []
+      let size = 0
+      const flush = async () => {
+        if (chunk.length > 0) await c.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({s: this.instance, u: chunk})])
+        chunk = []
+        size = 0
+      }
+      for (const u of urns) {
+        if (size + u.length > NOTIFY_CHUNK) await flush()
+        chunk.push(u)
+        size += u.length + 3
+      }
+      await flush()
+      await c.query('COMMIT')
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      c.release()
+    }
+    // The in-process index follows only what is committed.
+    for (const f of searchChanges) f()
+    return results
+  }
+
+  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, known: Map<string, boolean>): Promise<WriteResult> {
+    const aspectName = 'aspectName' in op ? op.aspectName : undefined
+    const none: WriteResult = {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
+    const exists = known.get(op.urn) ?? (await c.query('SELECT 1 FROM mdcli_entity WHERE urn = $1', [op.urn])).rowCount! > 0
+    switch (op.op) {
+      case 'upsert':
+      case 'timeseries': {
+        let createdEntity = false
+        if (!exists) {
+          await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2)', [op.urn, op.entityType])
+          createdEntity = true
+          dirty.add(op.urn)
+          if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
+            // A key row already in DataHub's table (not indexed yet) stays as it is.
+            if (await this.insertVersion(c, op.urn, op.keyAspect.name, 0, op.keyAspect.value, op.systemMetadata, op.created, true)) {
+              await this.setRefs(c, op.urn, op.keyAspect.name, op.keyAspect.value)
+            }
+          }
+        }
+        let changed = true
+        if (op.op === 'upsert') {
+          // Read even for an entity new to us: DataHub's table may hold rows not indexed yet (before a reindex).
+          const cur = await c.query<{metadata: string; systemmetadata: string | null}>('SELECT metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
+          const fresh = cur.rowCount === 0
+          if (fresh) {
+            await this.insertVersion(c, op.urn, op.aspectName, 0, op.value, op.systemMetadata, op.created)
+          } else if (cur.rows[0]!.metadata === op.value) {
+            // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
+            const prev = JSON.parse(cur.rows[0]!.systemmetadata ?? '{}') as SystemMetadata
+            const sm = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
+            await c.query('UPDATE metadata_aspect_v2 SET systemmetadata = $3 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName, JSON.stringify(sm)])
+            changed = false
+          } else {
+            // The latest becomes the newest of the old (max + 1), then version 0 takes the new value.
+            await c.query(
+              `INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby, createdfor)
+               SELECT urn, aspect, (SELECT max(version) + 1 FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2), metadata, systemmetadata, createdon, createdby, createdfor
+               FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0`,
+              [op.urn, op.aspectName],
+            )
+            await c.query('UPDATE metadata_aspect_v2 SET metadata = $3, systemmetadata = $4, createdon = $5, createdby = $6 WHERE urn = $1 AND aspect = $2 AND version = 0', [
+              op.urn,
+              op.aspectName,
+              op.value,
+              JSON.stringify(op.systemMetadata),
+              toTimestamp(op.created.time),
+              op.created.actor,
+            ])
+          }
+          if (changed) {
+            await this.setRefs(c, op.urn, op.aspectName, op.value, fresh)
+            if (op.aspectName === this.opts.rules.softDeleteAspect) await this.setRemoved(c, op.urn)
+            if (this.opts.rules.feedsSearch(op.entityType, op.aspectName)) dirty.add(op.urn)
+          }
+        } else {
+          await c.query(
+            `INSERT INTO mdcli_timeseries (urn, aspect, ts, metadata, systemmetadata, createdon, createdby, run_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)
+             ON CONFLICT (urn, aspect, ts) DO UPDATE SET metadata = EXCLUDED.metadata, systemmetadata = EXCLUDED.systemmetadata, createdon = EXCLUDED.createdon, createdby = EXCLUDED.createdby, run_id = EXCLUDED.run_id`,
+            [op.urn, op.aspectName, op.timestampMillis, op.value, JSON.stringify(op.systemMetadata), op.created.time, op.created.actor, op.systemMetadata.runId ?? null],
+          )
+        }
+        return this.result({urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0})
+      }
+      case 'deleteEntity': {
+        if (!exists) return this.result(none)
+        const a = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1', [op.urn])
+        const t = await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1', [op.urn])
+        await this.forget(c, op.urn, dirty)
+        return this.result({...none, changed: true, rowsRemoved: a.rowCount! + t.rowCount!})
+      }
+      case 'deleteAspect': {
+        if (!exists) return this.result(none)
+        const a = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+        const t = await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+        await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+        const n = a.rowCount! + t.rowCount!
+        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        return this.result({...none, changed: n > 0, rowsRemoved: n})
+      }
+      case 'revert': {
+        if (!exists) return this.result(none)
+        const d = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
+        if (d.rowCount === 0) return this.result(none)
+        const m = await c.query<{v: string | null}>('SELECT max(version) AS v FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+        const v = m.rows[0]?.v
+        if (v !== null && v !== undefined) {
+          await c.query('UPDATE metadata_aspect_v2 SET version = 0 WHERE urn = $1 AND aspect = $2 AND version = $3', [op.urn, op.aspectName, v])
+          const r = await c.query<{metadata: string}>('SELECT metadata FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
+          await this.setRefs(c, op.urn, op.aspectName, r.rows[0]!.metadata)
+        } else {
+          await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+        }
+        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        return this.result({...none, changed: true, rowsRemoved: 1})
+      }
+      case 'deleteTimeseriesOfRun':
+      case 'deleteTimeseriesRange': {
+        if (!exists) return this.result(none)
+        const d =
+          op.op === 'deleteTimeseriesOfRun'
+            ? await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND run_id = $3', [op.urn, op.aspectName, op.runId])
+            : await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND ts BETWEEN $3 AND $4', [op.urn, op.aspectName, op.startTime, op.endTime])
+        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        return this.result({...none, changed: d.rowCount! > 0, rowsRemoved: d.rowCount!})
+      }
+    }
+  }
+
+  private result(r: WriteResult): WriteResult {
+    return r
+  }
+
+  private async insertVersion(c: pg.PoolClient, urn: string, aspect: string, version: number, text: string, sm: SystemMetadata, created: {time: number; actor: string}, ifAbsent = false): Promise<boolean> {
+    const r = await c.query(`INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1,$2,$3,$4,$5,$6,$7)${ifAbsent ? ' ON CONFLICT DO NOTHING' : ''}`, [
+      urn,
+      aspect,
+      version,
+      text,
+      JSON.stringify(sm),
+      toTimestamp(created.time),
+      created.actor,
+    ])
+    return r.rowCount === 1
+  }
+
+  /** `fresh`: the aspect had no latest value, so it has no references to drop. */
+  private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string, fresh = false): Promise<void> {
+    if (!fresh) await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
+    const targets = [...urnsIn(text)].filter((t) => t !== urn && t.length <= 500)
+    if (targets.length > 0) {
+      await c.query('INSERT INTO mdcli_reference (target, urn, aspect) SELECT t, $1, $2 FROM unnest($3::text[]) AS t ON CONFLICT DO NOTHING', [urn, aspect, targets])
+    }
+  }
+
+  private async setRemoved(c: pg.PoolClient, urn: string): Promise<void> {
+    const r = await c.query<{metadata: string}>('SELECT metadata FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [urn, this.opts.rules.softDeleteAspect])
+    await c.query('UPDATE mdcli_entity SET removed = $2 WHERE urn = $1', [urn, this.opts.rules.isRemoved(r.rows[0]?.metadata)])
+  }
+
+  private async afterRemoval(c: pg.PoolClient, urn: string, aspect: string, dirty: Set<string>): Promise<void> {
+    const left = await c.query('SELECT 1 FROM metadata_aspect_v2 WHERE urn = $1 UNION ALL SELECT 1 FROM mdcli_timeseries WHERE urn = $1 LIMIT 1', [urn])
+    if (left.rowCount === 0) return this.forget(c, urn, dirty)
+    if (aspect === this.opts.rules.softDeleteAspect) await this.setRemoved(c, urn)
+    dirty.add(urn)
+  }
+
+  private async forget(c: pg.PoolClient, urn: string, dirty: Set<string>): Promise<void> {
+    await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
+    await c.query('DELETE FROM mdcli_entity WHERE urn = $1', [urn])
+    dirty.add(urn)
+  }
+
+  /** Rewrites the search document of an entity in the transaction; returns the index update to apply after COMMIT. */
+  private async reindexEntity(c: pg.PoolClient, urn: string): Promise<() => void> {
+    const old = await c.query<{entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = $1 RETURNING entity_id', [urn])
+    const oldIds = old.rows.map((r) => Number(r.entity_id))
+    const ent = await c.query<{id: string; entity_type: string}>('SELECT id, entity_type FROM mdcli_entity WHERE urn = $1', [urn])
+    if (ent.rowCount === 0)
+      return () => {
+        oldIds.forEach((id) => this.index.remove(id))
+        this.ids.delete(urn)
+      }
+    const id = Number(ent.rows[0]!.id)
+    const type = ent.rows[0]!.entity_type
+    const rows = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
+    const parsed: Record<string, unknown> = {}
+    for (const r of rows.rows) if (this.opts.rules.feedsSearch(type, r.aspect)) parsed[r.aspect] = JSON.parse(r.metadata)
+    const doc = buildSearchDoc(type, urn, parsed)
+    const f = doc.facets
+    await c.query(
+      `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+      [id, urn, type, doc.name, doc.text, doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames],
+    )
+    return () => {
+      for (const o of oldIds) if (o !== id) this.index.remove(o)
+      this.index.upsert(id, urn, type, doc)
+      this.ids.set(urn, id)
+    }
+  }
+
+  /**
+   * DataHub's "restore indices": rebuilds entities, search documents and references from the
+   * rows of `metadata_aspect_v2` (and our timeseries table), page by page of urns, each page one
+   * transaction under the writers' per-urn locks. Timeseries rows are not in DataHub's table
+   * (DataHub keeps them in Elasticsearch), so there is nothing to rebuild them from.
+   */
+  async reindex(onProgress?: (done: number) => void, pageSize = 500): Promise<{entities: number; removed: number}> {
+    const gone = await this.db.query(
+      `DELETE FROM mdcli_entity e WHERE NOT EXISTS (SELECT 1 FROM metadata_aspect_v2 a WHERE a.urn = e.urn) AND NOT EXISTS (SELECT 1 FROM mdcli_timeseries t WHERE t.urn = e.urn)`,
+    )
+    await this.db.query('DELETE FROM mdcli_search_doc d WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = d.urn)')
+    await this.db.query('DELETE FROM mdcli_reference r WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = r.urn)')
+    let after = ''
+    let done = 0
+    for (;;) {
+      const {rows} = await this.db.query<{urn: string}>(
+        `SELECT urn FROM (SELECT DISTINCT urn FROM metadata_aspect_v2 WHERE urn > $1 ORDER BY urn LIMIT $2) a
+         UNION SELECT urn FROM (SELECT DISTINCT urn FROM mdcli_timeseries WHERE urn > $1 ORDER BY urn LIMIT $2) t ORDER BY urn LIMIT $2`,
+        [after, pageSize],
+      )
+      if (rows.length === 0) break
+      const c = await this.db.connect()
+      try {
+        await c.query('BEGIN')
+        for (const {urn} of rows) {
+          await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [urn])
+          const type = urn.split(':')[2] ?? 'unknown'
+          await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2) ON CONFLICT (urn) DO NOTHING', [urn, type])
+          await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
+          const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
+          for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
+          await this.setRemoved(c, urn)
+          await this.reindexEntity(c, urn)
+        }
+        await c.query('COMMIT')
+      } catch (err) {
+        await c.query('ROLLBACK').catch(() => undefined)
+        throw err
+      } finally {
+        c.release()
+      }
+      done += rows.length
+      onProgress?.(done)
+      after = rows[rows.length - 1]!.urn
+    }
+    await this.loadIndex()
+    return {entities: done, removed: gone.rowCount ?? 0}
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private versioned(r: AspectRow, type: string): StoredAspect {
+    return {
+      urn: r.urn,
+      entityType: type,
+      aspectName: r.aspect,
+      kind: 'versioned',
+      version: Number(r.version),
+      value: JSON.parse(r.metadata),
+      created: {time: Number(r.created_ms), actor: r.createdby},
+      systemMetadata: JSON.parse(r.systemmetadata ?? '{}'),
+    }
+  }
+
+  private series(r: TsRow, type: string): StoredAspect {
+    return {
+      urn: r.urn,
+      entityType: type,
+      aspectName: r.aspect,
+      kind: 'timeseries',
+      version: 0,
+      value: JSON.parse(r.metadata),
+      created: {time: Number(r.createdon), actor: r.createdby},
+      systemMetadata: JSON.parse(r.systemmetadata ?? '{}'),
+    }
+  }
+
+  private async types(urns: string[]): Promise<Map<string, string>> {
+    const {rows} = await this.db.query<{urn: string; entity_type: string}>('SELECT urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
+    return new Map(rows.map((r) => [r.urn, r.entity_type]))
+  }
+
+  async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    const type = (await this.types([urn])).get(urn)
+    if (!type) return null
+    const v = await this.db.query<AspectRow>(`SELECT urn, aspect, version, metadata, systemmetadata, ${TS_EXPR} AS created_ms, createdby FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = $3`, [urn, aspectName, version])
+    if (v.rowCount! > 0) return this.versioned(v.rows[0]!, type)
+    if (version !== 0) return null
+    const t = await this.db.query<TsRow>('SELECT * FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 ORDER BY ts DESC, createdon DESC LIMIT 1', [urn, aspectName])
+    return t.rowCount! > 0 ? this.series(t.rows[0]!, type) : null
+  }
+
+  async getEntity(urn: string, aspectNames?: string[]): Promise<EntityRecord | null> {
+    return (await this.getEntities([urn], aspectNames)).get(urn) ?? null
+  }
+
+  async getEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    const out = new Map<string, EntityRecord>()
+    if (urns.length === 0) return out
+    const types = await this.types(urns)
+    const found = [...types.keys()]
+    if (found.length === 0) return out
+    const names = aspectNames && aspectNames.length > 0 ? aspectNames : null
+    const v = await this.db.query<AspectRow>(
+      `SELECT urn, aspect, version, metadata, systemmetadata, ${TS_EXPR} AS created_ms, createdby FROM metadata_aspect_v2
+       WHERE urn = ANY($1) AND version = 0 AND ($2::text[] IS NULL OR aspect = ANY($2))`,
+      [found, names],
+    )
+    const t = await this.db.query<TsRow>(
+      `SELECT DISTINCT ON (urn, aspect) * FROM mdcli_timeseries WHERE urn = ANY($1) AND ($2::text[] IS NULL OR aspect = ANY($2))
+       ORDER BY urn, aspect, ts DESC, createdon DESC`,
+      [found, names],
+    )
+    for (const u of urns) {
+      const type = types.get(u)
+      if (type) out.set(u, {urn: u, entityType: type, aspects: {}})
+    }
+    for (const r of t.rows) out.get(r.urn)!.aspects[r.aspect] = this.series(r, types.get(r.urn)!)
+    for (const r of v.rows) out.get(r.urn)!.aspects[r.aspect] = this.versioned(r, types.get(r.urn)!)
+    return out
+  }
+
+  async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    const type = (await this.types([urn])).get(urn)
+    if (!type) return []
+    const {rows} = await this.db.query<AspectRow>(
+      `SELECT urn, aspect, version, metadata, systemmetadata, ${TS_EXPR} AS created_ms, createdby FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 ORDER BY version`,
+      [urn, aspectName],
+    )
+    return rows.map((r) => this.versioned(r, type))
+  }
+
+  async listTimeseries(urn: string, aspectName: string, opts: {startTime?: number; endTime?: number; limit?: number} = {}): Promise<StoredAspect[]> {
+    const type = (await this.types([urn])).get(urn)
+    if (!type) return []
+    const {rows} = await this.db.query<TsRow>(
+      `SELECT * FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND ($3::bigint IS NULL OR ts >= $3) AND ($4::bigint IS NULL OR ts <= $4) ORDER BY ts DESC LIMIT $5`,
+      [urn, aspectName, opts.startTime ?? null, opts.endTime ?? null, opts.limit ?? 10000],
+    )
+    return rows.map((r) => this.series(r, type))
+  }
+
+  async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
+    const {rows} = await this.db.query<{removed: boolean}>('SELECT removed FROM mdcli_entity WHERE urn = $1', [urn])
+    if (rows.length === 0) return false
+    return opts.includeSoftDeleted === false ? !rows[0]!.removed : true
+  }
+
+  async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
+    const where = `($1::text IS NULL OR entity_type = $1) AND ($2 OR NOT removed)`
+    const args = [req.entityType ?? null, req.includeSoftDeleted ?? false]
+    const total = await this.db.query<{n: string}>(`SELECT count(*) AS n FROM mdcli_entity WHERE ${where}`, args)
+    const {rows} = await this.db.query<{urn: string}>(`SELECT urn FROM mdcli_entity WHERE ${where} ORDER BY id OFFSET $3 LIMIT $4`, [...args, req.start ?? 0, req.count ?? null])
+    return {total: Number(total.rows[0]!.n), urns: rows.map((r) => r.urn)}
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    this.db // throws when closed
+    return this.index.query(req, this.opts.searchableTypes)
+  }
+
+  async referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+    if (targets.length === 0) return []
+    const {rows} = await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target', [targets])
+    return rows.map((r) => ({target: r.target, urn: r.urn, aspectName: r.aspect}))
+  }
+
+  async listRuns(opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
+    const {rows} = await this.db.query<{run_id: string; ts: string; n: string}>(
+      `SELECT run_id, min(t) AS ts, count(*) AS n FROM (
+         SELECT systemmetadata::jsonb ->> 'runId' AS run_id, ${TS_EXPR} AS t FROM metadata_aspect_v2
+         UNION ALL SELECT run_id, createdon AS t FROM mdcli_timeseries
+       ) r WHERE run_id IS NOT NULL GROUP BY run_id ORDER BY ts DESC, run_id OFFSET $1 LIMIT $2`,
+      [opts.start ?? 0, opts.count ?? 100],
+    )
+    return rows.map((r) => ({runId: r.run_id, timestamp: Number(r.ts), rows: Number(r.n)}))
+  }
+
+  async runRows(runId: string): Promise<RunRow[]> {
+    const v = await this.db.query<AspectRow & {entity_type: string}>(
+      `SELECT a.urn, a.aspect, a.version, ${TS_EXPR} AS created_ms, a.createdby, e.entity_type FROM metadata_aspect_v2 a JOIN mdcli_entity e ON e.urn = a.urn
+       WHERE (a.systemmetadata::jsonb ->> 'runId') = $1`,
+      [runId],
+    )
+    const t = await this.db.query<TsRow & {entity_type: string}>(
+      'SELECT t.urn, t.aspect, t.createdon, t.createdby, e.entity_type FROM mdcli_timeseries t JOIN mdcli_entity e ON e.urn = t.urn WHERE t.run_id = $1',
+      [runId],
+    )
+    const out: RunRow[] = v.rows.map((r) => ({
+      urn: r.urn,
+      entityType: r.entity_type,
+      aspectName: r.aspect,
+      version: Number(r.version),
+      kind: 'versioned',
+      keyAspect: r.aspect === this.opts.rules.keyAspectName(r.entity_type),
+      created: {time: Number(r.created_ms), actor: r.createdby},
+    }))
+    for (const r of t.rows) out.push({urn: r.urn, entityType: r.entity_type, aspectName: r.aspect, version: 0, kind: 'timeseries', keyAspect: false, created: {time: Number(r.createdon), actor: r.createdby}})
+    return out
+  }
+
+  async stats(): Promise<StoreStats> {
+    const {rows} = await this.db.query<{e: string; a: string; t: string; d: string}>(
+      `SELECT (SELECT count(*) FROM mdcli_entity) AS e, (SELECT count(*) FROM metadata_aspect_v2) AS a,
+              (SELECT count(*) FROM mdcli_timeseries) AS t, pg_database_size(current_database()) AS d`,
+    )
+    const r = rows[0]!
+    return {entities: Number(r.e), aspectRows: Number(r.a) + Number(r.t), diskBytes: Number(r.d)}
+  }
+}

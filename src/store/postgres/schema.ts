@@ -1,0 +1,128 @@
+/**
+ * The PostgreSQL schema: DataHub's `metadata_aspect_v2` for versioned aspects (so DataHub's
+ * rows can be read as they are), and tables of our own for what DataHub keeps in Elasticsearch
+ * (timeseries rows, search documents, references). Migrations are numbered and applied once,
+ * under an advisory lock, so replicas starting together never race on DDL.
+ */
+import type {PoolClient} from 'pg'
+
+/** Any constant shared by every replica; it only has to be the same everywhere. */
+export const MIGRATION_LOCK_KEY = 7_342_001
+
+export const MIGRATIONS: ReadonlyArray<{version: number; sql: string}> = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE IF NOT EXISTS metadata_aspect_v2 (
+  urn varchar(500) NOT NULL,
+  aspect varchar(200) NOT NULL,
+  version bigint NOT NULL,
+  metadata text NOT NULL,
+  systemmetadata text,
+  createdon timestamp NOT NULL,
+  createdby varchar(255) NOT NULL,
+  createdfor varchar(255),
+  CONSTRAINT pk_metadata_aspect_v2 PRIMARY KEY (urn, aspect, version)
+);
+-- Runs are found by the runId inside systemmetadata (rollback, list runs).
+CREATE INDEX IF NOT EXISTS mdcli_aspect_run_idx ON metadata_aspect_v2 ((systemmetadata::jsonb ->> 'runId'));
+
+-- One row per entity: its listing/search id (new when it is created again after a delete),
+-- its type and whether its status marks it removed.
+CREATE TABLE IF NOT EXISTS mdcli_entity (
+  urn varchar(500) PRIMARY KEY,
+  id bigserial UNIQUE,
+  entity_type varchar(100) NOT NULL,
+  removed boolean NOT NULL DEFAULT false
+);
+CREATE INDEX IF NOT EXISTS mdcli_entity_type_idx ON mdcli_entity (entity_type, id);
+
+CREATE TABLE IF NOT EXISTS mdcli_timeseries (
+  urn varchar(500) NOT NULL,
+  aspect varchar(200) NOT NULL,
+  ts bigint NOT NULL,
+  metadata text NOT NULL,
+  systemmetadata text,
+  createdon bigint NOT NULL,
+  createdby varchar(255) NOT NULL,
+  run_id varchar(255),
+  PRIMARY KEY (urn, aspect, ts)
+);
+CREATE INDEX IF NOT EXISTS mdcli_timeseries_run_idx ON mdcli_timeseries (run_id);
+
+-- What search sees of an entity; the tsvector weighs name and urn words above descriptions.
+CREATE TABLE IF NOT EXISTS mdcli_search_doc (
+  entity_id bigint PRIMARY KEY,
+  urn varchar(500) NOT NULL,
+  entity_type varchar(100) NOT NULL,
+  name text NOT NULL,
+  body text NOT NULL,
+  removed boolean NOT NULL,
+  platform text,
+  origin text,
+  container text,
+  tags text[] NOT NULL DEFAULT '{}',
+  owners text[] NOT NULL DEFAULT '{}',
+  domains text[] NOT NULL DEFAULT '{}',
+  glossary_terms text[] NOT NULL DEFAULT '{}',
+  type_names text[] NOT NULL DEFAULT '{}',
+  tsv tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'C')
+  ) STORED
+);
+CREATE INDEX IF NOT EXISTS mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
+CREATE INDEX IF NOT EXISTS mdcli_search_type_idx ON mdcli_search_doc (entity_type, entity_id);
+CREATE INDEX IF NOT EXISTS mdcli_search_platform_idx ON mdcli_search_doc (platform);
+CREATE INDEX IF NOT EXISTS mdcli_search_tags_idx ON mdcli_search_doc USING gin (tags);
+CREATE INDEX IF NOT EXISTS mdcli_search_owners_idx ON mdcli_search_doc USING gin (owners);
+CREATE INDEX IF NOT EXISTS mdcli_search_domains_idx ON mdcli_search_doc USING gin (domains);
+CREATE INDEX IF NOT EXISTS mdcli_search_terms_idx ON mdcli_search_doc USING gin (glossary_terms);
+
+-- Urns mentioned by the latest value of each aspect (who points at a tag, a term, a user).
+CREATE TABLE IF NOT EXISTS mdcli_reference (
+  target varchar(500) NOT NULL,
+  urn varchar(500) NOT NULL,
+  aspect varchar(200) NOT NULL,
+  PRIMARY KEY (target, urn, aspect)
+);
+CREATE INDEX IF NOT EXISTS mdcli_reference_src_idx ON mdcli_reference (urn, aspect);
+`,
+  },
+  {
+    // Tables made by DataHub's test setups carry an extra NOT NULL metadata_json column that
+    // DataHub's server itself never writes; let rows without it in.
+    version: 2,
+    sql: `
+DO $$ BEGIN
+  IF EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'metadata_aspect_v2' AND column_name = 'metadata_json' AND is_nullable = 'NO') THEN
+    ALTER TABLE metadata_aspect_v2 ALTER COLUMN metadata_json DROP NOT NULL;
+  END IF;
+END $$;
+`,
+  },
+]
+
+/** Applies the migrations not yet recorded; safe to call from many processes at once. */
+export async function migrate(c: PoolClient): Promise<number> {
+  await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+  try {
+    await c.query('CREATE TABLE IF NOT EXISTS mdcli_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
+    const {rows} = await c.query<{v: number | null}>('SELECT max(version) AS v FROM mdcli_schema_version')
+    const current = rows[0]?.v ?? 0
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue
+      await c.query('BEGIN')
+      try {
+        await c.query(m.sql)
+        await c.query('INSERT INTO mdcli_schema_version (version) VALUES ($1)', [m.version])
+        await c.query('COMMIT')
+      } catch (err) {
+        await c.query('ROLLBACK')
+        throw err
+      }
+    }
+    return MIGRATIONS[MIGRATIONS.length - 1]!.version
+  } finally {
+    await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+  }
+}

@@ -1,0 +1,11 @@
+/** The URL with its password replaced, for every log line and error that names a store. */
+export function maskUrl(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '****'
+    return u.toString()
+  } catch {
+    return url.replace(/:\/\/([^:/@]+):[^@]*@/, '://$1:****@')
+  }
+}

@@ -1,0 +1,56 @@
+import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {createServer} from 'node:net'
+import yaml from 'js-yaml'
+import {cleanup, ROOT, runCli, tempDir} from '../helpers/lite.js'
+
+const COMPOSE = join(ROOT, 'docker', 'compose.yml')
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as {port: number}).port
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+describe('docker: compose file and quickstart without an engine', function () {
+  this.timeout(60000)
+
+  it('describes mdcli on PostgreSQL, published on 127.0.0.1 only, and parses with docker-compose when present', () => {
+    const doc = yaml.load(readFileSync(COMPOSE, 'utf8')) as any
+    expect(Object.keys(doc.services)).to.have.members(['postgres', 'mdcli'])
+    expect(doc.services.mdcli.environment.METADATA_STORE_URL).to.match(/^postgres:\/\/mdcli:.*@postgres:5432\/mdcli$/)
+    expect(doc.services.mdcli.depends_on.postgres.condition).to.equal('service_healthy')
+    for (const p of doc.services.mdcli.ports) expect(p).to.match(/^"?127\.0\.0\.1:/)
+    expect(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8')).to.match(/--no-print-token/)
+    for (const [cmd, args] of [['docker-compose', ['-f', COMPOSE, 'config', '-q']], ['docker', ['compose', '-f', COMPOSE, 'config', '-q']]] as const) {
+      const r = spawnSync(cmd, args, {encoding: 'utf8', timeout: 20000})
+      if (r.error || /unknown command|unknown shorthand flag/.test(r.stderr ?? '')) continue
+      expect(r.status, `${cmd}: ${r.stderr}`).to.equal(0)
+      return
+    }
+    console.log('      (docker-compose is not installed: parsed with js-yaml only)')
+  })
+
+  it('falls back to lite in the background with a one-line message when no engine answers', async () => {
+    const home = tempDir()
+    const port = await freePort()
+    const env = {...process.env, HOME: home, XDG_DATA_HOME: join(home, 'data'), METADATA_GMS_URL: `http://127.0.0.1:${port}`, MDCLI_DOCKER_BIN: join(home, 'no-docker-here')}
+    try {
+      const up = await runCli(['docker', 'quickstart', '--port', String(port)], {env})
+      expect(up.code, up.stderr).to.equal(0)
+      const lines = up.stdout.trim().split('\n')
+      expect(lines[0]).to.equal('No container engine answered (docker info); starting mdcli lite in the background instead.')
+      expect(up.stdout).to.match(/mdcli is now running at http:\/\/127\.0\.0\.1:\d+/)
+    } finally {
+      const stop = await runCli(['docker', 'quickstart', '--stop'], {env})
+      expect(stop.code, stop.stderr).to.equal(0)
+      cleanup(home)
+    }
+  })
+})
