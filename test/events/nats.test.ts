@@ -2,8 +2,23 @@ import {expect} from 'chai'
 import {jetstreamManager} from '@nats-io/jetstream'
 import {connect, type NatsConnection} from '@nats-io/transport-node'
 import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
-import {requireNats, uniqueName} from '../helpers/requires.js'
+import {IN_CI, portAnswers, requireNats, uniqueName} from '../helpers/requires.js'
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {createServer} from 'node:net'
 import {datasetUrn, mcpRecord, writeJson, writeRecipe} from '../ingest/helpers.js'
+
+const NATS_SERVER = process.env.MDCLI_TEST_NATS_SERVER_BIN ?? '/usr/sbin/nats-server'
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as {port: number}).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
 
 const enc = encodeURIComponent
 
@@ -160,6 +175,78 @@ describe('events: the nats sink and a server that consumes the queue', function 
     } finally {
       await again.stop()
       cleanup(again.storeDir, again.home)
+    }
+  })
+
+  it('a broker that goes away mid-run: the records it never acknowledged are reported and the run exits non-zero', async function () {
+    if (!existsSync(NATS_SERVER)) {
+      if (IN_CI) throw new Error(`${NATS_SERVER} is missing`)
+      this.skip()
+    }
+    // A broker of this test's own, so stopping it disturbs nobody.
+    const port = await freePort()
+    const store = tempDir('mdcli-nats-js-')
+    const broker = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', store], {stdio: 'ignore'})
+    try {
+      let up = false
+      for (let i = 0; i < 50 && !up; i++) {
+        up = await portAnswers('127.0.0.1', port, 200)
+        if (!up) await new Promise((res) => setTimeout(res, 100))
+      }
+      expect(up).to.equal(true)
+      const n = 20_000
+      const file = writeJson(dir, 'away.json', records('away', n))
+      const run = runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'nats', config: {server: `nats://127.0.0.1:${port}`, stream: 'AWAY', subject: 'away.proposals', retry_max_times: 1, retry_min_wait_sec: 0.1, timeout_sec: 2}}}, 'away.yml'), '--json'], {env: {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}, timeoutMs: 120_000})
+      const watcher = await connect({servers: `127.0.0.1:${port}`})
+      for (let i = 0; i < 200; i++) {
+        const info = await (await jetstreamManager(watcher)).streams.info('AWAY').catch(() => undefined)
+        if (info && info.state.messages > 500) break
+        await new Promise((res) => setTimeout(res, 50))
+      }
+      await watcher.close().catch(() => undefined)
+      broker.kill('SIGKILL')
+      const r = await run
+      expect(r.code).to.not.equal(0)
+      const out = JSON.parse(r.stdout)
+      expect(out.failures, JSON.stringify(out).slice(0, 1500)).to.be.greaterThan(0)
+      expect(JSON.stringify(out)).to.match(/not acknowledged/)
+    } finally {
+      broker.kill('SIGKILL')
+      cleanup(store)
+    }
+  })
+
+  it('replicas share the durable consumer: each proposal is written by one of them, none lost', async () => {
+    const stream = newStream()
+    const [a, b] = await Promise.all([startLite({args: consume(stream)}), startLite({args: consume(stream)})])
+    try {
+      const n = 10_000
+      const file = writeJson(dir, 'shared.json', records('shared', n))
+      expect((await runCli(['ingest', '-c', natsRecipe('shared', file, stream)], {env: {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}})).code).to.equal(0)
+      const jsm = await jetstreamManager(nc)
+      for (let i = 0; i < 300; i++) {
+        const info = await jsm.consumers.info(stream, 'mdcli-lite')
+        if (info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= n) break
+        await new Promise((res) => setTimeout(res, 200))
+      }
+      const count = async (l: LiteProcess) => {
+        let total = -1
+        for (let i = 0; i < 50; i++) {
+          const r = await http(`${l.url}/api/graphql`, {token: l.token, body: {query: 'query { search(input: {type: DATASET, query: "*", start: 0, count: 1}) { total } }'}})
+          const t = r.body.data.search.total
+          if (t === total) return t
+          total = t
+          await new Promise((res) => setTimeout(res, 200))
+        }
+        return total
+      }
+      const [ca, cb] = [await count(a), await count(b)]
+      expect(ca + cb, `${ca} + ${cb}`).to.equal(n)
+      expect(ca, 'replica A took a share').to.be.greaterThan(0)
+      expect(cb, 'replica B took a share').to.be.greaterThan(0)
+    } finally {
+      await Promise.all([a.stop(), b.stop()])
+      cleanup(a.storeDir, a.home, b.storeDir, b.home)
     }
   })
 
