@@ -139,36 +139,37 @@ describe('events: the nats sink and a server that consumes the queue', function 
     }
   })
 
-  it('kill -9 of the consuming server mid-stream loses nothing and writes nothing twice', async () => {
+  it('kill -9 of the consuming server in the middle of 100,000 proposals loses nothing and writes nothing twice', async function () {
+    this.timeout(900_000)
     const stream = newStream()
-    const n = 10_000
+    const n = 100_000
     const file = writeJson(dir, 'crash.json', records('crash', n))
     const env = {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}
-    expect((await runCli(['ingest', '-c', natsRecipe('crash', file, stream)], {env})).code).to.equal(0)
+    expect((await runCli(['ingest', '-c', natsRecipe('crash', file, stream)], {env, timeoutMs: 600_000})).code).to.equal(0)
     const lite = await startLite({args: consume(stream)})
     // Kill as soon as some, not all, are written.
-    for (let i = 0; i < 200; i++) {
-      if ((await stored(lite, datasetUrn('crash.t300'))).status === 200) break
+    for (let i = 0; i < 1200; i++) {
+      if ((await stored(lite, datasetUrn('crash.t3000'))).status === 200) break
       await new Promise((res) => setTimeout(res, 50))
     }
     await lite.kill()
     const again = await startLite({storeDir: lite.storeDir, home: lite.home, args: consume(stream)})
     try {
       let ok = false
-      for (let i = 0; i < 300 && !ok; i++) {
+      for (let i = 0; i < 2400 && !ok; i++) {
         ok = (await stored(again, datasetUrn(`crash.t${n - 1}`))).status === 200
         if (!ok) await new Promise((res) => setTimeout(res, 200))
       }
       expect(ok).to.equal(true)
       // What the killed server took and never acknowledged comes back after the ack wait.
       let total = 0
-      for (let i = 0; i < 150 && total !== n; i++) {
+      for (let i = 0; i < 600 && total !== n; i++) {
         const search = await http(`${again.url}/api/graphql`, {token: again.token, body: {query: 'query { search(input: {type: DATASET, query: "*", start: 0, count: 1}) { total } }'}})
         total = search.body.data.search.total
         if (total !== n) await new Promise((res) => setTimeout(res, 200))
       }
       expect(total).to.equal(n)
-      for (const i of [0, 299, 300, 1500, n - 1]) {
+      for (const i of [0, 2999, 3000, 50_000, n - 1]) {
         expect((await stored(again, datasetUrn(`crash.t${i}`))).status, `t${i}`).to.equal(200)
         expect((await stored(again, datasetUrn(`crash.t${i}`), 1)).status, `t${i} has no second version`).to.equal(404)
       }
