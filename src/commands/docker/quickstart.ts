@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -72,17 +72,22 @@ On a first start the admin token is saved to the config file, never written to t
       if (compose) this.log('No container engine answered (docker info); starting mdcli lite in the background instead.')
       mkdirSync(store, {recursive: true, mode: 0o700})
       // Owner-only: the log says who did what, and the store holds token hashes.
-      const log = openSync(join(store, 'lite.log'), 'a', 0o600)
-      chmodSync(join(store, 'lite.log'), 0o600)
+      const logPath = join(store, 'lite.log')
+      const log = openSync(logPath, 'a', 0o600)
+      chmodSync(logPath, 0o600)
+      const logStart = statSync(logPath).size
       const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'bin', 'run.js')
       const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store, '--no-print-token'], {detached: true, stdio: ['ignore', log, log], env: process.env})
       child.unref()
       writeFileSync(pidFile, String(child.pid))
       mkdirSync(dirname(record), {recursive: true})
       writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
-      for (let i = 0; i < 200; i++) {
-        if (await up(client)) {
-          this.log(`✔ mdcli is now running at ${url} (log: ${join(store, 'lite.log')})`)
+      // Ready once it answers AND has said so in its log: the first start saves the admin token
+      // to the config file between the two, and the next command needs it.
+      const saidReady = () => readFileSync(logPath, 'utf8').slice(logStart).includes('mdcli lite listening on')
+      for (let i = 0; i < 300; i++) {
+        if ((await up(client)) && saidReady()) {
+          this.log(`✔ mdcli is now running at ${url} (log: ${logPath})`)
           return {url, pid: child.pid, state: 'started'}
         }
         if (child.exitCode !== null || !alive(child.pid!)) break
