@@ -126,7 +126,10 @@ describe('recipes', () => {
       const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: join(dir, 'no-such.json')}}, sink: {type: 'file', config: {filename: out}}}, 'nodata.yml')
       const r = await runCli(['ingest', '-c', recipe], {env: env()})
       expect(r.code).to.equal(1)
-      expect(r.stderr).to.match(/^Error: File not found: .*no-such\.json/)
+      // The run had started (its first progress line names it); the failure is one line of its own.
+      const errors = r.stderr.split('\n').filter((l) => l.startsWith('Error:'))
+      expect(errors, r.stderr).to.have.length(1)
+      expect(errors[0]).to.match(/^Error: File not found: .*no-such\.json/)
       expect(existsSync(out)).to.equal(false)
     })
 
