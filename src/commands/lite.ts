@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {defaultStoreDir, defaultStoreHelp, resolveSettings, writeConfigFile} from '../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
@@ -31,9 +31,9 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       min: 1,
     }),
     consume: Flags.string({summary: 'Also write the proposals queued on this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CONSUME_URL'}),
-    'consume-subject': Flags.string({summary: 'Subject the proposals are published on.', default: 'mdcli.proposals'}),
+    'consume-subject': Flags.string({summary: 'Subject the proposals are published on (default mdcli.proposals).'}),
     changelog: Flags.string({summary: 'Also publish every committed change (DataHub MCL JSON) to this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CHANGELOG_URL'}),
-    'changelog-subject': Flags.string({summary: 'Subject the change log is published on.', default: 'mdcli.changelog'}),
+    'changelog-subject': Flags.string({summary: 'Subject the change log is published on (default mdcli.changelog).'}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -57,8 +57,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
   async run(): Promise<void> {
     const {flags} = await this.parse(Lite)
     const storeDir = flags.store ?? defaultStoreDir()
-    if (flags.consume) (await import('../events/queue.js')).parseQueueUrl(flags.consume, 'MDCLI_PROPOSALS')
-    if (flags.changelog) (await import('../events/queue.js')).parseQueueUrl(flags.changelog, 'MDCLI_CHANGELOG')
+    // Flags (and their environment variables) first, then the config file's `events:` section.
+    const fromFile = eventsFromConfig()
+    const consume = flags.consume ?? fromFile.consume
+    const consumeSubject = flags['consume-subject'] ?? fromFile.consume_subject ?? 'mdcli.proposals'
+    const changelog = flags.changelog ?? fromFile.changelog
+    const changelogSubject = flags['changelog-subject'] ?? fromFile.changelog_subject ?? 'mdcli.changelog'
+    if (consume) (await import('../events/queue.js')).parseQueueUrl(consume, 'MDCLI_PROPOSALS')
+    if (changelog) (await import('../events/queue.js')).parseQueueUrl(changelog, 'MDCLI_CHANGELOG')
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
@@ -82,8 +88,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         auth: flags.auth,
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
-        ...(flags.consume ? {consume: {url: flags.consume, subject: flags['consume-subject']}} : {}),
-        ...(flags.changelog ? {changelog: {url: flags.changelog, subject: flags['changelog-subject']}} : {}),
+        ...(consume ? {consume: {url: consume, subject: consumeSubject}} : {}),
+        ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code

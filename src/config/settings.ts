@@ -15,6 +15,8 @@ export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
   /** The store of `mdcli lite` and the store commands: a directory or a `postgres://` URL. */
   store?: string
+  /** `mdcli lite`'s queue: `consume` / `changelog` as `nats://host:port[/stream]`, and their subjects. */
+  events?: {consume?: string; consume_subject?: string; changelog?: string; changelog_subject?: string}
   [k: string]: unknown
 }
 
@@ -65,6 +67,17 @@ export function defaultStoreDir(env: Env = process.env): string {
   }
   const data = nonEmpty(env.XDG_DATA_HOME) ?? join(env.HOME ?? homedir(), '.local', 'share')
   return join(data, 'mdcli', 'lite')
+}
+
+/** The `events:` section of the config file (lite's queue), when there is one. */
+export function eventsFromConfig(env: Env = process.env): NonNullable<ConfigFile['events']> {
+  if (truthy(env.METADATA_SKIP_CONFIG)) return {}
+  try {
+    const e = readConfigFile(configPath(env))?.events
+    return e && typeof e === 'object' ? e : {}
+  } catch {
+    return {}
+  }
 }
 
 /** The default store as `--help` shows it: a database URL's password masked. */

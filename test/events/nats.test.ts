@@ -4,7 +4,8 @@ import {connect, type NatsConnection} from '@nats-io/transport-node'
 import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
 import {IN_CI, portAnswers, requireNats, uniqueName} from '../helpers/requires.js'
 import {spawn} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {createServer} from 'node:net'
 import {datasetUrn, mcpRecord, writeJson, writeRecipe} from '../ingest/helpers.js'
 
@@ -248,6 +249,27 @@ describe('events: the nats sink and a server that consumes the queue', function 
     } finally {
       await Promise.all([a.stop(), b.stop()])
       cleanup(a.storeDir, a.home, b.storeDir, b.home)
+    }
+  })
+
+  it('the config file can name the queue: an events section starts the consumer without flags', async () => {
+    const stream = newStream()
+    const home = tempDir('mdcli-nats-home-')
+    writeFileSync(join(home, '.mdclienv'), `gms: {server: null, token: null}\nevents:\n  consume: ${url}/${stream}\n  consume_subject: ${subjectOf(stream)}\n`)
+    const lite = await startLite({home})
+    try {
+      const file = writeJson(dir, 'cfg.json', records('cfg', 20))
+      expect((await runCli(['ingest', '-c', natsRecipe('cfg', file, stream)], {env: {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}})).code).to.equal(0)
+      expect(lite.output()).to.include(`Consuming proposals from ${url}/${stream}`)
+      let ok = false
+      for (let i = 0; i < 100 && !ok; i++) {
+        ok = (await stored(lite, datasetUrn('cfg.t19'))).status === 200
+        if (!ok) await new Promise((res) => setTimeout(res, 200))
+      }
+      expect(ok).to.equal(true)
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, home)
     }
   })
 
