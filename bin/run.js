@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
 
 // `mdcli --debug get …`: a global flag before the command name becomes the environment switch,
 // so oclif sees the command first.
@@ -7,4 +6,12 @@ const argv = process.argv.slice(2)
 while (argv[0] === '--debug' || argv[0] === '--no-debug') {
   process.env.METADATA_DEBUG = argv.shift() === '--debug' ? 'true' : 'false'
 }
-await execute({args: argv, dir: import.meta.url})
+if (argv.length === 1 && argv[0] === '--version') {
+  // The answer oclif would give, without loading oclif: scripts call this often and expect it instant.
+  const {readFileSync} = await import('node:fs')
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  process.stdout.write(`${pkg.name}/${pkg.version} ${process.platform}-${process.arch} node-${process.version}\n`)
+} else {
+  const {execute} = await import('@oclif/core')
+  await execute({args: argv, dir: import.meta.url})
+}

@@ -3,7 +3,7 @@
  * (`domain_pattern.rules`: urn regex → domains): add domains to datasets. A domain is an
  * `urn:li:domain:` urn or a bare id (`marketing` → `urn:li:domain:marketing`).
  */
-import {transformerPair, type AspectEdit} from '../../src/recipes/transform.js'
+import {transformerPair, type AspectEdit} from '../../src/sdk/index.js'
 
 const edit: AspectEdit<string> = {
   aspectName: 'domains',

@@ -3,8 +3,7 @@
  * (`owner_pattern.rules`: urn regex → owner urns): add owners to datasets. `ownership_type`
  * (default DATAOWNER) may be an ownership type name or an `urn:li:ownershipType:` urn (CUSTOM).
  */
-import {ConfigError} from '../../src/errors.js'
-import {transformerPair, type AspectEdit} from '../../src/recipes/transform.js'
+import {ConfigError, transformerPair, type AspectEdit} from '../../src/sdk/index.js'
 
 interface Owner {
   owner: string

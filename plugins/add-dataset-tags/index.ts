@@ -2,7 +2,7 @@
  * Transformers `simple_add_dataset_tags` (`tag_urns`) and `pattern_add_dataset_tags`
  * (`tag_pattern.rules`: urn regex → tag urns): add tags to datasets' globalTags.
  */
-import {transformerPair, type AspectEdit} from '../../src/recipes/transform.js'
+import {transformerPair, type AspectEdit} from '../../src/sdk/index.js'
 
 interface Tag {
   tag: string

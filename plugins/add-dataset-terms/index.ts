@@ -2,7 +2,7 @@
  * Transformers `simple_add_dataset_terms` (`term_urns`) and `pattern_add_dataset_terms`
  * (`term_pattern.rules`: urn regex → glossary term urns): add glossary terms to datasets.
  */
-import {transformerPair, type AspectEdit} from '../../src/recipes/transform.js'
+import {transformerPair, type AspectEdit} from '../../src/sdk/index.js'
 
 interface Term {
   urn: string

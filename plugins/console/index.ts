@@ -2,8 +2,7 @@
  * Sink `console`: prints each proposal as one JSON line on standard output, for looking at
  * what a recipe produces or piping it elsewhere.
  */
-import type {PluginContext, Sink, SinkPlugin} from '../../src/recipes/plugin.js'
-import {toFileRecord} from '../../src/recipes/records.js'
+import {type PluginContext, type Sink, type SinkPlugin, toFileRecord} from '../../src/sdk/index.js'
 
 const plugin: SinkPlugin<Record<string, never>> = {
   description: 'Prints every proposal as a JSON line on standard output.',

@@ -11,20 +11,9 @@
  *
  * Header: resource,subresource,glossary_terms,tags,owners,ownership_type,description,domain,ownership_type_urn
  */
-import {ConfigError} from '../../src/errors.js'
-import {readText} from '../../src/cli/files.js'
-import type {MdcliClient} from '../../src/client/client.js'
-import {findEntity} from '../../src/model/registry.js'
-import {parseUrn} from '../../src/model/urn.js'
-import {parseCsv} from '../../src/recipes/csv.js'
-import {mcp, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit} from '../../src/recipes/plugin.js'
+import {ConfigError, readText, type ServerClient as MdcliClient, findEntity, parseUrn, parseCsv, mcp, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface CsvEnricherConfig {
-  filename: string
-  write_semantics: 'PATCH' | 'OVERRIDE'
-  delimiter: string
-  array_delimiter: string
-}
+export type CsvEnricherConfig = ConfigOf<typeof CONFIG>
 
 const OWNERSHIP_TYPES = ['CUSTOM', 'TECHNICAL_OWNER', 'BUSINESS_OWNER', 'DATA_STEWARD', 'NONE', 'DEVELOPER', 'DATAOWNER', 'DELEGATE', 'PRODUCER', 'CONSUMER', 'STAKEHOLDER']
 const ACTOR = 'urn:li:corpuser:ingestion'
@@ -205,19 +194,21 @@ async function currentAspects(graph: MdcliClient, urn: string, entityType: strin
   }
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    filename: {type: 'string', minLength: 1},
+    write_semantics: {enum: ['PATCH', 'OVERRIDE'], default: 'PATCH'},
+    delimiter: {type: 'string', minLength: 1, maxLength: 1, default: ','},
+    array_delimiter: {type: 'string', minLength: 1, maxLength: 1, default: '|'},
+  },
+  required: ['filename'],
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<CsvEnricherConfig> = {
   description: 'Adds terms, tags, owners, descriptions and domains to entities from a CSV file.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      filename: {type: 'string', minLength: 1},
-      write_semantics: {enum: ['PATCH', 'OVERRIDE'], default: 'PATCH'},
-      delimiter: {type: 'string', minLength: 1, maxLength: 1, default: ','},
-      array_delimiter: {type: 'string', minLength: 1, maxLength: 1, default: '|'},
-    },
-    required: ['filename'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   async create(config, ctx) {
     if (config.delimiter === config.array_delimiter) throw new ConfigError(`csv-enricher: delimiter and array_delimiter must differ (both are '${config.delimiter}')`)
     const file = ctx.resolvePath(config.filename)

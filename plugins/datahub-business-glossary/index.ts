@@ -14,16 +14,9 @@
  * (info, related terms, ownership), its knowledge links. Then `status` for every urn (auto status).
  */
 import {createHash} from 'node:crypto'
-import {ConfigError} from '../../src/errors.js'
-import {readDataFile} from '../../src/cli/files.js'
-import {mceToProposals} from '../../src/model/mce.js'
-import {mcp, type PluginContext, type Source, type SourcePlugin, type WorkUnit} from '../../src/recipes/plugin.js'
-import {validateConfig} from '../../src/recipes/validate.js'
+import {ConfigError, readDataFile, mceToProposals, mcp, type PluginContext, type Source, type SourcePlugin, type WorkUnit, validateConfig, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface GlossaryConfig {
-  file: string
-  enable_auto_id: boolean
-}
+export type GlossaryConfig = ConfigOf<typeof CONFIG>
 
 interface Owners {
   type?: string
@@ -295,15 +288,17 @@ class GlossaryEmitter {
   }
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {file: {type: 'string', minLength: 1}, enable_auto_id: {type: 'boolean', default: false}},
+  required: ['file'],
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<GlossaryConfig> = {
   description: 'Glossary nodes and terms from a business glossary YAML file.',
   autoStatus: true,
-  configSchema: {
-    type: 'object',
-    properties: {file: {type: 'string', minLength: 1}, enable_auto_id: {type: 'boolean', default: false}},
-    required: ['file'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create(config, ctx): Source {
     const file = ctx.resolvePath(config.file)
     const doc = readDataFile(file, 'yaml') as GlossaryDoc

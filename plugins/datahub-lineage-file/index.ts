@@ -9,16 +9,9 @@
  * - preserve_upstream (default true): keep the upstreams the dataset already has on the server
  *   and add the file's; without a reachable server the file's lineage replaces what is there.
  */
-import {ConfigError} from '../../src/errors.js'
-import {readDataFile} from '../../src/cli/files.js'
-import {datasetUrn} from '../../src/model/urn.js'
-import {mcp, type SourcePlugin, type WorkUnit} from '../../src/recipes/plugin.js'
-import {validateConfig} from '../../src/recipes/validate.js'
+import {ConfigError, readDataFile, datasetUrn, mcp, type SourcePlugin, type WorkUnit, validateConfig, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface LineageConfig {
-  file: string
-  preserve_upstream: boolean
-}
+export type LineageConfig = ConfigOf<typeof CONFIG>
 
 interface EntityDef {
   name: string
@@ -101,15 +94,17 @@ interface Upstream {
   [k: string]: unknown
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {file: {type: 'string', minLength: 1}, preserve_upstream: {type: 'boolean', default: true}},
+  required: ['file'],
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<LineageConfig> = {
   description: 'Dataset lineage from a lineage YAML file.',
   autoStatus: true,
-  configSchema: {
-    type: 'object',
-    properties: {file: {type: 'string', minLength: 1}, preserve_upstream: {type: 'boolean', default: true}},
-    required: ['file'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create(config, ctx) {
     const file = ctx.resolvePath(config.file)
     const doc = readDataFile(file, 'yaml') as {version: number | string; lineage: EntityNode[]}

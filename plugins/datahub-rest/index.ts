@@ -17,27 +17,9 @@
  * file written by `mdcli init`.
  */
 import pRetry from 'p-retry'
-import {type BatchOutcome, MdcliClient} from '../../src/client/client.js'
-import type {ProposalInput} from '../../src/catalog/proposal.js'
-import {resolveSettings} from '../../src/config/settings.js'
-import {ConnectionError, MdcliError} from '../../src/errors.js'
-import type {PluginContext, Sink, SinkPlugin, WorkUnit} from '../../src/recipes/plugin.js'
-import {stripWhere} from '../../src/recipes/pipeline.js'
+import {type BatchOutcome, type ServerClient as MdcliClient, type ProposalInput, ConnectionError, MdcliError, type PluginContext, type Sink, type SinkPlugin, type WorkUnit, stripWhere, configuredServer, connectServer, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface RestSinkConfig {
-  server?: string
-  token?: string | null
-  timeout_sec: number
-  retry_max_times: number
-  /** First backoff wait; it doubles on each retry. */
-  retry_min_wait_sec: number
-  retry_status_codes: number[]
-  max_threads: number
-  batch_size: number
-  extra_headers?: Record<string, string>
-  mode?: string
-  max_pending_requests?: number
-}
+export type RestSinkConfig = ConfigOf<typeof CONFIG>
 
 function retryable(e: unknown, codes: number[]): boolean {
   if (e instanceof ConnectionError) return true
@@ -170,33 +152,35 @@ class RestSink implements Sink {
   }
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    server: {type: 'string', minLength: 1},
+    token: {type: ['string', 'null']},
+    timeout_sec: {type: 'number', exclusiveMinimum: 0, default: 30},
+    retry_max_times: {type: 'integer', minimum: 0, default: 4},
+    retry_min_wait_sec: {type: 'number', minimum: 0, default: 1},
+    retry_status_codes: {type: 'array', items: {type: 'integer'}, default: [429, 500, 502, 503, 504]},
+    max_threads: {type: 'integer', minimum: 1, maximum: 64, default: 4},
+    batch_size: {type: 'integer', minimum: 1, maximum: 10000, default: 500},
+    extra_headers: {type: 'object', additionalProperties: {type: 'string'}},
+    // DataHub's async modes; mdcli always batches.
+    mode: {enum: ['ASYNC', 'SYNC', 'ASYNC_BATCH']},
+    max_pending_requests: {type: 'integer', minimum: 1},
+  },
+  additionalProperties: false,
+})
+
 const plugin: SinkPlugin<RestSinkConfig> = {
   description: 'Sends proposals to an mdcli (or DataHub-compatible) server in batches.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      server: {type: 'string', minLength: 1},
-      token: {type: ['string', 'null']},
-      timeout_sec: {type: 'number', exclusiveMinimum: 0, default: 30},
-      retry_max_times: {type: 'integer', minimum: 0, default: 4},
-      retry_min_wait_sec: {type: 'number', minimum: 0, default: 1},
-      retry_status_codes: {type: 'array', items: {type: 'integer'}, default: [429, 500, 502, 503, 504]},
-      max_threads: {type: 'integer', minimum: 1, maximum: 64, default: 4},
-      batch_size: {type: 'integer', minimum: 1, maximum: 10000, default: 500},
-      extra_headers: {type: 'object', additionalProperties: {type: 'string'}},
-      // DataHub's async modes; mdcli always batches.
-      mode: {enum: ['ASYNC', 'SYNC', 'ASYNC_BATCH']},
-      max_pending_requests: {type: 'integer', minimum: 1},
-    },
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   serverTarget(config, env) {
-    const settings = resolveSettings(env)
-    return {server: config.server ?? settings.server, token: config.token ?? settings.token ?? undefined}
+    const configured = configuredServer(env)
+    return {server: config.server ?? configured.server, token: config.token ?? configured.token}
   },
   async create(config, ctx: PluginContext): Promise<Sink> {
     const {server, token} = plugin.serverTarget!(config, ctx.env)
-    const client = new MdcliClient({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000})
+    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000})
     try {
       // Fail fast on a wrong address, before the source reads anything.
       const info = await client.config()

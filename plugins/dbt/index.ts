@@ -14,35 +14,11 @@
  * ownership (from `meta.owner`), upstreamLineage, viewProperties (models with SQL), siblings.
  * Per referenced tag a `tagKey`, so the tag entity exists. Then status for all (auto status).
  */
-import {ConfigError} from '../../src/errors.js'
-import {readDataFile} from '../../src/cli/files.js'
-import {datasetUrn} from '../../src/model/urn.js'
-import {mcp, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit} from '../../src/recipes/plugin.js'
+import {ConfigError, readDataFile, datasetUrn, mcp, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
 type YesNoOnly = 'YES' | 'NO' | 'ONLY'
 
-export interface DbtConfig {
-  manifest_path: string
-  catalog_path: string
-  sources_path?: string
-  run_results_paths?: string[]
-  target_platform: string
-  target_platform_instance?: string
-  platform_instance?: string
-  env: string
-  use_identifiers: boolean
-  tag_prefix: string
-  enable_owner_extraction: boolean
-  strip_user_ids_from_email: boolean
-  owner_extraction_pattern?: string
-  node_name_pattern?: {allow?: string[]; deny?: string[]}
-  entities_enabled?: {models?: YesNoOnly; sources?: YesNoOnly; seeds?: YesNoOnly; snapshots?: YesNoOnly; test_definitions?: YesNoOnly; test_results?: YesNoOnly}
-  skip_sources_in_lineage: boolean
-  write_semantics?: 'PATCH' | 'OVERRIDE'
-  incremental_lineage?: boolean
-  include_column_lineage?: boolean
-  infer_dbt_schemas?: boolean
-}
+export type DbtConfig = ConfigOf<typeof CONFIG>
 
 interface ManifestNode {
   unique_id: string
@@ -287,45 +263,47 @@ class DbtEmitter {
 
 const yesNo = {enum: ['YES', 'NO', 'ONLY']}
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    manifest_path: {type: 'string', minLength: 1},
+    catalog_path: {type: 'string', minLength: 1},
+    sources_path: {type: 'string'},
+    run_results_paths: {type: 'array', items: {type: 'string'}},
+    target_platform: {type: 'string', minLength: 1},
+    target_platform_instance: {type: 'string'},
+    platform_instance: {type: 'string'},
+    env: {type: 'string', default: 'PROD'},
+    use_identifiers: {type: 'boolean', default: false},
+    tag_prefix: {type: 'string', default: 'dbt:'},
+    enable_owner_extraction: {type: 'boolean', default: true},
+    strip_user_ids_from_email: {type: 'boolean', default: false},
+    owner_extraction_pattern: {type: 'string'},
+    node_name_pattern: {type: 'object', properties: {allow: {type: 'array', items: {type: 'string'}}, deny: {type: 'array', items: {type: 'string'}}}, additionalProperties: false},
+    entities_enabled: {
+      type: 'object',
+      properties: {models: yesNo, sources: yesNo, seeds: yesNo, snapshots: yesNo, test_definitions: yesNo, test_results: yesNo, model_performance: yesNo},
+      additionalProperties: false,
+    },
+    skip_sources_in_lineage: {type: 'boolean', default: false},
+    // Accepted from DataHub recipes; mdcli always writes whole aspects.
+    write_semantics: {enum: ['PATCH', 'OVERRIDE']},
+    incremental_lineage: {type: 'boolean'},
+    include_column_lineage: {type: 'boolean'},
+    infer_dbt_schemas: {type: 'boolean'},
+    enable_meta_mapping: {type: 'boolean'},
+    meta_mapping: {type: 'object'},
+    column_meta_mapping: {type: 'object'},
+    convert_column_urns_to_lowercase: {type: 'boolean'},
+  },
+  required: ['manifest_path', 'catalog_path', 'target_platform'],
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<DbtConfig> = {
   description: 'dbt Core models, seeds, snapshots and sources from manifest.json and catalog.json.',
   autoStatus: true,
-  configSchema: {
-    type: 'object',
-    properties: {
-      manifest_path: {type: 'string', minLength: 1},
-      catalog_path: {type: 'string', minLength: 1},
-      sources_path: {type: 'string'},
-      run_results_paths: {type: 'array', items: {type: 'string'}},
-      target_platform: {type: 'string', minLength: 1},
-      target_platform_instance: {type: 'string'},
-      platform_instance: {type: 'string'},
-      env: {type: 'string', default: 'PROD'},
-      use_identifiers: {type: 'boolean', default: false},
-      tag_prefix: {type: 'string', default: 'dbt:'},
-      enable_owner_extraction: {type: 'boolean', default: true},
-      strip_user_ids_from_email: {type: 'boolean', default: false},
-      owner_extraction_pattern: {type: 'string'},
-      node_name_pattern: {type: 'object', properties: {allow: {type: 'array', items: {type: 'string'}}, deny: {type: 'array', items: {type: 'string'}}}, additionalProperties: false},
-      entities_enabled: {
-        type: 'object',
-        properties: {models: yesNo, sources: yesNo, seeds: yesNo, snapshots: yesNo, test_definitions: yesNo, test_results: yesNo, model_performance: yesNo},
-        additionalProperties: false,
-      },
-      skip_sources_in_lineage: {type: 'boolean', default: false},
-      // Accepted from DataHub recipes; mdcli always writes whole aspects.
-      write_semantics: {enum: ['PATCH', 'OVERRIDE']},
-      incremental_lineage: {type: 'boolean'},
-      include_column_lineage: {type: 'boolean'},
-      infer_dbt_schemas: {type: 'boolean'},
-      enable_meta_mapping: {type: 'boolean'},
-      meta_mapping: {type: 'object'},
-      column_meta_mapping: {type: 'object'},
-      convert_column_urns_to_lowercase: {type: 'boolean'},
-    },
-    required: ['manifest_path', 'catalog_path', 'target_platform'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create(config, ctx) {
     const manifestPath = ctx.resolvePath(config.manifest_path)
     const catalogPath = ctx.resolvePath(config.catalog_path)

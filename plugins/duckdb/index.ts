@@ -12,38 +12,9 @@
 import {existsSync} from 'node:fs'
 import {basename} from 'node:path'
 import sqlParser from 'node-sql-parser'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, ConnectionError, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, ConnectionError, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface DuckdbConfig {
-  path: string
-  database_alias?: string
-  env: string
-  platform_instance?: string
-  schema_pattern?: AllowDeny
-  table_pattern?: AllowDeny
-  view_pattern?: AllowDeny
-  include_tables: boolean
-  include_views: boolean
-  include_view_lineage: boolean
-  domain?: Record<string, AllowDeny>
-  profiling: {
-    enabled: boolean
-    profile_table_level_only: boolean
-    include_field_null_count: boolean
-    include_field_distinct_count: boolean
-    include_field_min_value: boolean
-    include_field_max_value: boolean
-    include_field_mean_value: boolean
-    include_field_median_value: boolean
-    include_field_stddev_value: boolean
-    include_field_sample_values: boolean
-    field_sample_values_limit: number
-    max_number_of_fields_to_profile?: number
-    profile_pattern?: AllowDeny
-    profile_table_row_limit: number
-    max_seconds_per_table: number
-  }
-}
+export type DuckdbConfig = ConfigOf<typeof CONFIG>
 
 const PLATFORM = 'duckdb'
 // DuckDB marks `main` internal although user tables live there; these two are the catalog's own.
@@ -110,30 +81,32 @@ const PROFILING_SCHEMA = {
   },
   additionalProperties: false,
   default: {},
-}
+} as const
+
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    path: {type: 'string', minLength: 1},
+    database_alias: {type: 'string', minLength: 1},
+    env: {type: 'string', default: 'PROD'},
+    platform_instance: {type: 'string', minLength: 1},
+    schema_pattern: ALLOW_DENY_SCHEMA,
+    table_pattern: ALLOW_DENY_SCHEMA,
+    view_pattern: ALLOW_DENY_SCHEMA,
+    include_tables: {type: 'boolean', default: true},
+    include_views: {type: 'boolean', default: true},
+    include_view_lineage: {type: 'boolean', default: true},
+    domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
+    profiling: PROFILING_SCHEMA,
+  },
+  required: ['path'],
+  additionalProperties: false,
+})
 
 const plugin: SourcePlugin<DuckdbConfig> = {
   description: 'A DuckDB warehouse file: schemas, tables, views, view lineage and profiles.',
   platform: PLATFORM,
-  configSchema: {
-    type: 'object',
-    properties: {
-      path: {type: 'string', minLength: 1},
-      database_alias: {type: 'string', minLength: 1},
-      env: {type: 'string', default: 'PROD'},
-      platform_instance: {type: 'string', minLength: 1},
-      schema_pattern: ALLOW_DENY_SCHEMA,
-      table_pattern: ALLOW_DENY_SCHEMA,
-      view_pattern: ALLOW_DENY_SCHEMA,
-      include_tables: {type: 'boolean', default: true},
-      include_views: {type: 'boolean', default: true},
-      include_view_lineage: {type: 'boolean', default: true},
-      domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
-      profiling: PROFILING_SCHEMA,
-    },
-    required: ['path'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
     const path = ctx.resolvePath(config.path)
     if (!existsSync(path)) throw new ConfigError(`duckdb: no database file at ${path}`)

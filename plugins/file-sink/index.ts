@@ -5,14 +5,9 @@
  */
 import {createWriteStream, mkdirSync, type WriteStream} from 'node:fs'
 import {dirname} from 'node:path'
-import {FileError} from '../../src/errors.js'
-import type {PluginContext, Sink, SinkPlugin} from '../../src/recipes/plugin.js'
-import {toFileRecord} from '../../src/recipes/records.js'
+import {FileError, type PluginContext, type Sink, type SinkPlugin, toFileRecord, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface FileSinkConfig {
-  filename: string
-  legacy_nested_json_string?: boolean
-}
+export type FileSinkConfig = ConfigOf<typeof CONFIG>
 
 function openStream(path: string): Promise<WriteStream> {
   return new Promise((resolve, reject) => {
@@ -22,14 +17,16 @@ function openStream(path: string): Promise<WriteStream> {
   })
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {filename: {type: 'string', minLength: 1}, legacy_nested_json_string: {type: 'boolean'}},
+  required: ['filename'],
+  additionalProperties: false,
+})
+
 const plugin: SinkPlugin<FileSinkConfig> = {
   description: 'Writes proposals to a JSON file in DataHub file-sink layout.',
-  configSchema: {
-    type: 'object',
-    properties: {filename: {type: 'string', minLength: 1}, legacy_nested_json_string: {type: 'boolean'}},
-    required: ['filename'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Sink> {
     const path = ctx.resolvePath(config.filename)
     mkdirSync(dirname(path), {recursive: true})

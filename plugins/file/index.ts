@@ -7,34 +7,26 @@
  * this aspect), `read_mode` and `count_all_before_starting` (accepted; mdcli always streams).
  * Each bad record is a failure naming its index and line; the rest of the file goes on.
  */
-import {FileError} from '../../src/errors.js'
-import {eventFiles, readEventRecords, totalBytes} from '../../src/recipes/events-file.js'
-import type {PluginContext, Source, SourcePlugin, WorkUnit} from '../../src/recipes/plugin.js'
+import {FileError, eventFiles, readEventRecords, totalBytes, type PluginContext, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface FileSourceConfig {
-  path?: string
-  filename?: string
-  file_extension: string
-  aspect?: string
-  read_mode?: 'AUTO' | 'STREAM' | 'BATCH'
-  count_all_before_starting?: boolean
-}
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    path: {type: 'string', minLength: 1},
+    filename: {type: 'string', minLength: 1},
+    file_extension: {type: 'string', default: '.json'},
+    aspect: {type: 'string'},
+    read_mode: {enum: ['AUTO', 'STREAM', 'BATCH']},
+    count_all_before_starting: {type: 'boolean'},
+  },
+  anyOf: [{required: ['path']}, {required: ['filename']}],
+  additionalProperties: false,
+})
+export type FileSourceConfig = ConfigOf<typeof CONFIG>
 
 const plugin: SourcePlugin<FileSourceConfig> = {
   description: 'Reads MCE/MCP change-event files (JSON), streamed.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      path: {type: 'string', minLength: 1},
-      filename: {type: 'string', minLength: 1},
-      file_extension: {type: 'string', default: '.json'},
-      aspect: {type: 'string'},
-      read_mode: {enum: ['AUTO', 'STREAM', 'BATCH']},
-      count_all_before_starting: {type: 'boolean'},
-    },
-    anyOf: [{required: ['path']}, {required: ['filename']}],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create(config, ctx: PluginContext): Source {
     const path = ctx.resolvePath((config.path ?? config.filename)!)
     const files = eventFiles(path, config.file_extension)

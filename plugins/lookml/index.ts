@@ -15,7 +15,7 @@
  * name the model or file; the other models go on.
  */
 import {existsSync, statSync} from 'node:fs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, type AllowDeny, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, type AllowDeny, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {dumpLookml} from './dump.js'
 import {exploresOf, folderOf, LookmlProject, viewsOf, type LookmlNode, type ParsedFile, type ViewDecl} from './project.js'
 import {analyseDerivedSql} from './sql.js'
@@ -30,22 +30,7 @@ interface ConnectionDef {
   platform_env?: string
 }
 
-export interface LookmlConfig {
-  base_folder: string
-  project_name: string
-  connection_to_platform_map: Record<string, ConnectionDef | string>
-  model_pattern?: Pattern
-  view_pattern?: Pattern
-  emit_reachable_views_only: boolean
-  parse_table_names_from_sql: boolean
-  process_refinements: boolean
-  extract_column_level_lineage: boolean
-  tag_measures_and_dimensions: boolean
-  view_naming_pattern: string
-  max_file_snippet_length: number
-  env: string
-  platform_instance?: string
-}
+export type LookmlConfig = ConfigOf<typeof CONFIG>
 
 const PATTERN_SCHEMA = ALLOW_DENY_SCHEMA
 
@@ -91,58 +76,60 @@ function connectionOf(raw: ConnectionDef | string): ConnectionDef {
   return {...raw, platform: raw.platform.toLowerCase(), default_db: raw.default_db.toLowerCase(), default_schema: raw.default_schema?.toLowerCase()}
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    base_folder: {type: 'string', minLength: 1},
+    project_name: {type: 'string', minLength: 1},
+    connection_to_platform_map: {
+      type: 'object',
+      additionalProperties: {
+        anyOf: [
+          {type: 'string', minLength: 1},
+          {
+            type: 'object',
+            properties: {
+              platform: {type: 'string', minLength: 1},
+              default_db: {type: 'string'},
+              default_schema: {type: 'string'},
+              platform_instance: {type: 'string'},
+              platform_env: {type: 'string'},
+            },
+            required: ['platform', 'default_db'],
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    model_pattern: PATTERN_SCHEMA,
+    view_pattern: PATTERN_SCHEMA,
+    emit_reachable_views_only: {type: 'boolean', default: true},
+    parse_table_names_from_sql: {type: 'boolean', default: false},
+    process_refinements: {type: 'boolean', default: false},
+    extract_column_level_lineage: {type: 'boolean', default: true},
+    tag_measures_and_dimensions: {type: 'boolean', default: true},
+    view_naming_pattern: {type: 'string', default: '{project}.view.{name}'},
+    view_browse_pattern: {type: 'string'},
+    explore_naming_pattern: {type: 'string'},
+    explore_browse_pattern: {type: 'string'},
+    max_file_snippet_length: {type: 'integer', minimum: 1, default: 512000},
+    populate_sql_logic_for_missing_descriptions: {type: 'boolean'},
+    process_isolation_for_sql_parsing: {type: 'boolean'},
+    sql_parser: {type: 'string'},
+    project_dependencies: {type: 'object'},
+    env: {type: 'string', default: 'PROD'},
+    platform_instance: {type: 'string'},
+    api: {type: 'object'},
+    git_info: {type: 'object'},
+  },
+  required: ['base_folder', 'project_name', 'connection_to_platform_map'],
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<LookmlConfig> = {
   description: 'Reads a LookML project folder (offline): views as datasets with lineage to their tables.',
   platform: 'lookml',
-  configSchema: {
-    type: 'object',
-    properties: {
-      base_folder: {type: 'string', minLength: 1},
-      project_name: {type: 'string', minLength: 1},
-      connection_to_platform_map: {
-        type: 'object',
-        additionalProperties: {
-          anyOf: [
-            {type: 'string', minLength: 1},
-            {
-              type: 'object',
-              properties: {
-                platform: {type: 'string', minLength: 1},
-                default_db: {type: 'string'},
-                default_schema: {type: 'string'},
-                platform_instance: {type: 'string'},
-                platform_env: {type: 'string'},
-              },
-              required: ['platform', 'default_db'],
-              additionalProperties: false,
-            },
-          ],
-        },
-      },
-      model_pattern: PATTERN_SCHEMA,
-      view_pattern: PATTERN_SCHEMA,
-      emit_reachable_views_only: {type: 'boolean', default: true},
-      parse_table_names_from_sql: {type: 'boolean', default: false},
-      process_refinements: {type: 'boolean', default: false},
-      extract_column_level_lineage: {type: 'boolean', default: true},
-      tag_measures_and_dimensions: {type: 'boolean', default: true},
-      view_naming_pattern: {type: 'string', default: '{project}.view.{name}'},
-      view_browse_pattern: {type: 'string'},
-      explore_naming_pattern: {type: 'string'},
-      explore_browse_pattern: {type: 'string'},
-      max_file_snippet_length: {type: 'integer', minimum: 1, default: 512000},
-      populate_sql_logic_for_missing_descriptions: {type: 'boolean'},
-      process_isolation_for_sql_parsing: {type: 'boolean'},
-      sql_parser: {type: 'string'},
-      project_dependencies: {type: 'object'},
-      env: {type: 'string', default: 'PROD'},
-      platform_instance: {type: 'string'},
-      api: {type: 'object'},
-      git_info: {type: 'object'},
-    },
-    required: ['base_folder', 'project_name', 'connection_to_platform_map'],
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create(config, ctx: PluginContext): Source {
     const raw = config as LookmlConfig & {api?: unknown; git_info?: unknown}
     if (raw.api) throw new ConfigError('lookml: `api` (the Looker API) is not supported; give `project_name` and `connection_to_platform_map` and read the folder offline')

@@ -11,20 +11,9 @@
  */
 import {createHash} from 'node:crypto'
 import pRetry from 'p-retry'
-import {JetStreamPublisher} from '../../src/events/jetstream.js'
-import {parseQueueUrl, redact, type QueuePublisher} from '../../src/events/queue.js'
-import type {PluginContext, Sink, SinkPlugin, WorkUnit} from '../../src/recipes/plugin.js'
-import {toFileRecord} from '../../src/recipes/records.js'
+import {parseQueueUrl, redactUrl as redact, type QueuePublisher, type PluginContext, type Sink, type SinkPlugin, type WorkUnit, toFileRecord, openJetStream, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
-export interface NatsSinkConfig {
-  server: string
-  stream: string
-  subject: string
-  max_in_flight: number
-  retry_max_times: number
-  retry_min_wait_sec: number
-  timeout_sec: number
-}
+export type NatsSinkConfig = ConfigOf<typeof CONFIG>
 
 export const DEFAULT_STREAM = 'MDCLI_PROPOSALS'
 export const DEFAULT_SUBJECT = 'mdcli.proposals'
@@ -99,24 +88,26 @@ class NatsSink implements Sink {
   }
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    server: {type: 'string', minLength: 1, default: 'nats://127.0.0.1:4222'},
+    stream: {type: 'string', pattern: '^[A-Za-z0-9_-]+$', default: DEFAULT_STREAM},
+    subject: {type: 'string', pattern: '^[A-Za-z0-9_.-]+$', default: DEFAULT_SUBJECT},
+    max_in_flight: {type: 'integer', minimum: 1, maximum: 10000, default: 256},
+    retry_max_times: {type: 'integer', minimum: 0, default: 4},
+    retry_min_wait_sec: {type: 'number', minimum: 0, default: 0.2},
+    timeout_sec: {type: 'number', exclusiveMinimum: 0, default: 10},
+  },
+  additionalProperties: false,
+})
+
 const plugin: SinkPlugin<NatsSinkConfig> = {
   description: 'Publishes proposals (DataHub MCP JSON) to a NATS JetStream stream, for `mdcli lite --consume`.',
-  configSchema: {
-    type: 'object',
-    properties: {
-      server: {type: 'string', minLength: 1, default: 'nats://127.0.0.1:4222'},
-      stream: {type: 'string', pattern: '^[A-Za-z0-9_-]+$', default: DEFAULT_STREAM},
-      subject: {type: 'string', pattern: '^[A-Za-z0-9_.-]+$', default: DEFAULT_SUBJECT},
-      max_in_flight: {type: 'integer', minimum: 1, maximum: 10000, default: 256},
-      retry_max_times: {type: 'integer', minimum: 0, default: 4},
-      retry_min_wait_sec: {type: 'number', minimum: 0, default: 0.2},
-      timeout_sec: {type: 'number', exclusiveMinimum: 0, default: 10},
-    },
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Sink> {
     const {servers} = parseQueueUrl(config.server, config.stream)
-    const pub = await JetStreamPublisher.open({servers, stream: config.stream, subjects: [config.subject]}, {timeoutMs: config.timeout_sec * 1000, name: 'mdcli-nats-sink'})
+    const pub = await openJetStream({servers, stream: config.stream, subjects: [config.subject], timeoutMs: config.timeout_sec * 1000, name: 'mdcli-nats-sink'})
     ctx.report.info('server', redact(config.server))
     ctx.report.info('stream', config.stream)
     ctx.report.info('subject', config.subject)

@@ -28,16 +28,11 @@ import {
   type Source,
   type SourcePlugin,
   type WorkUnit,
+  configSchema,
+  type ConfigOf,
 } from '../../src/sdk/index.js'
 
-export interface NatsSourceConfig {
-  server: string
-  stream_pattern?: AllowDeny
-  env: string
-  platform_instance?: string
-  schemas?: Record<string, unknown>
-  sample_messages: number
-}
+export type NatsSourceConfig = ConfigOf<typeof CONFIG>
 
 type JsonSchemaNode = {type?: string | string[]; properties?: Record<string, JsonSchemaNode>; items?: JsonSchemaNode; description?: string}
 
@@ -206,22 +201,24 @@ class NatsSource implements Source {
   }
 }
 
+const CONFIG = configSchema({
+  type: 'object',
+  properties: {
+    server: {type: 'string', default: 'nats://127.0.0.1:4222'},
+    stream_pattern: ALLOW_DENY_SCHEMA,
+    env: {type: 'string', default: 'PROD'},
+    platform_instance: {type: 'string'},
+    schemas: {type: 'object', additionalProperties: {type: ['object', 'string']}},
+    sample_messages: {type: 'integer', minimum: 0, default: 5},
+  },
+  additionalProperties: false,
+})
+
 const plugin: SourcePlugin<NatsSourceConfig> = {
   description: "NATS JetStream streams as datasets (DataHub's kafka source, for JetStream)",
   platform: 'nats',
   autoStatus: true,
-  configSchema: {
-    type: 'object',
-    properties: {
-      server: {type: 'string', default: 'nats://127.0.0.1:4222'},
-      stream_pattern: ALLOW_DENY_SCHEMA,
-      env: {type: 'string', default: 'PROD'},
-      platform_instance: {type: 'string'},
-      schemas: {type: 'object', additionalProperties: {type: ['object', 'string']}},
-      sample_messages: {type: 'integer', minimum: 0, default: 5},
-    },
-    additionalProperties: false,
-  },
+  configSchema: CONFIG,
   create: (config, ctx) => new NatsSource(config, ctx),
 }
 

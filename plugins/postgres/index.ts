@@ -12,13 +12,14 @@
  * host and database (never the password); problems of one table go into the report.
  */
 import pg from 'pg'
-import {allowDeny, ConnectionError, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
+import {allowDeny, ConnectionError, type ConfigOf, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
 import {hostPort, sqlConfigSchema, sqlWorkunits, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
 
-export interface PostgresConfig extends SqlSourceConfig {
-  initial_database: string
-  sqlalchemy_uri?: string
-}
+const CONFIG = sqlConfigSchema({
+  initial_database: {type: 'string', minLength: 1, default: 'postgres'},
+  sqlalchemy_uri: {type: 'string'},
+})
+export type PostgresConfig = ConfigOf<typeof CONFIG>
 
 /** `format_type()` text → SQLAlchemy's repr and class, as DataHub prints `nativeDataType`. */
 export function pgNativeType(formatted: string, typtype: string): {nativeDataType: string; typeClass: string} {
@@ -272,10 +273,7 @@ class PostgresDialect implements SqlDialect {
 const plugin: SourcePlugin<PostgresConfig> = {
   description: 'A PostgreSQL server: databases, schemas, tables, views, view lineage and profiles, as DataHub emits them.',
   platform: 'postgres',
-  configSchema: sqlConfigSchema({
-    initial_database: {type: 'string', minLength: 1, default: 'postgres'},
-    sqlalchemy_uri: {type: 'string'},
-  }),
+  configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
     if (config.sqlalchemy_uri) {
       // DataHub's escape hatch: take host, port, user and database from the URI.

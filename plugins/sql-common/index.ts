@@ -14,7 +14,7 @@
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
 import sqlParser from 'node-sql-parser'
-import {ALLOW_DENY_SCHEMA, allowDeny, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, mcp, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
 
 export interface Column {
   name: string
@@ -73,47 +73,6 @@ export interface SqlDialect {
   close(): Promise<void>
 }
 
-export interface ProfilingConfig {
-  enabled: boolean
-  profile_table_level_only: boolean
-  profile_table_row_count_estimate_only: boolean
-  include_field_null_count: boolean
-  include_field_distinct_count: boolean
-  include_field_min_value: boolean
-  include_field_max_value: boolean
-  include_field_mean_value: boolean
-  include_field_median_value: boolean
-  include_field_stddev_value: boolean
-  include_field_sample_values: boolean
-  include_field_distinct_value_frequencies: boolean
-  field_sample_values_limit: number
-  max_number_of_fields_to_profile?: number
-  profile_table_row_limit?: number
-  max_seconds_per_table: number
-}
-
-export interface SqlSourceConfig {
-  host_port: string
-  database?: string
-  username?: string
-  password?: string
-  env: string
-  platform_instance?: string
-  database_pattern?: AllowDeny
-  schema_pattern?: AllowDeny
-  table_pattern?: AllowDeny
-  view_pattern?: AllowDeny
-  profile_pattern?: AllowDeny
-  include_tables: boolean
-  include_views: boolean
-  include_view_lineage: boolean
-  include_view_column_lineage: boolean
-  domain?: Record<string, AllowDeny>
-  options?: Record<string, unknown>
-  profiling: ProfilingConfig
-  classification?: {enabled?: boolean}
-}
-
 const PROFILING_SCHEMA = {
   type: 'object',
   properties: {
@@ -147,40 +106,42 @@ const PROFILING_SCHEMA = {
   },
   additionalProperties: false,
   default: {},
+} as const
+
+/** The recipe keys every SQL source takes (DataHub's names). */
+const SQL_PROPERTIES = {
+  host_port: {type: 'string', minLength: 1},
+  database: {type: 'string', minLength: 1},
+  username: {type: 'string'},
+  password: {type: 'string'},
+  env: {type: 'string', default: 'PROD'},
+  platform_instance: {type: 'string', minLength: 1},
+  database_pattern: ALLOW_DENY_SCHEMA,
+  schema_pattern: ALLOW_DENY_SCHEMA,
+  table_pattern: ALLOW_DENY_SCHEMA,
+  view_pattern: ALLOW_DENY_SCHEMA,
+  profile_pattern: ALLOW_DENY_SCHEMA,
+  include_tables: {type: 'boolean', default: true},
+  include_views: {type: 'boolean', default: true},
+  include_view_lineage: {type: 'boolean', default: true},
+  include_view_column_lineage: {type: 'boolean', default: true},
+  include_table_location_lineage: {type: 'boolean'},
+  convert_urns_to_lowercase: {type: 'boolean'},
+  domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
+  options: {type: 'object'},
+  profiling: PROFILING_SCHEMA,
+  classification: {type: 'object', properties: {enabled: {type: 'boolean'}}},
+} as const
+
+/** The config schema of a SQL source: the common keys plus a dialect's own (`extra`). */
+export function sqlConfigSchema<const E extends Record<string, JSONSchema> = {}>(extra: E = {} as E) {
+  return configSchema({type: 'object', properties: {...SQL_PROPERTIES, ...extra}, required: ['host_port'], additionalProperties: false} as const)
 }
 
-/** The recipe keys every SQL source takes (DataHub's names); `extra` adds a dialect's own. */
-export function sqlConfigSchema(extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    type: 'object',
-    properties: {
-      host_port: {type: 'string', minLength: 1},
-      database: {type: 'string', minLength: 1},
-      username: {type: 'string'},
-      password: {type: 'string'},
-      env: {type: 'string', default: 'PROD'},
-      platform_instance: {type: 'string', minLength: 1},
-      database_pattern: ALLOW_DENY_SCHEMA,
-      schema_pattern: ALLOW_DENY_SCHEMA,
-      table_pattern: ALLOW_DENY_SCHEMA,
-      view_pattern: ALLOW_DENY_SCHEMA,
-      profile_pattern: ALLOW_DENY_SCHEMA,
-      include_tables: {type: 'boolean', default: true},
-      include_views: {type: 'boolean', default: true},
-      include_view_lineage: {type: 'boolean', default: true},
-      include_view_column_lineage: {type: 'boolean', default: true},
-      include_table_location_lineage: {type: 'boolean'},
-      convert_urns_to_lowercase: {type: 'boolean'},
-      domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
-      options: {type: 'object'},
-      profiling: PROFILING_SCHEMA,
-      classification: {type: 'object'},
-      ...extra,
-    },
-    required: ['host_port'],
-    additionalProperties: false,
-  }
-}
+const SQL_CONFIG = sqlConfigSchema()
+/** What every SQL source's `create` receives (defaults filled). */
+export type SqlSourceConfig = ConfigOf<typeof SQL_CONFIG>
+export type ProfilingConfig = SqlSourceConfig['profiling']
 
 /** SQLAlchemy classes → DataHub field types (`_field_type_mapping`, with the dialects' extras). */
 export function fieldType(typeClass: string): string {

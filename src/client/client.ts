@@ -1,9 +1,15 @@
 /**
- * The HTTP client every command (and the REST sink) uses to reach the server, on undici.
+ * The HTTP client every command (and the REST sink) uses to reach the server.
  * Sends the token and the Rest.li protocol header; turns refused connections and error bodies
  * into typed errors with one readable line.
+ *
+ * It is built on node:http rather than undici: a one-shot command such as `mdcli get` spends
+ * most of its life starting up, and undici costs ~90 ms to load plus ~100 ms of timers that
+ * keep the process alive after close; node:http is already in the binary, and with a keep-alive
+ * agent it serves the REST sink's batches just as well (the server, not the client, is the bound).
  */
-import {Agent, request} from 'undici'
+import {Agent as HttpAgent, request as httpRequest, type IncomingMessage} from 'node:http'
+import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
 import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
 import {encodeUrnPath} from '../model/urn.js'
 import type {ProposalInput} from '../catalog/proposal.js'
@@ -18,7 +24,7 @@ export interface ClientOptions {
   /** Per-request timeout, ms. */
   timeoutMs?: number
   /** Shared connection pool; one is made when absent. */
-  dispatcher?: Agent
+  agent?: HttpAgent
   userAgent?: string
   /** Called after every request with what a --debug log may show (never a token). */
   onRequest?: (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
@@ -52,17 +58,20 @@ export class MdcliClient {
   readonly server: string
   private readonly token?: string
   private readonly timeoutMs: number
-  private readonly dispatcher: Agent
-  private readonly ownsDispatcher: boolean
+  private readonly agent: HttpAgent
+  private readonly ownsAgent: boolean
+  private readonly send: typeof httpRequest
   private readonly onRequest?: ClientOptions['onRequest']
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '')
     this.token = opts.token
     this.timeoutMs = opts.timeoutMs ?? 30_000
-    this.ownsDispatcher = !opts.dispatcher
     this.onRequest = opts.onRequest
-    this.dispatcher = opts.dispatcher ?? new Agent({connections: 32, keepAliveTimeout: 10_000, connect: {timeout: 5_000}})
+    const tls = this.server.startsWith('https:')
+    this.send = tls ? httpsRequest : httpRequest
+    this.ownsAgent = !opts.agent
+    this.agent = opts.agent ?? (tls ? new HttpsAgent({keepAlive: true, maxSockets: 32}) : new HttpAgent({keepAlive: true, maxSockets: 32}))
   }
 
   static fromSettings(s: Settings, extra: Partial<ClientOptions> = {}): MdcliClient {
@@ -70,7 +79,22 @@ export class MdcliClient {
   }
 
   async close(): Promise<void> {
-    if (this.ownsDispatcher) await this.dispatcher.close()
+    if (this.ownsAgent) this.agent.destroy()
+  }
+
+  /** One exchange: status and body text; a connection that stalls for `timeoutMs` fails. */
+  private exchange(method: string, url: string, headers: Record<string, string>, payload: string | undefined, timeoutMs: number): Promise<{status: number; text: string}> {
+    return new Promise((resolve, reject) => {
+      const req = this.send(url, {method, headers, agent: this.agent}, (res: IncomingMessage) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8')}))
+        res.on('error', reject)
+      })
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), {code: 'ETIMEDOUT'})))
+      req.on('error', reject)
+      req.end(payload)
+    })
   }
 
   /**
@@ -89,29 +113,23 @@ export class MdcliClient {
       payload = typeof body === 'string' ? body : JSON.stringify(body)
       headers['content-type'] ??= 'application/json'
     }
-    let res
+    if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload))
+    let res: {status: number; text: string}
     const started = performance.now()
     try {
-      res = await request(this.server + path, {
-        method,
-        headers,
-        body: payload,
-        dispatcher: this.dispatcher,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      })
+      res = await this.exchange(method, this.server + path, headers, payload, timeoutMs)
     } catch (e) {
       this.onRequest?.({method, url: this.server + path, status: 'error', ms: performance.now() - started})
       throw this.connectionError(e)
     }
-    const text = await res.body.text()
-    this.onRequest?.({method, url: this.server + path, status: res.statusCode, ms: performance.now() - started})
-    if (res.statusCode >= 200 && res.statusCode < 300) {
+    const text = res.text
+    this.onRequest?.({method, url: this.server + path, status: res.status, ms: performance.now() - started})
+    if (res.status >= 200 && res.status < 300) {
       if (text === '') return undefined as T
       try {
         return JSON.parse(text) as T
       } catch {
-        throw new ServerError(`Server at ${this.server} answered ${res.statusCode} with a body that is not JSON`, res.statusCode)
+        throw new ServerError(`Server at ${this.server} answered ${res.status} with a body that is not JSON`, res.status)
       }
     }
     let parsed: {code?: string; status?: number; message?: string; details?: unknown} = {}
@@ -120,7 +138,7 @@ export class MdcliClient {
     } catch {
       parsed = {message: text.slice(0, 200) || undefined}
     }
-    throw errorFromWire(parsed, res.statusCode)
+    throw errorFromWire(parsed, res.status)
   }
 
   private connectionError(e: unknown): MdcliError {

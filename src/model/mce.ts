@@ -10,8 +10,7 @@
  *   avro `{"string": x}` wrappers removed, union keys renamed) so it reads like any MCP.
  */
 import {BadRequestError} from '../errors.js'
-import type {ProposalInput} from '../catalog/proposal.js'
-import type {SystemMetadata} from '../store/types.js'
+import type {ProposalInput, SystemMetadata} from './wire.js'
 import {ASPECT_SPECS_BY_CLASS} from './aspects/index.js'
 import {normalizeAspectValue} from './normalize.js'
 import {entitySpecs} from './registry.js'

@@ -30,6 +30,7 @@ import {defaultRunId, type PluginRef, type Recipe} from './recipe.js'
 import {PluginRegistry} from './registry.js'
 import {Report, type ReportData} from './report.js'
 import {validateConfig} from './validate.js'
+import {stripWhere} from './messages.js'
 
 export interface PipelineOptions {
   dryRun?: boolean
@@ -192,11 +193,6 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
   }
 }
 
-/** Drops the `<where> (<urn>): ` prefix prepareProposal puts on its messages; we say it ourselves. */
-export function stripWhere(message: string, where: string, urn: unknown): string {
-  for (const prefix of [`${where} (${String(urn)}): `, `${where}: `]) if (message.startsWith(prefix)) return message.slice(prefix.length)
-  return message
-}
 
 function countAspect(aspects: Record<string, Record<string, number>>, p: ProposalInput): void {
   const type = (typeof p.entityType === 'string' ? p.entityType : typeof p.entityUrn === 'string' ? p.entityUrn.split(':')[2] : undefined) ?? 'unknown'

@@ -25,6 +25,7 @@ import type {MdcliClient} from '../client/client.js'
 import {mcp, type PluginContext, type ProposalInput, type WorkUnit, type WorkUnitStream} from './plugin.js'
 import type {Report} from './report.js'
 import {validateConfig} from './validate.js'
+import type {ConfigOf} from '../sdk/config.js'
 
 /**
  * The default share (percent) of the previous run's entities a run may remove. DataHub's default,
@@ -33,14 +34,8 @@ import {validateConfig} from './validate.js'
  */
 export const DEFAULT_FAIL_SAFE_THRESHOLD = 20
 
-export interface StatefulConfig {
-  enabled: boolean
-  remove_stale_metadata: boolean
-  fail_safe_threshold: number
-  ignore_old_state: boolean
-  ignore_new_state: boolean
-  state_provider?: {type: 'datahub' | 'file'; config?: {filename?: string}}
-}
+/** The `stateful_ingestion` block as a source receives it (defaults filled). */
+export type StatefulConfig = ConfigOf<typeof STATEFUL_SCHEMA>
 
 export const STATEFUL_SCHEMA = {
   type: 'object',

@@ -1,3 +1,4 @@
+/// <reference types="node" preserve="true" />
 /**
  * The public plugin SDK: the one module built-in and third-party plugins import.
  *
@@ -52,3 +53,23 @@ export {
   ownership,
 } from './builders.js'
 export {runSource, type SourceRun} from './testing.js'
+export type {AuditStamp, SystemMetadata} from '../model/wire.js'
+export {findEntity} from '../model/registry.js'
+export {mceToProposals} from '../model/mce.js'
+export {toFileRecord} from '../recipes/records.js'
+export {parseCsv} from '../recipes/csv.js'
+export {eventFiles, readEventRecords, totalBytes} from '../recipes/events-file.js'
+export {transformerPair, type AspectEdit} from '../recipes/transform.js'
+export {stripWhere} from '../recipes/messages.js'
+export {
+  configuredServer,
+  connectServer,
+  openJetStream,
+  parseQueueUrl,
+  redactUrl,
+  type BatchOutcome,
+  type PublishAck,
+  type QueuePublisher,
+  type ServerClient,
+} from './connect.js'
+export {configSchema, type ConfigOf, type JSONSchema} from './config.js'

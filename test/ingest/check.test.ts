@@ -1,8 +1,9 @@
+import {requireSharedFixtures} from '../helpers/requires.js'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
 import {cleanup, runCli, tempDir} from '../helpers/lite.js'
-import {BOOTSTRAP, DATAHUB, datasetUrn, mcpRecord, offlineEnv, writeJson} from './helpers.js'
+import {BOOTSTRAP, OWN, datasetUrn, mcpRecord, offlineEnv, writeJson} from './helpers.js'
 
 describe('check mce-file / metadata-file', function () {
   this.timeout(30_000)
@@ -12,11 +13,12 @@ describe('check mce-file / metadata-file', function () {
   })
   after(() => cleanup(dir))
 
-  it('counts the records of a valid file', async () => {
+  it('counts the records of a valid file', async function () {
+    requireSharedFixtures(this, 'datahub')
     const r = await runCli(['check', 'mce-file', BOOTSTRAP], {env: offlineEnv(dir)})
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout.trim()).to.equal('104 MCEs found - all valid')
-    const single = await runCli(['check', 'metadata-file', join(DATAHUB, 'single_mce.json')], {env: offlineEnv(dir)})
+    const single = await runCli(['check', 'metadata-file', join(OWN, 'single_mce.json')], {env: offlineEnv(dir)})
     expect(single.stdout.trim()).to.equal('1 MCEs found - all valid')
   })
 

@@ -1,8 +1,9 @@
+import {requireSharedFixtures} from '../helpers/requires.js'
 import {readFileSync, writeFileSync, mkdirSync, copyFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
 import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
-import {BOOTSTRAP, DATAHUB, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
+import {BOOTSTRAP, OWN, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
 
@@ -18,7 +19,8 @@ describe('ingest: file source, sinks and run flags', function () {
 
   const restSink = () => ({type: 'datahub-rest', config: {server: lite.url}})
 
-  it('ingests bootstrap_mce.json through datahub-rest; `mdcli get` reads the entities back', async () => {
+  it('ingests bootstrap_mce.json through datahub-rest; `mdcli get` reads the entities back', async function () {
+    requireSharedFixtures(this, 'datahub')
     const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: BOOTSTRAP}}, sink: restSink(), run_id: 'bootstrap-1', pipeline_name: 'boot'}, 'boot.yml')
     const r = await ingestJson(recipe, lite.env())
     expect(r.code, r.stderr).to.equal(0)
@@ -50,18 +52,24 @@ describe('ingest: file source, sinks and run flags', function () {
   })
 
   it('reads a single-object file and the {value, contentType} MCP form', async () => {
-    for (const name of ['single_mce.json', 'test_domains.json']) {
-      const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: join(DATAHUB, name)}}, sink: restSink()}, `one-${name}.yml`)
+    // DataHub's older MCP form: the aspect as JSON text in `value`, with its content type.
+    const domains = writeJson(dir, 'domains.json', [
+      {auditHeader: null, entityType: 'domain', entityUrn: 'urn:li:domain:marketing', changeType: 'UPSERT', aspectName: 'domainProperties', aspect: {value: '{"name": "Sales", "description": "Our sales domain" }', contentType: 'application/json'}, systemMetadata: null},
+      {auditHeader: null, entityType: 'dataset', entityUrn: datasetUrn('orders'), changeType: 'UPSERT', aspectName: 'domains', aspect: {value: '{"domains": ["urn:li:domain:marketing"] }', contentType: 'application/json'}, systemMetadata: null},
+    ])
+    for (const path of [join(OWN, 'single_mce.json'), domains]) {
+      const recipe = writeRecipe(dir, {source: {type: 'file', config: {path}}, sink: restSink()}, `one-${path.split('/').pop()}.yml`)
       const r = await ingestJson(recipe, lite.env())
       expect(r.code, r.stderr + r.stdout).to.equal(0)
     }
-    const harshal = JSON.parse((await runCli(['get', '--urn', 'urn:li:corpuser:harshal'], {env: lite.env()})).stdout)
-    expect(harshal.corpUserInfo).to.include({fullName: 'Harshal Sheth', title: 'Engineer'})
+    const ada = JSON.parse((await runCli(['get', '--urn', 'urn:li:corpuser:ada'], {env: lite.env()})).stdout)
+    expect(ada.corpUserInfo).to.include({fullName: 'Ada Lovelace', title: 'Analyst'})
     const domain = JSON.parse((await runCli(['get', '--urn', 'urn:li:domain:marketing'], {env: lite.env()})).stdout)
     expect(domain.domainProperties.name).to.equal('Sales')
   })
 
-  it('file sink → file source round trip keeps the content', async () => {
+  it('file sink → file source round trip keeps the content', async function () {
+    requireSharedFixtures(this, 'datahub')
     const first = join(dir, 'rt-1.json')
     const second = join(dir, 'rt-2.json')
     const r1 = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: BOOTSTRAP}}, sink: {type: 'file', config: {filename: first}}}, 'rt1.yml'), offlineEnv(dir))
@@ -79,7 +87,8 @@ describe('ingest: file source, sinks and run flags', function () {
     expect(strip(b)).to.deep.equal(strip(a))
   })
 
-  it('--dry-run reads everything and writes nothing', async () => {
+  it('--dry-run reads everything and writes nothing', async function () {
+    requireSharedFixtures(this, 'datahub')
     const urn = datasetUrn('dry.run_only')
     const file = writeJson(dir, 'dry.json', [mcpRecord(urn, 'status', {removed: false})])
     const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: restSink(), run_id: 'dry-1'}, 'dry.yml')
@@ -92,7 +101,8 @@ describe('ingest: file source, sinks and run flags', function () {
     expect(runs.map((x) => x.runId)).not.to.include('dry-1')
   })
 
-  it('--preview stops after --preview-workunits work units', async () => {
+  it('--preview stops after --preview-workunits work units', async function () {
+    requireSharedFixtures(this, 'datahub')
     const out = join(dir, 'preview.json')
     const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: BOOTSTRAP}}, sink: {type: 'file', config: {filename: out}}}, 'preview.yml')
     const r = await ingestJson(recipe, offlineEnv(dir), ['--preview', '--preview-workunits', '3'])
@@ -139,11 +149,11 @@ describe('ingest: file source, sinks and run flags', function () {
     writeJson(sub, 'b.json', [mcpRecord(datasetUrn('dir.b'), 'status', {removed: false})])
     writeJson(sub, 'a.json', [mcpRecord(datasetUrn('dir.a'), 'status', {removed: false})])
     writeFileSync(join(sub, 'ignored.txt'), 'not json')
-    copyFileSync(join(DATAHUB, 'single_mce.json'), join(sub, 'c.json'))
+    copyFileSync(join(OWN, 'single_mce.json'), join(sub, 'c.json'))
     const out = join(dir, 'dir-out.json')
     const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: sub}}, sink: {type: 'file', config: {filename: out}}}, 'dir.yml'), offlineEnv(dir))
     expect(r.code, r.stderr).to.equal(0)
-    expect(readJson<Array<{entityUrn: string}>>(out).map((x) => x.entityUrn)).to.deep.equal([datasetUrn('dir.a'), datasetUrn('dir.b'), 'urn:li:corpuser:harshal'])
+    expect(readJson<Array<{entityUrn: string}>>(out).map((x) => x.entityUrn)).to.deep.equal([datasetUrn('dir.a'), datasetUrn('dir.b'), 'urn:li:corpuser:ada', 'urn:li:corpuser:ada'])
   })
 
   it('the console sink prints one JSON line per proposal', async () => {

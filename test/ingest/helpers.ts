@@ -5,11 +5,13 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import yaml from 'js-yaml'
-import {FIXTURES, runCli, type CliResult} from '../helpers/lite.js'
+import {FIXTURES, ROOT, runCli, type CliResult} from '../helpers/lite.js'
 
 export const DATAHUB = join(FIXTURES, 'datahub')
 export const DBT = join(FIXTURES, 'dbt')
 export const BOOTSTRAP = join(DATAHUB, 'bootstrap_mce.json')
+/** Fixtures written for mdcli's own tests (in the repository). */
+export const OWN = join(ROOT, 'test', 'fixtures', 'files')
 
 /** Writes `recipe` as YAML into `dir` and returns its path. */
 export function writeRecipe(dir: string, recipe: Record<string, unknown>, name = 'recipe.yml'): string {

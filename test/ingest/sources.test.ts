@@ -1,3 +1,4 @@
+import {requireSharedFixtures} from '../helpers/requires.js'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
@@ -6,7 +7,7 @@ import {normalizeAspectValue} from '../../src/model/normalize.js'
 import {ingest} from '../../src/recipes/pipeline.js'
 import {parseRecipe} from '../../src/recipes/recipe.js'
 import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
-import {DATAHUB, DBT, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
+import {DATAHUB, DBT, OWN, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 /** 2020-04-14 07:00:00 UTC, the frozen time of DataHub's glossary golden file. */
 const GOLDEN_TIME = 1586847600000
@@ -24,7 +25,8 @@ describe('ingest: sources', function () {
   after(() => cleanup(dir))
 
   describe('datahub-business-glossary', () => {
-    it('produces the same urns and aspects as DataHub’s golden file, in the same order', async () => {
+    it('produces the same urns and aspects as DataHub’s golden file, in the same order', async function () {
+    requireSharedFixtures(this, 'datahub')
       const out = join(dir, 'glossary.json')
       const recipe = recipeOf(
         {
@@ -65,7 +67,7 @@ describe('ingest: sources', function () {
     it('emits upstreamLineage for top-level nodes with upstreams, then status', async () => {
       const out = join(dir, 'lineage.json')
       const r = await ingestJson(
-        writeRecipe(dir, {source: {type: 'datahub-lineage-file', config: {file: join(DATAHUB, 'file_lineage.yml'), preserve_upstream: false}}, sink: {type: 'file', config: {filename: out}}}, 'lineage.yml'),
+        writeRecipe(dir, {source: {type: 'datahub-lineage-file', config: {file: join(OWN, 'lineage.yml'), preserve_upstream: false}}, sink: {type: 'file', config: {filename: out}}}, 'lineage.yml'),
         offlineEnv(dir),
       )
       expect(r.code, r.stderr).to.equal(0)
@@ -96,7 +98,8 @@ describe('ingest: sources', function () {
   })
 
   describe('dbt', () => {
-    it('turns manifest + catalog into dbt datasets with postgres siblings', async () => {
+    it('turns manifest + catalog into dbt datasets with postgres siblings', async function () {
+    requireSharedFixtures(this, 'datahub')
       const out = join(dir, 'dbt.json')
       const r = await ingestJson(
         writeRecipe(

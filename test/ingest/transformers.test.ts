@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {expect} from 'chai'
 import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
-import {DATAHUB, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
+import {OWN, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 const A = datasetUrn('sales.orders')
 const B = datasetUrn('hr.people')
@@ -98,7 +98,7 @@ describe('ingest: transformers', function () {
       const seed = writeJson(dir, 'lin-seed.json', [mcpRecord(down, 'upstreamLineage', {upstreams: [{dataset: old, type: 'COPY'}]})])
       expect((await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: seed}}, sink: {type: 'datahub-rest'}}, 'lseed.yml'), lite.env())).code).to.equal(0)
       const r = await ingestJson(
-        writeRecipe(dir, {source: {type: 'datahub-lineage-file', config: {file: join(DATAHUB, 'file_lineage.yml')}}, sink: {type: 'datahub-rest'}}, 'lin.yml'),
+        writeRecipe(dir, {source: {type: 'datahub-lineage-file', config: {file: join(OWN, 'lineage.yml')}}, sink: {type: 'datahub-rest'}}, 'lin.yml'),
         lite.env(),
       )
       expect(r.code, r.stderr + r.stdout).to.equal(0)

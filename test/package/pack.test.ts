@@ -8,16 +8,14 @@ import {cleanup, ROOT, tempDir} from '../helpers/lite.js'
 const run = promisify(execFile)
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
 
-const PLUGIN_TS = `import {aspectWorkUnit, globalTags, makeDatasetUrn, runSource, type SourcePlugin, type WorkUnit} from 'mdcli/plugin'
+const PLUGIN_TS = `import {aspectWorkUnit, configSchema, globalTags, makeDatasetUrn, runSource, type ConfigOf, type SourcePlugin, type WorkUnit} from 'mdcli/plugin'
 
-interface Config {
-  count: number
-  platform: string
-}
+const CONFIG = configSchema({type: 'object', properties: {count: {type: 'integer', default: 2}, platform: {type: 'string', default: 'hello'}}, additionalProperties: false})
+type Config = ConfigOf<typeof CONFIG>
 
 const plugin: SourcePlugin<Config> = {
   description: 'Yields count datasets.',
-  configSchema: {type: 'object', properties: {count: {type: 'integer', default: 2}, platform: {type: 'string', default: 'hello'}}, additionalProperties: false},
+  configSchema: CONFIG,
   create(config, ctx) {
     return {
       async *workunits(): AsyncIterable<WorkUnit> {
@@ -67,9 +65,15 @@ describe('the package: npm pack, install elsewhere, npx mdcli, a TypeScript plug
     writeFileSync(join(plugin, 'hello.ts'), PLUGIN_TS)
     writeFileSync(join(plugin, 'tsconfig.json'), JSON.stringify({compilerOptions: {target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: []}, files: ['hello.ts']}))
     // A type error is caught against the published types.
-    writeFileSync(join(plugin, 'bad.ts'), `import {makeDatasetUrn} from 'mdcli/plugin'\nexport const x: number = makeDatasetUrn('a', 'b')\n`)
+    writeFileSync(
+      join(plugin, 'bad.ts'),
+      `import {configSchema, makeDatasetUrn, type ConfigOf} from 'mdcli/plugin'\nexport const x: number = makeDatasetUrn('a', 'b')\n` +
+        `const S = configSchema({type: 'object', properties: {count: {type: 'integer', default: 2}}})\nexport const y = (c: ConfigOf<typeof S>): string => c.count\n`,
+    )
     const bad = await run(process.execPath, [TSC, '--noEmit', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--strict', 'bad.ts'], {cwd: plugin}).catch((e) => e)
-    expect(bad.stdout).to.match(/bad\.ts.*Type 'string' is not assignable to type 'number'/)
+    expect(bad.stdout).to.match(/bad\.ts\(2,.*Type 'string' is not assignable to type 'number'/)
+    // The config type comes from the schema: \`count\` (with a default) is a number.
+    expect(bad.stdout).to.match(/bad\.ts\(4,.*Type 'number' is not assignable to type 'string'/)
     await run(process.execPath, [TSC, '-p', '.'], {cwd: plugin})
     const self = await run(process.execPath, ['--input-type=module', '-e', `import {selfTest} from './hello/hello.js'; const r = await selfTest(); console.log(JSON.stringify({n: r.proposals.length, tables: r.report.toJSON().counts?.tables ?? r.report.toJSON()}))`], {cwd: app})
     expect(JSON.parse(self.stdout).n).to.equal(3)
