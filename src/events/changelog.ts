@@ -84,6 +84,22 @@ export class ChangeLog {
     return {entries: this.ring.filter((e) => e.id > lastId), gap}
   }
 
+  /**
+   * The entities changed most recently, newest first, each once with its latest change; walks the
+   * ring from its end and stops after `count` entities (or `scanLimit` entries).
+   */
+  recentEntities(count: number, scanLimit = this.capacity): LoggedChange[] {
+    const out: LoggedChange[] = []
+    const seen = new Set<string>()
+    for (let i = this.ring.length - 1, n = 0; i >= 0 && out.length < count && n < scanLimit; i--, n++) {
+      const e = this.ring[i]!
+      if (seen.has(e.mcl.entityUrn)) continue
+      seen.add(e.mcl.entityUrn)
+      out.push(e)
+    }
+    return out
+  }
+
   subscribe(l: Listener): () => void {
     this.listeners.add(l)
     return () => this.listeners.delete(l)

@@ -8,6 +8,8 @@ const CHROMIUM = process.env.MDCLI_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)'
 const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
 const HIVE = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)'
+const FCT = 'urn:li:dataset:(urn:li:dataPlatform:hive,fct_users_created,PROD)'
+const LOGGING = 'urn:li:dataset:(urn:li:dataPlatform:hive,logging_events,PROD)'
 
 describe('web pages in a real browser (headless Chromium)', function () {
   this.timeout(180_000)
@@ -53,6 +55,15 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const home = await signIn(lite.token)
     expect(await home.getByRole('list', {name: 'Entity types'}).textContent()).to.match(/dataset\s*\d+/)
     expect(await home.getByRole('list', {name: 'Platforms'}).textContent()).to.include('kafka')
+    // The home page's query goes out beside the sign-in check, not after its answer: one round trip.
+    const order: string[] = []
+    const kind = (body: string | null) => /^\{"query":"query (home|\{ me)\b/.exec(body ?? '')?.[1]?.replace('{ ', '')
+    home.on('request', (r) => kind(r.postData()) && order.push(`ask ${kind(r.postData())}`))
+    home.on('requestfinished', (r) => kind(r.postData()) && order.push(`got ${kind(r.postData())}`))
+    await home.reload()
+    await home.getByRole('list', {name: 'Entity types'}).waitFor()
+    expect(order.slice(0, 2).sort()).to.deep.equal(['ask home', 'ask me'])
+    expect(order.filter((x) => x.startsWith('ask'))).to.have.length(2)
     await home.context().close()
     await page.context().close()
   })
@@ -75,18 +86,45 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const shared = await (await browser.newContext()).newPage()
     await shared.goto(lite.url)
     await shared.evaluate((t) => (globalThis as any).sessionStorage.setItem('mdcli.token', t), lite.token)
+    // The filter counts are asked for once the results are in, so the two never share the server.
+    const order: string[] = []
+    const kind = (body: string | null) => /^\{"query":"query (search|scroll|facets)\b/.exec(body ?? '')?.[1]
+    shared.on('request', (r) => kind(r.postData()) && order.push(`ask ${kind(r.postData())}`))
+    shared.on('requestfinished', (r) => kind(r.postData()) && order.push(`got ${kind(r.postData())}`))
     await shared.goto(`${lite.url}/search?q=*&platform=urn:li:dataPlatform:kafka`)
     await shared.getByText(/results for/).waitFor()
+    await shared.getByRole('group', {name: 'platform'}).getByText(/kafka \(\d+\)/).waitFor()
+    expect(order).to.deep.equal(['ask search', 'got search', 'ask facets', 'got facets'])
     expect(await shared.locator('ol.results li').count()).to.be.greaterThan(0)
     expect(await shared.locator('ol.results').textContent()).to.not.include('SampleHiveDataset')
+    // A row of any type, not only a dataset's, shows its name, type, platform, description and owners.
+    await shared.goto(`${lite.url}/search?q=scienceModel`)
+    const row = shared.locator('ol.results li').filter({hasText: 'scienceModel'})
+    await row.waitFor()
+    const text = (await row.textContent()) ?? ''
+    expect(text).to.include('mlmodel · science')
+    expect(text).to.include('A sample model for predicting some outcome.')
+    expect(text).to.include('jdoe')
+    expect(text).to.not.include('urn:li:mlModel')
+    await shared.goto(`${lite.url}/search?q=ClientsAndAccounts`)
+    const node = shared.locator('ol.results li').filter({hasText: 'glossary_node'})
+    await node.waitFor()
+    expect(await node.locator('.name').textContent()).to.equal('ClientsAndAccounts')
+    expect(await node.textContent()).to.include('Provides basic concepts').and.include('jdoe')
     // The scroll cursor walks every result page by page, past the offset window.
     await shared.goto(`${lite.url}/search?q=*&cursor=`)
     await shared.getByText(/results for/).waitFor()
     const first = await shared.locator('ol.results li').count()
     expect(first).to.be.greaterThan(0)
+    await shared.getByRole('group', {name: 'type'}).waitFor()
+    // Another page of the same search keeps the filter counts: they are not asked for again.
+    order.length = 0
     await shared.getByRole('link', {name: 'Next →'}).click()
     await shared.waitForURL(/cursor=.+/)
     await shared.locator('ol.results li').first().waitFor()
+    await shared.waitForTimeout(300)
+    expect(order).to.deep.equal(['ask scroll', 'got scroll'])
+    expect(await shared.getByRole('group', {name: 'type'}).count()).to.equal(1)
     await shared.context().close()
     await page.context().close()
   })
@@ -95,8 +133,8 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const page = await signIn(lite.token)
     await page.goto(`${lite.url}/entity/${encodeURIComponent(KAFKA)}`)
     await page.getByRole('heading', {name: 'SampleKafkaDataset'}).waitFor()
-    await page.getByLabel('Add tag').fill('web-test')
-    await page.getByRole('button', {name: 'Add', exact: true}).click()
+    await page.getByRole('textbox', {name: 'Add tag'}).fill('web-test')
+    await page.getByRole('form', {name: 'Add tag'}).getByRole('button', {name: 'Add'}).click()
     await page.locator('.tag', {hasText: 'web-test'}).first().waitFor()
     const api = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query: `{ dataset(urn: "${KAFKA}") { tags { tags { tag { urn } } } } }`}})
     expect(api.body.data.dataset.tags.tags.map((t: {tag: {urn: string}}) => t.tag.urn)).to.include('urn:li:tag:web-test')
@@ -106,8 +144,8 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await bob.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
     await bob.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
     const before = await bob.getByRole('region', {name: 'Tags and terms'}).locator('.tag').count()
-    await bob.getByLabel('Add tag').fill('web-test')
-    await bob.getByRole('button', {name: 'Add', exact: true}).click()
+    await bob.getByRole('textbox', {name: 'Add tag'}).fill('web-test')
+    await bob.getByRole('form', {name: 'Add tag'}).getByRole('button', {name: 'Add'}).click()
     const alert = bob.getByRole('region', {name: 'Tags and terms'}).getByRole('alert')
     await alert.waitFor()
     expect(await alert.textContent()).to.match(/unauthorized|not authorized|privilege/i)
@@ -128,11 +166,177 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await doc.locator('strong', {hasText: 'Bold claim'}).waitFor()
     expect(await page.evaluate(() => (globalThis as any).__xss)).to.equal(undefined)
     expect(await doc.locator('script').count()).to.equal(0)
+    // A result row shows the description as plain text: no Markdown marks, no markup.
+    await page.goto(`${lite.url}/search?q=SampleHdfsDataset`)
+    const snippet = page.locator('ol.results li').filter({hasText: 'SampleHdfsDataset'}).locator('.snippet')
+    await snippet.waitFor()
+    expect(await snippet.textContent()).to.equal('Bold claim and a link')
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)
     await page.getByRole('button', {name: 'Show history'}).click()
     const history = page.getByRole('region', {name: 'History'})
     await history.locator('.history > li').first().waitFor()
     expect(await history.textContent()).to.include('DOCUMENTATION')
     await page.context().close()
+  })
+
+  it('shows links, the container path and the raw aspects of an entity', async () => {
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)
+    await page.getByRole('region', {name: 'Links'}).getByRole('link', {name: 'Sample doc'}).waitFor()
+    expect(await page.getByRole('region', {name: 'Links'}).getByRole('link', {name: 'Sample doc'}).getAttribute('href')).to.equal('https://www.linkedin.com')
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
+    const path = page.getByRole('navigation', {name: 'Container path'})
+    await path.waitFor()
+    expect(await path.getByRole('link').count()).to.be.greaterThan(0)
+    await page.getByText('Raw aspects').click()
+    await page.getByRole('heading', {name: 'schemaMetadata'}).waitFor()
+    await page.context().close()
+  })
+
+  it('draws the lineage graph, expands it hop by hop with column-level edges, and opens a node', async () => {
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)
+    const graph = page.getByRole('region', {name: 'Lineage graph'})
+    // The root and its neighbours both ways, drawn by React Flow.
+    await graph.locator('.react-flow__node', {hasText: 'SampleKafkaDataset'}).waitFor()
+    await graph.locator('.react-flow__node', {hasText: 'SampleHiveDataset'}).waitFor()
+    expect(await graph.locator('.react-flow__node').count()).to.be.greaterThanOrEqual(3)
+    expect(await graph.locator('.react-flow__edge').count()).to.be.greaterThanOrEqual(2)
+    // Next hop downstream of the Hive dataset: its expand control goes once used.
+    const hop = graph.getByRole('button', {name: 'Show downstream of SampleHiveDataset'})
+    await hop.click()
+    await hop.waitFor({state: 'detached'})
+    // Column-level edges where the catalog has them (bootstrap: logging_events.event_data → fct_users_created.user_name).
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(FCT)}`)
+    const g2 = page.getByRole('region', {name: 'Lineage graph'})
+    await g2.locator('.react-flow__node', {hasText: 'logging_events'}).waitFor()
+    await g2.getByText('event_data → user_name').waitFor()
+    expect(await g2.getByRole('list', {name: 'Lineage edges'}).textContent()).to.include('logging_events → fct_users_created')
+    // Keyboard: the node's link is reachable and opens the page.
+    await g2.getByRole('link', {name: 'logging_events'}).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', {name: 'logging_events'}).waitFor()
+    expect(decodeURIComponent(new URL(page.url()).pathname)).to.equal(`/entity/${LOGGING}`)
+    await page.context().close()
+  })
+
+  it('edits terms, owners, domain, deprecation and a column from the page; the API sees each; a refused edit changes nothing', async () => {
+    const gql = async (query: string) => (await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query}})).body
+    expect((await gql('mutation { createDomain(input: {id: "web-domain", name: "Web domain"}) }')).errors).to.equal(undefined)
+    expect((await gql('mutation { createTag(input: {id: "web-col", name: "web-col"}) }')).errors).to.equal(undefined)
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
+    await page.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
+    const add = async (form: string, value: string) => {
+      const f = page.getByRole('form', {name: form})
+      await f.getByRole('textbox').fill(value)
+      await f.getByRole('button', {name: 'Add'}).click()
+    }
+    await add('Add term', 'SavingAccount')
+    await page.getByRole('button', {name: 'Remove term SavingAccount'}).waitFor()
+    // jdoe already owns it (DATAOWNER in the bootstrap file): a second role keeps one chip for the person.
+    await add('Add owner', 'jdoe')
+    await page.waitForFunction(`document.getElementById('add-owner').value === ''`)
+    await add('Add owner', 'urn:li:corpGroup:bfoo')
+    await page.getByRole('button', {name: 'Remove owner bfoo'}).waitFor()
+    expect(await page.getByRole('button', {name: 'Remove owner jdoe'}).count()).to.equal(1)
+    await add('Set domain', 'web-domain')
+    await page.getByRole('button', {name: 'Remove domain Web domain'}).waitFor()
+    await page.getByLabel('Deprecation note').fill('use the v2 table')
+    await page.getByRole('button', {name: 'Mark as deprecated'}).click()
+    await page.getByText('Deprecated: use the v2 table').waitFor()
+    // A column: description and tag.
+    const schema = page.getByRole('region', {name: 'Schema'})
+    const field = (await schema.locator('tbody tr td').first().textContent())!.replace(' 🔑', '').trim()
+    await schema.getByRole('button', {name: new RegExp(`^Edit column .*${field}$`)}).first().click()
+    const editor = schema.getByRole('form').first()
+    await editor.getByRole('textbox').first().fill('Edited in the browser')
+    await editor.getByRole('textbox').nth(1).fill('web-col')
+    await editor.getByRole('button', {name: 'Save'}).click()
+    await editor.waitFor({state: 'detached'})
+    await schema.getByText('Edited in the browser').waitFor()
+    await schema.locator('tr', {hasText: 'Edited in the browser'}).getByText('web-col').waitFor()
+    const d = (await gql(`{ dataset(urn: "${HIVE}") { glossaryTerms { terms { term { urn } } } ownership { owners { owner { ... on CorpUser { urn } ... on CorpGroup { urn } } } } domain { domain { urn } } deprecation { deprecated note }
+      editableSchemaMetadata { editableSchemaFieldInfo { fieldPath description tags { tags { tag { urn } } } } } } }`)).data.dataset
+    expect(d.glossaryTerms.terms.map((t: any) => t.term.urn)).to.include('urn:li:glossaryTerm:SavingAccount')
+    expect(d.ownership.owners.map((o: any) => o.owner.urn)).to.include('urn:li:corpGroup:bfoo')
+    expect(d.ownership.owners.filter((o: any) => o.owner.urn === 'urn:li:corpuser:jdoe')).to.have.length(2)
+    expect(d.domain.domain.urn).to.equal('urn:li:domain:web-domain')
+    expect(d.deprecation).to.deep.equal({deprecated: true, note: 'use the v2 table'})
+    const info = d.editableSchemaMetadata.editableSchemaFieldInfo.find((f: any) => f.description === 'Edited in the browser')
+    expect(info?.tags, JSON.stringify(d.editableSchemaMetadata)).to.not.equal(null)
+    expect(info.tags.tags.map((t: any) => t.tag.urn)).to.deep.equal(['urn:li:tag:web-col'])
+    // Removing a term from the page.
+    await page.getByRole('button', {name: 'Remove term SavingAccount'}).click()
+    await page.getByRole('button', {name: 'Remove term SavingAccount'}).waitFor({state: 'detached'})
+    await page.context().close()
+
+    // bob may read but not edit: the server's 403 is shown, and neither page nor catalog changes.
+    const bob = await signIn(bobToken)
+    await bob.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
+    await bob.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
+    const f = bob.getByRole('form', {name: 'Add owner'})
+    await f.getByRole('textbox').fill('bob')
+    await f.getByRole('button', {name: 'Add'}).click()
+    const alert = bob.getByRole('region', {name: 'Tags and terms'}).getByRole('alert')
+    await alert.waitFor()
+    expect(await alert.textContent()).to.match(/unauthorized|not authorized|privilege/i)
+    expect(await bob.getByRole('button', {name: 'Remove owner bob'}).count()).to.equal(0)
+    const after = (await gql(`{ dataset(urn: "${HIVE}") { ownership { owners { owner { ... on CorpUser { urn } } } } } }`)).data.dataset
+    expect(after.ownership.owners.map((o: any) => o.owner.urn)).to.not.include('urn:li:corpuser:bob')
+    await bob.context().close()
+  })
+
+  it('shows recently changed entities on the home page and a version diff in the history', async () => {
+    const gql = (query: string) => http(`${lite.url}/api/graphql`, {token: lite.token, body: {query}})
+    for (const text of ['First words', 'Second words']) {
+      expect((await gql(`mutation { updateDescription(input: {description: "${text}", resourceUrn: "${KAFKA}"}) }`)).body.errors).to.equal(undefined)
+    }
+    const page = await signIn(lite.token)
+    const recent = page.getByRole('region', {name: 'Recently changed'})
+    await recent.getByRole('link', {name: 'SampleKafkaDataset'}).waitFor()
+    expect(await recent.locator('li').first().textContent()).to.include('SampleKafkaDataset')
+    await recent.getByRole('link', {name: 'SampleKafkaDataset'}).click()
+    await page.getByRole('heading', {name: 'SampleKafkaDataset'}).waitFor()
+    await page.getByRole('button', {name: 'Show history'}).click()
+    const cmp = page.getByRole('form', {name: 'Compare versions'})
+    await cmp.waitFor()
+    await cmp.getByLabel('Aspect').selectOption('editableDatasetProperties')
+    await cmp.getByRole('button', {name: 'Compare'}).click()
+    const diff = page.locator('pre.diff-view')
+    await diff.waitFor()
+    expect(await diff.locator('del').textContent()).to.include('First words')
+    expect(await diff.locator('ins').textContent()).to.include('Second words')
+    await page.context().close()
+  })
+
+  it('is readable on a phone and usable from the keyboard', async () => {
+    const ctx = await browser.newContext({viewport: {width: 390, height: 844}})
+    const page = await ctx.newPage()
+    await page.goto(lite.url)
+    await page.getByLabel('Access token').fill(lite.token)
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', {name: 'Catalog'}).waitFor()
+    // Tab from the top of the page reaches the search box; Enter searches.
+    let reached = false
+    for (let i = 0; i < 10 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await page.evaluate(() => (globalThis as any).document.activeElement?.getAttribute('aria-label') === 'Search the catalog')
+    }
+    expect(reached, 'Tab reaches the search box').to.equal(true)
+    await page.keyboard.type('SampleHiveDataset')
+    await page.keyboard.press('Enter')
+    await page.getByText(/results for/).waitFor()
+    await page.getByRole('link', {name: 'SampleHiveDataset'}).first().focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
+    // Nothing wider than the screen but what scrolls on purpose (the schema table, the graph).
+    const overflow = await page.evaluate(() => {
+      const d = (globalThis as any).document.documentElement
+      return d.scrollWidth - d.clientWidth
+    })
+    expect(overflow).to.be.at.most(0)
+    await ctx.close()
   })
 
   it('GraphiQL is the real one, bundled: it signs in with a token and runs a query', async () => {

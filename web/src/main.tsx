@@ -3,14 +3,22 @@
  * ownership, tags, lineage and raw aspects, and edits — all through the public GraphQL API with
  * the signed-in token, so the server's policies decide what a person may see and change.
  */
-import {StrictMode, useCallback, useEffect, useState, type FormEvent, type ReactNode} from 'react'
+import {lazy, StrictMode, Suspense, useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode} from 'react'
 import {createRoot} from 'react-dom/client'
 import DOMPurify from 'dompurify'
 import {marked} from 'marked'
 import {ApiError, getJson, getToken, gql, setToken} from './api.js'
 import {entityHref, navigate, searchHref, usePath} from './router.js'
+import {VersionDiff} from './version-diff.js'
+import {ColumnEditor, DeprecationEditor, DomainEditor, OwnersEditor, TagsEditor, TermsEditor} from './edits.js'
 
 type Obj = Record<string, any>
+
+const LineageGraph = lazy(() => import('./lineage-graph.js'))
+/** Types whose page offers terms, owners, domain and deprecation edits (those the queries below read). */
+const EDITABLE_TYPES = new Set(['DATASET', 'CHART', 'DASHBOARD', 'DATA_JOB', 'DATA_FLOW', 'CONTAINER'])
+const termLink = (urn: string, text: string) => <Link href={entityHref(urn)}>{text}</Link>
+const LINEAGE_TYPES = new Set(['DATASET', 'CHART', 'DASHBOARD', 'DATA_JOB', 'DATA_FLOW'])
 
 function Link({href, children, className}: {href: string; children: ReactNode; className?: string}) {
   return (
@@ -28,25 +36,66 @@ function Link({href, children, className}: {href: string; children: ReactNode; c
   )
 }
 
-function useQuery<T>(query: string, variables: Obj, deps: unknown[]): {data?: T; error?: ApiError; reload: () => void} {
-  const [state, setState] = useState<{data?: T; error?: ApiError}>({})
+/**
+ * A query's answer for the current `deps`. With `enabled` false it waits (and keeps nothing of
+ * other deps); the search page asks for its filter counts only once its results are in, so the
+ * two do not share the server while the results are what the person waits for.
+ */
+function useQuery<T>(query: string, variables: Obj, deps: unknown[], enabled = true): {data?: T; error?: ApiError; reload: () => void} {
+  const [state, setState] = useState<{data?: T; error?: ApiError; key?: string}>({})
   const [n, setN] = useState(0)
+  const key = JSON.stringify(deps)
+  const asked = useRef<string | undefined>(undefined)
   useEffect(() => {
+    if (!enabled) return
+    const id = `${key}#${n}`
+    if (asked.current === id) return
+    asked.current = id
     let live = true
-    setState({})
-    gql<T>(query, variables).then(
-      (data) => live && setState({data}),
-      (error) => live && setState({error}),
+    let done = false
+    // Another page: start blank. A reload of the same one keeps what is shown (and what is typed
+    // into its forms) until the new answer replaces it.
+    setState((s) => (s.key === key ? s : {}))
+    takeEarly<T>(query, variables).then(
+      (data) => {
+        done = true
+        if (live) setState({data, key})
+      },
+      (error) => {
+        done = true
+        if (live) setState({error, key})
+      },
     )
     return () => {
       live = false
+      // Left before its answer (other deps, or waiting again): ask again when next enabled.
+      if (!done) asked.current = undefined
     }
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [...deps, n])
-  return {...state, reload: useCallback(() => setN((x) => x + 1), [])}
+  }, [...deps, n, enabled])
+  const reload = useCallback(() => setN((x) => x + 1), [])
+  // An answer for other deps is never shown, not even for the one render before the effect clears it.
+  return state.key === key ? {data: state.data, error: state.error, reload} : {reload}
 }
 
-const nameOf = (e: Obj): string => e?.properties?.name ?? e?.name ?? e?.info?.name ?? e?.properties?.displayName ?? e?.urn ?? ''
+/**
+ * The first page's query, asked for beside the sign-in check instead of after it: the home page
+ * costs one round trip, not two. Used once, soon, and only under the token it was asked with.
+ */
+const early = new Map<string, {token: string | null; at: number; answer: Promise<unknown>}>()
+function askEarly(query: string): void {
+  const answer = gql(query)
+  answer.catch(() => {}) // a refusal is the sign-in check's to show
+  early.set(query, {token: getToken(), at: Date.now(), answer})
+}
+function takeEarly<T>(query: string, variables: Obj): Promise<T> {
+  const e = early.get(query)
+  early.delete(query)
+  const fresh = e && e.token === getToken() && Date.now() - e.at < 5000 && Object.keys(variables).length === 0
+  return fresh ? (e.answer as Promise<T>) : gql<T>(query, variables)
+}
+
+const nameOf = (e: Obj): string => e?.properties?.name ?? e?.name ?? e?.username ?? e?.info?.name ?? e?.info?.title ?? e?.properties?.displayName ?? e?.urn ?? ''
 const platformOf = (e: Obj): string | undefined => e?.platform?.name
 
 function SignIn({onDone, message}: {onDone: () => void; message?: string}) {
@@ -93,7 +142,14 @@ function Header({me, onSignOut}: {me: string; onSignOut: () => void}) {
   )
 }
 
-const HOME = `query home { searchAcrossEntities(input: {query: "*", start: 0, count: 0}) { total facets { field aggregations { value count } } } }`
+const HOME = `query home {
+  searchAcrossEntities(input: {query: "*", start: 0, count: 0}) { total facets { field aggregations { value count } } }
+  recentlyChanged(count: 10) { time actor aspectName changeType entity { urn type
+    ... on Dataset { name platform { name } } ... on Chart { properties { name } } ... on Dashboard { properties { name } }
+    ... on DataJob { properties { name } } ... on DataFlow { properties { name } } ... on Container { properties { name } }
+    ... on GlossaryTerm { name } ... on GlossaryNode { properties { name } } ... on Tag { name } ... on Domain { properties { name } }
+    ... on CorpUser { username } ... on CorpGroup { name } ... on MLFeatureTable { name } ... on MLModel { name } ... on MLFeature { name } } }
+}`
 
 function Home() {
   const {data, error} = useQuery<Obj>(HOME, {}, [])
@@ -124,24 +180,65 @@ function Home() {
           ))}
         </ul>
       </section>
+      <section aria-label="Recently changed">
+        <h2>Recently changed</h2>
+        {data.recentlyChanged.length === 0 ? (
+          <p className="meta">Nothing has changed since the server started.</p>
+        ) : (
+          <ol className="recent">
+            {data.recentlyChanged.map((c: Obj) => (
+              <li key={c.entity.urn}>
+                <Link href={entityHref(c.entity.urn)}>{nameOf(c.entity)}</Link>{' '}
+                <span className="meta">
+                  {c.entity.type.toLowerCase().replace(/_/g, ' ')} · {c.changeType === 'DELETE' ? 'removed' : 'changed'} {c.aspectName ?? ''} · {new Date(c.time).toISOString().replace('T', ' ').slice(0, 19)} · {c.actor}
+                </span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
     </main>
   )
 }
 
-const RESULT_FIELDS = `
-    searchResults { entity { urn type
-      ... on Dataset { name platform { name } properties { name description } ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } } tags { tags { tag { urn name } } } }
-      ... on Chart { platform { name } properties { name description } }
-      ... on Dashboard { platform { name } properties { name description } }
-      ... on DataJob { properties { name description } }
-      ... on DataFlow { properties { name description } }
-      ... on GlossaryTerm { name properties { name description } }
-      ... on Tag { name properties { name description } }
-      ... on Domain { properties { name description } }
-      ... on CorpUser { username }
-      ... on Container { properties { name description } }
-    } }
-    facets { field displayName aggregations { value count } }`
+const OWNERS = 'ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }'
+const TAGS = 'tags { tags { tag { urn name } } }'
+/** What a result row shows for each type: its name, platform, description (the edited one first), owners and tags, where the type has them. */
+const RESULT_TYPES: Array<[string, string]> = [
+  ['Dataset', `name platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Chart', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Dashboard', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['DataJob', `properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['DataFlow', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Container', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['MLModel', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['MLModelGroup', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['MLFeatureTable', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['MLFeature', `name description editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['MLPrimaryKey', `name description editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Notebook', `platform { name } info { title description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['GlossaryTerm', `name properties { name description } ${OWNERS}`],
+  ['GlossaryNode', `properties { name description } ${OWNERS}`],
+  ['Tag', `name properties { name description } ${OWNERS}`],
+  ['Domain', `properties { name description } ${OWNERS}`],
+  ['CorpGroup', `name properties { description } editableProperties { description } ${OWNERS}`],
+  ['CorpUser', `username ${TAGS}`],
+]
+const RESULT_FIELDS = `searchResults { entity { urn type ${RESULT_TYPES.map(([t, f]) => `... on ${t} { ${f} }`).join(' ')} } }`
+const descriptionOf = (e: Obj): string | undefined => e.editableProperties?.description || e.properties?.description || e.info?.description || e.description || undefined
+/** A description as one line of plain text for a result row: the Markdown's marks would show as typed (the entity page renders it). */
+const snippetOf = (md: string): string =>
+  md
+    .replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, '')
+    .replace(/<[^>]*>/g, '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/^\s*(#+|>|[-*+]\s)\s*/gm, '')
+    .replace(/\*\*|__|\*|`|~~/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200)
+/** The filter counts, asked for apart: over many matches they cost more than the page of results, which shows first. */
+const FACET_COUNTS = `query facets($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { facets { field displayName aggregations { value count } } } }`
 
 const SEARCH = `query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total ${RESULT_FIELDS} } }`
 /** Past the 10,000-result window, pages follow the scroll cursor instead of an offset. */
@@ -168,6 +265,8 @@ function Search({params}: {params: URLSearchParams}) {
   const filters = {...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
   const input = scrolling ? {query: q, count: PAGE, ...(cursor ? {scrollId: cursor} : {}), ...filters} : {query: q, start, count: PAGE, ...filters}
   const {data, error} = useQuery<Obj>(scrolling ? SCROLL : SEARCH, {input}, [params.toString()])
+  const counts = useQuery<Obj>(FACET_COUNTS, {input: {query: q, start: 0, count: 0, ...filters}}, [q, JSON.stringify(filters)], data !== undefined)
+  const facets: Obj[] | undefined = counts.data?.searchAcrossEntities.facets
   const current = Object.fromEntries(FACETS.map(([k]) => [k, params.getAll(k)]))
   const toggle = (k: string, v: string) => {
     const cur = current[k] ?? []
@@ -179,8 +278,10 @@ function Search({params}: {params: URLSearchParams}) {
   return (
     <main className="search">
       <aside aria-label="Filters">
+        {!facets && !counts.error && <p className="meta">Counting…</p>}
+        {counts.error && <p role="alert" className="error">{counts.error.message}</p>}
         {FACETS.map(([k, field]) => {
-          const aggs = r.facets?.find((f: Obj) => f.field === field)?.aggregations ?? []
+          const aggs = facets?.find((f: Obj) => f.field === field)?.aggregations ?? []
           if (aggs.length === 0) return null
           return (
             <fieldset key={k}>
@@ -206,9 +307,9 @@ function Search({params}: {params: URLSearchParams}) {
                 {e.type.toLowerCase()}
                 {platformOf(e) ? ` · ${platformOf(e)}` : ''}
               </span>
-              {e.properties?.description && <p className="snippet">{String(e.properties.description).slice(0, 200)}</p>}
+              {descriptionOf(e) && <p className="snippet">{snippetOf(descriptionOf(e)!)}</p>}
               <span className="meta">
-                {(e.ownership?.owners ?? []).map((o: Obj) => o.owner.username ?? o.owner.name).join(', ')}
+                {(e.ownership?.owners ?? []).map((o: Obj) => o.owner.username ?? o.owner.name).join(', ')}{' '}
                 {(e.tags?.tags ?? []).map((t: Obj) => (
                   <span className="tag" key={t.tag.urn}>{t.tag.name}</span>
                 ))}
@@ -235,31 +336,35 @@ function Search({params}: {params: URLSearchParams}) {
   )
 }
 
+/** What the edit controls show, for every type that has them. */
+const CLASSIFICATION = `ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }
+      tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } }
+      domain { domain { urn properties { name } } } deprecation { deprecated note }`
+const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
+      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } }`
+
+const LINKS = `institutionalMemory { elements { url label } }`
+const PATH = `parentContainers { containers { urn properties { name } } }`
+
 const ENTITY = `query entity($urn: String!) {
   entity(urn: $urn) { urn type
     ... on Dataset { name platform { name } properties { name description customProperties { key value } }
       editableProperties { description }
       schemaMetadata { fields { fieldPath nativeDataType description nullable isPartOfKey tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } } } }
-      ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }
-      tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } }
-      domain { domain { urn properties { name } } } deprecation { deprecated note }
-      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
-      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } }
-      aspects { aspectName payload } }
-    ... on Chart { properties { name description } tags { tags { tag { urn name } } } aspects { aspectName payload }
-      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
-      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } } }
-    ... on Dashboard { properties { name description } tags { tags { tag { urn name } } } aspects { aspectName payload }
-      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } } }
-    ... on DataJob { properties { name description } aspects { aspectName payload }
-      upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
-      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } } }
-    ... on GlossaryTerm { name properties { name description } aspects { aspectName payload } }
+      editableSchemaMetadata { editableSchemaFieldInfo { fieldPath description tags { tags { tag { urn name } } } } }
+      ${CLASSIFICATION} ${LINEAGE} ${LINKS} ${PATH} aspects { aspectName payload } }
+    ... on Chart { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
+    ... on Dashboard { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
+    ... on DataJob { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } ${LINEAGE} }
+    ... on DataFlow { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } }
+    ... on Container { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } }
+    ... on Notebook { ${LINKS} aspects { aspectName payload } }
+    ... on GlossaryTerm { name properties { name description } ${LINKS} aspects { aspectName payload } }
+    ... on GlossaryNode { properties { name description } aspects { aspectName payload } }
     ... on Tag { name properties { name description } aspects { aspectName payload } }
-    ... on Domain { properties { name description } aspects { aspectName payload } }
-    ... on CorpUser { username aspects { aspectName payload } }
-    ... on Container { properties { name description } aspects { aspectName payload } }
-    ... on DataFlow { properties { name description } aspects { aspectName payload } }
+    ... on Domain { properties { name description } ${LINKS} aspects { aspectName payload } }
+    ... on CorpUser { username tags { tags { tag { urn name } } } aspects { aspectName payload } }
+    ... on CorpGroup { name aspects { aspectName payload } }
   }
 }`
 
@@ -294,6 +399,8 @@ function History({urn}: {urn: string}) {
       ) : state.data.length === 0 ? (
         <p className="meta">No changes recorded.</p>
       ) : (
+        <>
+        <VersionDiff urn={urn} timeline={state.data} />
         <ol className="history">
           {[...state.data].reverse().map((t) => (
             <li key={t.versionStamp + t.timestamp}>
@@ -316,6 +423,7 @@ function History({urn}: {urn: string}) {
             </li>
           ))}
         </ol>
+        </>
       )}
     </section>
   )
@@ -340,31 +448,6 @@ function Lineage({title, result}: {title: string; result?: Obj}) {
         </ul>
       )}
     </section>
-  )
-}
-
-function AddTag({urn, onDone}: {urn: string; onDone: () => void}) {
-  const [tag, setTag] = useState('')
-  const [msg, setMsg] = useState<string>()
-  const submit = async (ev: FormEvent) => {
-    ev.preventDefault()
-    const tagUrn = tag.startsWith('urn:li:tag:') ? tag : `urn:li:tag:${tag.trim()}`
-    try {
-      await gql('mutation add($input: TagAssociationInput!) { addTag(input: $input) }', {input: {tagUrn, resourceUrn: urn}})
-      setMsg(undefined)
-      setTag('')
-      onDone()
-    } catch (e) {
-      setMsg((e as Error).message)
-    }
-  }
-  return (
-    <form onSubmit={submit} className="inline" aria-label="Add a tag">
-      <label htmlFor="add-tag">Add tag</label>
-      <input id="add-tag" value={tag} onChange={(e) => setTag(e.target.value)} placeholder="pii" />
-      <button type="submit" disabled={!tag.trim()}>Add</button>
-      {msg && <p role="alert" className="error">{msg}</p>}
-    </form>
   )
 }
 
@@ -400,6 +483,9 @@ function Entity({urn}: {urn: string}) {
   if (!e) return <p role="alert">No entity {urn}</p>
   const description = e.editableProperties?.description ?? e.properties?.description ?? ''
   const fields: Obj[] = e.schemaMetadata?.fields ?? []
+  // Edits made in the catalog (editableSchemaMetadata) win over what the source ingested.
+  const edited = new Map<string, Obj>((e.editableSchemaMetadata?.editableSchemaFieldInfo ?? []).map((x: Obj) => [x.fieldPath, x]))
+  const editedField = (path: string): Obj | undefined => edited.get(path)
   return (
     <main className="entity">
       <p className="meta">
@@ -407,6 +493,16 @@ function Entity({urn}: {urn: string}) {
         {platformOf(e) ? ` · ${platformOf(e)}` : ''}
       </p>
       <h1>{nameOf(e)}</h1>
+      {(e.parentContainers?.containers ?? []).length > 0 && (
+        <nav aria-label="Container path" className="meta">
+          {[...e.parentContainers.containers].reverse().map((c: Obj, i: number) => (
+            <span key={c.urn}>
+              {i > 0 ? ' › ' : ''}
+              <Link href={entityHref(c.urn)}>{c.properties?.name ?? c.urn}</Link>
+            </span>
+          ))}
+        </nav>
+      )}
       <p className="urn">{e.urn}</p>
       {e.deprecation?.deprecated && <p className="warn">Deprecated{e.deprecation.note ? `: ${e.deprecation.note}` : ''}</p>}
       <section aria-label="Documentation">
@@ -414,25 +510,32 @@ function Entity({urn}: {urn: string}) {
         {description ? <Markdown text={description} /> : <p className="meta">No description.</p>}
         {e.type === 'DATASET' && <EditDescription urn={e.urn} current={description} onDone={reload} />}
       </section>
-      <section aria-label="Tags and terms">
-        <h2>Tags</h2>
-        <p>
-          {(e.tags?.tags ?? []).map((t: Obj) => (
-            <span className="tag" key={t.tag.urn}>{t.tag.name}</span>
-          ))}
-          {(e.tags?.tags ?? []).length === 0 && <span className="meta">No tags.</span>}
-        </p>
-        <AddTag urn={e.urn} onDone={reload} />
-        {(e.glossaryTerms?.terms ?? []).length > 0 && (
-          <p>
-            Terms:{' '}
-            {e.glossaryTerms.terms.map((t: Obj) => (
-              <Link key={t.term.urn} href={entityHref(t.term.urn)} className="tag">{t.term.name}</Link>
+      {(e.institutionalMemory?.elements ?? []).length > 0 && (
+        <section aria-label="Links">
+          <h2>Links</h2>
+          <ul>
+            {e.institutionalMemory.elements.map((l: Obj) => (
+              <li key={l.url + l.label}>
+                {/^(https?|mailto):/i.test(l.url) ? (
+                  <a href={l.url} rel="noopener noreferrer" target="_blank">{l.label || l.url}</a>
+                ) : (
+                  // Not a web address (a `javascript:` one would run): shown, not linked.
+                  <span>{l.label || l.url} ({l.url})</span>
+                )}
+              </li>
             ))}
-          </p>
-        )}
-        {(e.ownership?.owners ?? []).length > 0 && <p>Owners: {e.ownership.owners.map((o: Obj) => o.owner.username ?? o.owner.name ?? o.owner.urn).join(', ')}</p>}
-        {e.domain?.domain && <p>Domain: <Link href={entityHref(e.domain.domain.urn)}>{e.domain.domain.properties?.name ?? e.domain.domain.urn}</Link></p>}
+          </ul>
+        </section>
+      )}
+      <section aria-label="Tags and terms">
+        <h2>Ownership and classification</h2>
+        <div className="editors">
+          <TagsEditor urn={e.urn} tags={e.tags?.tags ?? []} onDone={reload} />
+          {EDITABLE_TYPES.has(e.type) && <TermsEditor urn={e.urn} terms={e.glossaryTerms?.terms ?? []} onDone={reload} link={termLink} />}
+          {EDITABLE_TYPES.has(e.type) && <OwnersEditor urn={e.urn} owners={e.ownership?.owners ?? []} onDone={reload} />}
+          {EDITABLE_TYPES.has(e.type) && <DomainEditor urn={e.urn} domain={e.domain?.domain} onDone={reload} link={termLink} />}
+          {EDITABLE_TYPES.has(e.type) && <DeprecationEditor urn={e.urn} deprecation={e.deprecation} onDone={reload} />}
+        </div>
       </section>
       {fields.length > 0 && (
         <section aria-label="Schema">
@@ -445,6 +548,7 @@ function Entity({urn}: {urn: string}) {
                   <th scope="col">Type</th>
                   <th scope="col">Description</th>
                   <th scope="col">Tags</th>
+                  <th scope="col"><span className="sr-only">Edit</span></th>
                 </tr>
               </thead>
               <tbody>
@@ -455,14 +559,22 @@ function Entity({urn}: {urn: string}) {
                       {f.isPartOfKey ? ' 🔑' : ''}
                     </td>
                     <td>{f.nativeDataType}{f.nullable ? '' : ' not null'}</td>
-                    <td>{f.description}</td>
-                    <td>{[...(f.tags?.tags ?? []).map((t: Obj) => t.tag.name), ...(f.glossaryTerms?.terms ?? []).map((t: Obj) => t.term.name)].join(', ')}</td>
+                    <td>{editedField(f.fieldPath)?.description ?? f.description}</td>
+                    <td>{[...(f.tags?.tags ?? []), ...(editedField(f.fieldPath)?.tags?.tags ?? [])].map((t: Obj) => t.tag.name).concat((f.glossaryTerms?.terms ?? []).map((t: Obj) => t.term.name)).join(', ')}</td>
+                    <td>
+                      <ColumnEditor urn={e.urn} field={f.fieldPath} description={editedField(f.fieldPath)?.description ?? f.description ?? ''} tags={editedField(f.fieldPath)?.tags?.tags ?? []} onDone={reload} />
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
         </section>
+      )}
+      {LINEAGE_TYPES.has(e.type) && (
+        <Suspense fallback={<p>Loading the lineage graph…</p>}>
+          <LineageGraph urn={e.urn} />
+        </Suspense>
       )}
       <History urn={e.urn} />
       <Lineage title="Upstream" result={e.upstream} />
@@ -522,6 +634,7 @@ function App() {
   )
 }
 
+if (window.location.pathname === '/') askEarly(HOME)
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <App />

@@ -1,0 +1,243 @@
+/**
+ * The lineage graph of an entity page: the entity in the middle, its neighbours upstream (left)
+ * and downstream (right), expanded hop by hop from any node, with column-level edges where the
+ * catalog records them (a dataset's fineGrainedLineages). Drawn with React Flow, laid out with
+ * dagre; loaded on its own (a separate chunk), so pages without a graph never fetch it.
+ */
+import {useCallback, useEffect, useMemo, useState} from 'react'
+import {applyNodeChanges, Background, Controls, Handle, Position, ReactFlow, useNodesInitialized, useReactFlow, type Edge, type Node, type NodeChange, type NodeProps} from '@xyflow/react'
+import dagre from '@dagrejs/dagre'
+import {gql} from './api.js'
+import {entityHref, navigate} from './router.js'
+
+// React Flow's stylesheet, copied beside the bundle at build time; linked once, when a graph is first drawn.
+if (!document.querySelector('link[data-xyflow]')) {
+  const link = document.createElement('link')
+  link.rel = 'stylesheet'
+  link.href = '/app/xyflow.css'
+  link.dataset.xyflow = ''
+  document.head.append(link)
+}
+
+type Obj = Record<string, any>
+type Direction = 'UPSTREAM' | 'DOWNSTREAM'
+
+interface GraphNode {
+  urn: string
+  type: string
+  name: string
+  platform?: string
+  /** Directions already expanded from this node. */
+  expanded: Set<Direction>
+  loading?: Direction
+  /** Column edges recorded on this node (it is their downstream end). */
+  columns: Array<{from: string; fromField: string; toField: string}>
+}
+
+interface GraphEdge {
+  from: string
+  to: string
+  type: string
+}
+
+const NAME_FIELDS = `urn type
+  ... on Dataset { name platform { name } fineGrainedLineages { upstreams { urn path } downstreams { urn path } } }
+  ... on Chart { properties { name } platform { name } }
+  ... on Dashboard { properties { name } platform { name } }
+  ... on DataJob { properties { name } }
+  ... on DataFlow { properties { name } platform { name } }`
+
+const HOP = `query hop($urn: String!, $direction: LineageDirection!) {
+  searchAcrossLineage(input: {urn: $urn, direction: $direction, query: "*", count: 100, orFilters: [{and: [{field: "degree", values: ["1"]}]}]}) {
+    total searchResults { entity { ${NAME_FIELDS} } }
+  }
+}`
+
+const ROOT = `query root($urn: String!) { entity(urn: $urn) { ${NAME_FIELDS} } }`
+
+const NODE_W = 230
+const NODE_H = 64
+
+function toNode(e: Obj): GraphNode {
+  const columns: GraphNode['columns'] = []
+  for (const f of e.fineGrainedLineages ?? []) {
+    for (const u of f.upstreams ?? []) for (const d of f.downstreams ?? []) columns.push({from: u.urn, fromField: u.path, toField: d.path})
+  }
+  return {urn: e.urn, type: e.type, name: e.name ?? e.properties?.name ?? e.urn, platform: e.platform?.name, expanded: new Set(), columns}
+}
+
+/** Positions from dagre, left to right (upstream on the left). */
+function layout(nodes: GraphNode[], edges: GraphEdge[]): Map<string, {x: number; y: number}> {
+  const g = new dagre.graphlib.Graph()
+  g.setGraph({rankdir: 'LR', nodesep: 24, ranksep: 90})
+  g.setDefaultEdgeLabel(() => ({}))
+  for (const n of nodes) g.setNode(n.urn, {width: NODE_W, height: NODE_H})
+  for (const e of edges) g.setEdge(e.from, e.to)
+  dagre.layout(g)
+  const out = new Map<string, {x: number; y: number}>()
+  for (const n of nodes) {
+    const p = g.node(n.urn)
+    out.set(n.urn, {x: p.x - NODE_W / 2, y: p.y - NODE_H / 2})
+  }
+  return out
+}
+
+type CardData = {node: GraphNode; root: boolean; expand: (urn: string, d: Direction) => void}
+
+function Card({data}: NodeProps<Node<CardData>>) {
+  const {node, root, expand} = data
+  const button = (d: Direction, label: string, glyph: string) =>
+    node.expanded.has(d) ? null : (
+      <button className={`hop ${d === "UPSTREAM" ? "up" : "down"}`} aria-label={`${label} of ${node.name}`} title={label} disabled={node.loading === d} onClick={() => expand(node.urn, d)}>
+        {node.loading === d ? '…' : glyph}
+      </button>
+    )
+  return (
+    <div className={root ? 'card root' : 'card'}>
+      <Handle type="target" position={Position.Left} />
+      {button('UPSTREAM', 'Show upstream', '◀')}
+      <a
+        href={entityHref(node.urn)}
+        onClick={(e) => {
+          e.preventDefault()
+          navigate(entityHref(node.urn))
+        }}
+      >
+        {node.name}
+      </a>
+      <span className="meta">
+        {node.type.toLowerCase().replace(/_/g, ' ')}
+        {node.platform ? ` · ${node.platform}` : ''}
+      </span>
+      {button('DOWNSTREAM', 'Show downstream', '▶')}
+      <Handle type="source" position={Position.Right} />
+    </div>
+  )
+}
+
+const NODE_TYPES = {card: Card}
+const FIT = {padding: 0.15, maxZoom: 1}
+
+/** Fits the view to the graph each time a hop adds nodes (once React Flow has measured them). */
+function FitOnGrowth({count}: {count: number}) {
+  const {fitView} = useReactFlow()
+  const measured = useNodesInitialized()
+  useEffect(() => {
+    if (measured) void fitView(FIT)
+  }, [measured, count, fitView])
+  return null
+}
+
+export default function LineageGraph({urn}: {urn: string}) {
+  const [nodes, setNodes] = useState<Map<string, GraphNode>>(new Map())
+  const [edges, setEdges] = useState<GraphEdge[]>([])
+  const [error, setError] = useState<string>()
+  const [showColumns, setShowColumns] = useState(true)
+
+  const expand = useCallback(async (from: string, direction: Direction) => {
+    setNodes((m) => new Map(m).set(from, {...m.get(from)!, loading: direction}))
+    try {
+      const data = await gql<Obj>(HOP, {urn: from, direction})
+      const found: GraphNode[] = data.searchAcrossLineage.searchResults.map((r: Obj) => toNode(r.entity))
+      setNodes((m) => {
+        const next = new Map(m)
+        for (const n of found) if (!next.has(n.urn)) next.set(n.urn, n)
+        const self = next.get(from)!
+        next.set(from, {...self, loading: undefined, expanded: new Set([...self.expanded, direction])})
+        return next
+      })
+      setEdges((es) => {
+        const next = [...es]
+        for (const n of found) {
+          const e = direction === 'UPSTREAM' ? {from: n.urn, to: from, type: 'lineage'} : {from, to: n.urn, type: 'lineage'}
+          if (!next.some((x) => x.from === e.from && x.to === e.to)) next.push(e)
+        }
+        return next
+      })
+    } catch (e) {
+      setError((e as Error).message)
+      setNodes((m) => new Map(m).set(from, {...m.get(from)!, loading: undefined}))
+    }
+  }, [])
+
+  useEffect(() => {
+    let live = true
+    setNodes(new Map())
+    setEdges([])
+    gql<Obj>(ROOT, {urn}).then(
+      (d) => {
+        if (!live || !d.entity) return
+        setNodes(new Map([[urn, toNode(d.entity)]]))
+        void expand(urn, 'UPSTREAM')
+        void expand(urn, 'DOWNSTREAM')
+      },
+      (e) => live && setError((e as Error).message),
+    )
+    return () => {
+      live = false
+    }
+  }, [urn, expand])
+
+  const list = useMemo(() => [...nodes.values()], [nodes])
+  const flow = useMemo(() => {
+    const pos = layout(list, edges)
+    const rfNodes: Array<Node<CardData>> = list.map((n) => ({
+      id: n.urn,
+      type: 'card',
+      position: pos.get(n.urn)!,
+      data: {node: n, root: n.urn === urn, expand: (u: string, d: Direction) => void expand(u, d)},
+      ariaLabel: `${n.name} (${n.type.toLowerCase()})`,
+    }))
+    const rfEdges: Edge[] = edges.map((e) => {
+      // Column edges of this pair, recorded on the downstream dataset.
+      const cols = showColumns ? (nodes.get(e.to)?.columns ?? []).filter((c) => c.from === e.from) : []
+      return {
+        id: `${e.from}->${e.to}`,
+        source: e.from,
+        target: e.to,
+        label: cols.length > 0 ? cols.map((c) => `${c.fromField} → ${c.toField}`).join('\n') : undefined,
+        className: cols.length > 0 ? 'columns' : undefined,
+      }
+    })
+    return {rfNodes, rfEdges}
+  }, [list, edges, nodes, urn, expand, showColumns])
+
+  // React Flow measures the nodes it draws and reports it as changes; a controlled graph applies them.
+  const [rfNodes, setRfNodes] = useState<Array<Node<CardData>>>([])
+  useEffect(() => setRfNodes(flow.rfNodes), [flow.rfNodes])
+  const onNodesChange = useCallback((changes: Array<NodeChange<Node<CardData>>>) => setRfNodes((ns) => applyNodeChanges(changes, ns)), [])
+  const columnCount = list.reduce((n, x) => n + x.columns.length, 0)
+  return (
+    <section aria-label="Lineage graph" className="lineage-graph">
+      <h2>Lineage</h2>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <p className="meta">
+        {list.length} entities, {edges.length} edges. ◀ and ▶ on a node show its next hop.
+        {columnCount > 0 && (
+          <label>
+            {' '}
+            <input type="checkbox" checked={showColumns} onChange={(e) => setShowColumns(e.target.checked)} /> column-level edges ({columnCount})
+          </label>
+        )}
+      </p>
+      <div className="graph" role="group" aria-label="Lineage diagram">
+        <ReactFlow nodes={rfNodes} onNodesChange={onNodesChange} edges={flow.rfEdges} nodeTypes={NODE_TYPES} fitView fitViewOptions={FIT} nodesConnectable={false} nodesDraggable={false} minZoom={0.2}>
+          <Background />
+          <Controls showInteractive={false} />
+          <FitOnGrowth count={rfNodes.length} />
+        </ReactFlow>
+      </div>
+      <ul className="sr-list" aria-label="Lineage edges">
+        {edges.map((e) => (
+          <li key={`${e.from}->${e.to}`}>
+            {nodes.get(e.from)?.name ?? e.from} → {nodes.get(e.to)?.name ?? e.to}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
