@@ -6,6 +6,7 @@
  * the aspect schemas, authorized for the acting user, stamped (actor, time, run id) and handed
  * to the store as one batch. Nothing here knows which store sits behind `MetadataStore`.
  */
+import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from './changes.js'
 import type {LoggedChange} from '../events/changelog.js'
 import {BadRequestError, MdcliError, NotFoundError} from '../errors.js'
@@ -225,7 +226,8 @@ export class Catalog {
   async getEntity(urn: string, aspects?: string[]): Promise<EntityRecord | null> {
     const {spec} = validateUrn(urn)
     if (aspects) for (const a of aspects) if (!aspectSpec(a)) throw new BadRequestError(`Unknown aspect ${a} for entity ${spec.name}`)
-    return this.store.getEntity(urn, aspects)
+    const e = await this.store.getEntity(urn, aspects)
+    return e ? entityWithModelDefaults(e) : e
   }
 
   async requireEntity(urn: string, aspects?: string[]): Promise<EntityRecord> {
@@ -240,7 +242,8 @@ export class Catalog {
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got ${version}`)
     const a = await this.store.getAspect(urn, aspectName, version)
     if (!a) throw new NotFoundError(`Did not find urn: ${urn} aspect: ${aspectName} version: ${version}`)
-    return a
+    const v = withModelDefaults(aspectName, a.value)
+    return v === a.value ? a : {...a, value: v}
   }
 
   /** Latest value of an aspect, parsed, or undefined. */

@@ -10,9 +10,10 @@
  *   `Contains`).
  * - column edge: a `fineGrainedLineages` entry, upstream schema fields → downstream fields.
  *
- * Downstream edges are found through the store's references to an entity, so one hop costs
- * what refers to that entity.
+ * Downstream edges are found through the store's index of references made by the lineage
+ * aspects, so one hop costs what refers to that entity, never a pass over the catalog.
  */
+import {LINEAGE_ASPECTS} from '../model/lineage-aspects.js'
 import type {Catalog} from './catalog.js'
 
 export type LineageDirection = 'UPSTREAM' | 'DOWNSTREAM'
@@ -33,7 +34,6 @@ export interface ColumnEdge {
 }
 
 type Obj = Record<string, any>
-const LINEAGE_ASPECTS = ['upstreamLineage', 'dataJobInputOutput', 'chartInfo', 'dashboardInfo']
 
 const urnsOf = (list: unknown, key?: string): string[] =>
   Array.isArray(list) ? list.map((x) => (key ? (x as Obj)?.[key] : typeof x === 'string' ? x : (x as Obj)?.string)).filter((u): u is string => typeof u === 'string') : []
@@ -71,7 +71,8 @@ async function lineageAspects(catalog: Catalog, urn: string): Promise<Record<str
 export async function neighbours(catalog: Catalog, urn: string, direction: LineageDirection): Promise<Array<{urn: string; relationship: string}>> {
   const own = (await lineageAspects(catalog, urn)) ?? {}
   const out: Array<{urn: string; relationship: string}> = []
-  const refs = await catalog.store.referencesTo([urn])
+  // Only the lineage aspects: the stores index those, so a hop costs its neighbours.
+  const refs = await catalog.store.referencesTo([urn], {aspects: LINEAGE_ASPECTS})
   if (direction === 'UPSTREAM') {
     out.push(...upstreamsIn(own))
     // Jobs that write this entity are upstream of it.

@@ -17,15 +17,8 @@ import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
 import {SEARCH_VALUE, type AuditStamp, type SystemMetadata, type WriteOp} from '../store/types.js'
 
-export interface ProposalInput {
-  entityType?: string
-  entityUrn?: string
-  changeType?: string
-  aspectName?: string
-  aspect?: {value?: unknown; contentType?: string; json?: unknown} | null
-  systemMetadata?: SystemMetadata | null
-  [k: string]: unknown
-}
+export type {ProposalInput} from '../model/wire.js'
+import type {ProposalInput} from '../model/wire.js'
 
 export interface PreparedProposal {
   urn: string

@@ -84,6 +84,11 @@ const ENTITIES: EntitySpec[] = [
     aspects: ['domainProperties', 'institutionalMemory', 'ownership', 'structuredProperties', 'forms'],
   },
   {
+    name: 'dataProduct', graphqlType: 'DATA_PRODUCT', keyAspect: 'dataProductKey', searchable: true,
+    keyFields: [S('id')],
+    aspects: ['dataProductProperties', 'ownership', 'glossaryTerms', 'globalTags', 'domains', 'institutionalMemory', 'status', 'structuredProperties', 'forms', 'browsePaths', 'browsePathsV2', 'subTypes', 'incidentsSummary'],
+  },
+  {
     name: 'glossaryTerm', graphqlType: 'GLOSSARY_TERM', keyAspect: 'glossaryTermKey', snapshot: 'GlossaryTermSnapshot', searchable: true,
     keyFields: [S('name')],
     aspects: ['glossaryTermInfo', 'glossaryRelatedTerms', 'institutionalMemory', 'schemaMetadata', 'ownership', 'deprecation', 'domains', 'status', 'browsePaths', 'structuredProperties', 'forms'],

@@ -6,7 +6,9 @@ import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import {InvalidAspectError, UnknownAspectError} from '../errors.js'
 import {ASPECT_SPECS} from './aspects/index.js'
 
-const ajv = new Ajv({allErrors: true, strict: false, allowUnionTypes: true})
+// The schemas are ours and checked against JSON Schema's meta-schema by the test suite
+// (test/model/aspects.test.ts); checking them again at run time cost every start ~35 ms.
+const ajv = new Ajv({allErrors: true, strict: false, allowUnionTypes: true, validateSchema: false})
 const compiled = new Map<string, ValidateFunction>()
 
 function validatorFor(aspectName: string): ValidateFunction {

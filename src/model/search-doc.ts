@@ -30,7 +30,7 @@ export interface SearchDoc {
 
 type Aspects = Record<string, any>
 
-const PROPERTY_ASPECTS = ['datasetProperties', 'containerProperties', 'dashboardInfo', 'chartInfo', 'dataFlowInfo', 'dataJobInfo', 'domainProperties', 'tagProperties', 'notebookInfo', 'mlModelProperties', 'mlFeatureProperties', 'mlFeatureTableProperties', 'mlPrimaryKeyProperties', 'corpGroupInfo', 'dataPlatformInstanceProperties']
+const PROPERTY_ASPECTS = ['datasetProperties', 'containerProperties', 'dashboardInfo', 'chartInfo', 'dataFlowInfo', 'dataJobInfo', 'domainProperties', 'tagProperties', 'notebookInfo', 'mlModelProperties', 'mlFeatureProperties', 'mlFeatureTableProperties', 'mlPrimaryKeyProperties', 'corpGroupInfo', 'dataPlatformInstanceProperties', 'dataProductProperties']
 const DEFINITION_ASPECTS = ['glossaryTermInfo', 'glossaryNodeInfo']
 const EDITABLE_ASPECTS = ['editableDatasetProperties', 'editableContainerProperties', 'editableDashboardProperties', 'editableChartProperties', 'editableDataFlowProperties', 'editableDataJobProperties', 'editableNotebookProperties', 'corpGroupEditableInfo', 'editableMLModelProperties']
 
@@ -81,6 +81,7 @@ export function displayName(entityType: string, urn: string, a: Aspects): string
     a.dataPlatformInfo?.displayName,
     a.mlModelProperties?.name,
     a.mlFeatureTableProperties?.name,
+    a.dataProductProperties?.name,
   ]
   for (const c of candidates) if (typeof c === 'string' && c.length > 0) return c
   const key = a[keyAspectName(entityType) ?? ''] ?? {}

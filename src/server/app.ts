@@ -11,12 +11,12 @@ import {PolicyAuthorizer} from '../catalog/access/policy-authorizer.js'
 import {TokenService} from '../catalog/access/tokens.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
-import {Router, type Logger} from './http.js'
+import {Router, type Logger, type RequestContext} from './http.js'
 import {registerHistory} from './history.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
 import {openActorResolver, tokenActorResolver} from './auth.js'
-import {registerGraphql} from './graphql/index.js'
+import type {GraphqlOptions} from './graphql/index.js'
 import {registerRuns} from './runs.js'
 import {registerEvents} from './events.js'
 import {registerWeb} from './web.js'
@@ -60,6 +60,23 @@ export interface RunningServer {
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
 
+/** After this long the server builds its GraphQL schema unasked. */
+const WARM_DELAY_MS = 50
+
+/**
+ * Routes `/api/graphql` to an endpoint loaded on first use; returns the loader, so the server
+ * can also load it when idle. A schema that fails to build fails those requests (500) and is
+ * logged; REST keeps serving.
+ */
+function registerLazyGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): () => Promise<(ctx: RequestContext) => Promise<void>> {
+  let endpoint: Promise<(ctx: RequestContext) => Promise<void>> | undefined
+  const load = () => (endpoint ??= import('./graphql/index.js').then((m) => m.graphqlEndpoint(catalog, opts)))
+  const serve = async (ctx: RequestContext) => (await load())(ctx)
+  router.on('POST', '/api/graphql', serve)
+  router.on('GET', '/api/graphql', serve)
+  return load
+}
+
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
   const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m)})
@@ -75,6 +92,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const changeLog = new ChangeLog()
   catalog.onChange((changes) => changeLog.append(changes))
   let changeStream: {closeAll(): void} | undefined
+  let warmGraphql: () => Promise<unknown> = async () => undefined
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger,
@@ -84,7 +102,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     registerRest(router, catalog, {startedAt: Date.now()})
     registerHistory(router, catalog)
     registerRuns(router, catalog)
-    registerGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger})
+    warmGraphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger, changeLog})
     changeStream = registerEvents(router, changeLog)
     registerWeb(router)
   } catch (e) {
@@ -147,6 +165,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       throw e
     }
   }
+  // The GraphQL schema (graphql's modules and ~100 ms of building) is made once the server is
+  // answering, or by the first GraphQL request if that comes sooner.
+  const warm = setTimeout(() => void warmGraphql().catch((e: unknown) => logger.error(`GraphQL schema: ${(e as Error)?.stack ?? String(e)}`)), WARM_DELAY_MS)
+  warm.unref()
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
@@ -163,6 +185,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     adminToken,
     close() {
       closing ??= (async () => {
+        clearTimeout(warm)
         // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
         await consumer?.close()
         changeStream?.closeAll()

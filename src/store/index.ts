@@ -5,7 +5,6 @@
 import {entitySpecs} from '../model/registry.js'
 import {LowdbStore} from './lowdb-store.js'
 import {MemoryStore} from './memory.js'
-import {PgStore} from './postgres/pg-store.js'
 import {REGISTRY_RULES} from './rules.js'
 import type {MetadataStore} from './types.js'
 
@@ -26,8 +25,9 @@ export function isStoreUrl(store: string): boolean {
   return /^postgres(ql)?:\/\//i.test(store)
 }
 
+/** The embedded store in a directory, not yet opened. */
 export function createStore(opts: OpenStoreOptions): MetadataStore {
-  if (isStoreUrl(opts.dir)) return new PgStore({url: opts.dir, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
+  if (isStoreUrl(opts.dir)) throw new Error(`createStore takes a directory; open ${opts.dir} with openStore`)
   return new LowdbStore({
     dir: opts.dir,
     checkpointBytes: opts.checkpointBytes,
@@ -38,7 +38,10 @@ export function createStore(opts: OpenStoreOptions): MetadataStore {
 }
 
 export async function openStore(opts: OpenStoreOptions): Promise<MetadataStore> {
-  const s = createStore(opts)
+  // The PostgreSQL driver loads only for a PostgreSQL store: an embedded start does not pay for it.
+  const s = isStoreUrl(opts.dir)
+    ? new (await import('./postgres/pg-store.js')).PgStore({url: opts.dir, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
+    : createStore(opts)
   await s.open()
   return s
 }

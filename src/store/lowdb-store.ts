@@ -47,10 +47,12 @@ import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
+import {ReferenceIndex} from './reference-index.js'
 import {SEARCH_VALUE} from './types.js'
 import type {
   AuditStamp,
   EntityRules,
+  ReferenceQuery,
   EntityRecord,
   ListUrnsRequest,
   MetadataStore,
@@ -335,6 +337,7 @@ export class LowdbStore implements MetadataStore {
   private readonly checkpointBytes: number
   private readonly opts: LowdbStoreOptions
   private readonly ents = new Map<string, Ent>()
+  private readonly refs: ReferenceIndex
   private readonly runs = new Map<string, RunSummary>()
   private worker: Worker | null = null
   private readonly queries = new Map<number, {resolve: (r: SearchResponse) => void; reject: (e: Error) => void}>()
@@ -373,6 +376,7 @@ export class LowdbStore implements MetadataStore {
     this.fs = opts.fs ?? nodeStoreFs
     this.history = new HistoryFile(join(this.dir, 'history.log'))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
+    this.refs = new ReferenceIndex((aspect) => opts.rules.indexesReferences(aspect))
   }
 
   private readonly heap: HeapGuard
@@ -389,6 +393,8 @@ export class LowdbStore implements MetadataStore {
       const historyPath = join(this.dir, 'history.log')
       this.history.open(manifest.historyBytes ?? 0, (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`))
       await this.loadShards(manifest)
+      // Before the replay, which keeps it up to date as it applies the journal.
+      for (const [urn, e] of this.ents) for (const name of Object.keys(e.a)) this.refs.add(urn, name, (e.a[name]![0] as Row)[0])
       const {last: lastSeq, sums} = await this.replay(manifest)
       // Segments replayed now are closed for good: the manifest records them, so that a later
       // start notices one that went missing or changed.
@@ -824,8 +830,10 @@ export class LowdbStore implements MetadataStore {
           const rows = own(e.a, op.aspectName)
           const row: Row = [op.value, op.created.time, op.created.actor, sm]
           const top = rows?.[0] as Row | undefined
-          if (!rows || !top) put(e.a, op.aspectName, [row])
-          else if (top[0] === op.value) {
+          if (!rows || !top) {
+            put(e.a, op.aspectName, [row])
+            this.refs.add(op.urn, op.aspectName, op.value)
+          } else if (top[0] === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
             const prev = top[3]
             top[3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
@@ -833,6 +841,8 @@ export class LowdbStore implements MetadataStore {
           } else {
             // The version it replaces goes to disk; memory keeps where it lies.
             rows.push(this.history.append(top[0], top[1], top[2], top[3]))
+            this.refs.remove(op.urn, op.aspectName, top[0])
+            this.refs.add(op.urn, op.aspectName, op.value)
             rows[0] = row
           }
         } else {
@@ -855,7 +865,10 @@ export class LowdbStore implements MetadataStore {
       case 'deleteEntity': {
         if (!existing) return {urn: op.urn, changed: false, createdEntity: false, rowsRemoved: 0}
         let removed = 0
-        for (const rows of Object.values(existing.a)) for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
+        for (const [name, rows] of Object.entries(existing.a)) {
+          this.refs.remove(op.urn, name, (rows[0] as Row)[0])
+          for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
+        }
         for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
         this.forget(op.urn, existing)
         this.searchValues.delete(op.urn)
@@ -866,6 +879,8 @@ export class LowdbStore implements MetadataStore {
         if (!existing) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const rows: Array<Version | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
         for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
+        const latest = own(existing.a, op.aspectName)?.[0] as Row | undefined
+        if (latest) this.refs.remove(op.urn, op.aspectName, latest[0])
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
         this.noteSearchValue(op.urn, op.aspectName, undefined)
@@ -879,8 +894,11 @@ export class LowdbStore implements MetadataStore {
         if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const top = rows[0]!
         this.countRun(runIdOf(top), timeOf(top), -1)
-        if (rows.length > 1) rows[0] = this.materialize(rows.pop()!)
-        else delete existing.a[op.aspectName]
+        this.refs.remove(op.urn, op.aspectName, (top as Row)[0])
+        if (rows.length > 1) {
+          rows[0] = this.materialize(rows.pop()!)
+          this.refs.add(op.urn, op.aspectName, (rows[0] as Row)[0])
+        } else delete existing.a[op.aspectName]
         this.noteSearchValue(op.urn, op.aspectName, undefined)
         existing.l = lsn
         this.dropIfEmpty(op.urn, existing)
@@ -1275,9 +1293,10 @@ export class LowdbStore implements MetadataStore {
     })
   }
 
-  async referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+  async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     const out: Array<{target: string; urn: string; aspectName: string}> = []
     if (targets.length === 0) return out
+    if (opts.aspects && opts.aspects.every((a) => this.opts.rules.indexesReferences(a))) return this.refs.referencesTo(targets, opts.aspects)
     const wanted = new Set(targets)
     const needles = targets.map((t) => ({target: t, text: JSON.stringify(t)}))
     // A few targets: substring tests. Many: pull every quoted urn out of each value once and
@@ -1287,6 +1306,7 @@ export class LowdbStore implements MetadataStore {
     let seen = 0
     for (const [u, e] of this.ents) {
       for (const [name, rows] of Object.entries(e.a)) {
+        if (opts.aspects && !opts.aspects.includes(name)) continue
         const text = (rows[0] as Row)[0]
         if (few) {
           for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})

@@ -13,6 +13,7 @@ import type {
   AuditStamp,
   EntityRecord,
   EntityRules,
+  ReferenceQuery,
   ListUrnsRequest,
   MetadataStore,
   RunRow,
@@ -274,11 +275,13 @@ export class MemoryStore implements MetadataStore {
     return this.index.query(req, this.opts.searchableTypes)
   }
 
-  async referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+  async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     const out: Array<{target: string; urn: string; aspectName: string}> = []
     const needles = targets.map((t) => ({target: t, text: JSON.stringify(t)}))
+    // A store for tests: a scan is fine here.
     for (const [u, e] of this.data.entities) {
       for (const [name, rows] of e.versions) {
+        if (opts.aspects && !opts.aspects.includes(name)) continue
         for (const n of needles) if (n.target !== u && rows[0]!.text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
       }
     }

@@ -4,6 +4,7 @@
  * a collaborator so that no store derives them from name patterns.
  */
 import {isKeyAspect, isRemovedStatusText, isTimeseries, keyAspectName, SOFT_DELETE_ASPECT} from '../model/registry.js'
+import {isLineageAspect} from '../model/lineage-aspects.js'
 import {SEARCH_ASPECTS} from '../model/search-doc.js'
 import type {EntityRules} from './types.js'
 
@@ -14,4 +15,5 @@ export const REGISTRY_RULES: EntityRules = {
   isRemoved: isRemovedStatusText,
   feedsSearch: (entityType, aspectName) => SEARCH_ASPECTS.has(aspectName) || isKeyAspect(entityType, aspectName),
   isTimeseries,
+  indexesReferences: isLineageAspect,
 }

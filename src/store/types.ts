@@ -12,20 +12,8 @@
  */
 import type {FacetField} from '../model/search-doc.js'
 
-export interface AuditStamp {
-  time: number
-  actor: string
-}
-
-export interface SystemMetadata {
-  lastObserved?: number
-  runId?: string
-  lastRunId?: string
-  pipelineName?: string
-  registryName?: string
-  registryVersion?: string
-  properties?: Record<string, string>
-}
+export type {AuditStamp, SystemMetadata} from '../model/wire.js'
+import type {AuditStamp, SystemMetadata} from '../model/wire.js'
 
 export const DEFAULT_RUN_ID = 'no-run-id-provided'
 
@@ -188,6 +176,16 @@ export interface EntityRules {
   /** Whether a change to this aspect changes what search sees of the entity. */
   feedsSearch(entityType: string, aspectName: string): boolean
   isTimeseries(aspectName: string): boolean
+  /** Whether the store keeps an index of the urns this aspect mentions (the lineage aspects). */
+  indexesReferences(aspectName: string): boolean
+}
+
+export interface ReferenceQuery {
+  /**
+   * Only references through these aspects. When the rules index all of them
+   * (`indexesReferences`), the answer costs what it returns, not a pass over the store.
+   */
+  aspects?: readonly string[]
 }
 
 export interface MetadataStore {
@@ -217,7 +215,7 @@ export interface MetadataStore {
    * Aspects (latest versions) of other entities that mention any of `targets`, in one pass over
    * the store whatever the number of targets.
    */
-  referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>>
+  referencesTo(targets: string[], opts?: ReferenceQuery): Promise<Array<{target: string; urn: string; aspectName: string}>>
 
   listRuns(opts?: {start?: number; count?: number}): Promise<RunSummary[]>
   /** Every row (any version, and timeseries rows) whose systemMetadata.runId is `runId`. */

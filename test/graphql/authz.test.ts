@@ -52,6 +52,12 @@ describe('graphql: authorization', function () {
         ['batchUpdateSoftDeleted', `mutation { batchUpdateSoftDeleted(input: {urns: ["${A}"], deleted: true}) }`],
         ['createTag', 'mutation { createTag(input: {id: "nope", name: "Nope"}) }'],
         ['updateDataset', `mutation { updateDataset(urn: "${A}", input: {editableProperties: {description: "x"}}) { urn } }`],
+        ['createGroup', 'mutation { createGroup(input: {id: "nope", name: "Nope"}) }'],
+        ['deleteTag', `mutation { deleteTag(urn: "${U.pii}") }`],
+        ['deleteDomain', `mutation { deleteDomain(urn: "${U.marketing}") }`],
+        ['setTagColor', `mutation { setTagColor(urn: "${U.pii}", colorHex: "#ff0000") }`],
+        ['updateName', `mutation { updateName(input: {urn: "${U.marketing}", name: "x"}) }`],
+        ['updateLink', `mutation { updateLink(input: {resourceUrn: "${A}", currentUrl: "https://a.example", currentLabel: "a", linkUrl: "https://b.example", label: "b"}) }`],
       ]
       for (const [field, query] of mutations) {
         const r = await gql(s.server.url, query)
@@ -68,6 +74,8 @@ describe('graphql: authorization', function () {
       expect(Object.keys(a!.aspects).sort()).to.deep.equal(['datasetKey', 'datasetProperties', 'schemaMetadata'])
       expect(await s.server.catalog.getEntity(ds('authz.b'), ['editableSchemaMetadata'])).to.deep.include({aspects: {}})
       expect(await s.server.catalog.getEntity('urn:li:tag:nope')).to.equal(null)
+      expect(await s.server.catalog.getEntity('urn:li:corpGroup:nope')).to.equal(null)
+      expect((await s.server.catalog.getEntity(U.pii))!.aspects.tagProperties!.value).to.deep.equal({name: 'pii'})
     })
 
     it('still answers queries', async () => {

@@ -48,6 +48,33 @@ describe('graphql: mutations', function () {
       expect(JSON.parse(got.stdout)).to.deep.equal({globalTags: {tags: [{tag: U.pii}, {tag: U.gold}]}})
       await ok(lite.url, `mutation { removeTag(input: {tagUrn: "${U.pii}", resourceUrn: "${urn}"}) }`)
       expect(await tagsOf(urn)).to.deep.equal([U.gold])
+      // The spec's list form, on removes as on adds; neither form is a 400 naming both.
+      await ok(lite.url, `mutation { addTag(input: {tagUrns: ["${U.pii}"], resourceUrn: "${urn}"}) }`)
+      await ok(lite.url, `mutation { removeTag(input: {tagUrns: ["${U.pii}", "${U.gold}"], resourceUrn: "${urn}"}) }`)
+      expect(await tagsOf(urn)).to.deep.equal([])
+      expect((await fails(lite.url, `mutation { removeTag(input: {resourceUrn: "${urn}"}) }`)).message).to.match(/tagUrn or a non-empty tagUrns/)
+    })
+
+    it('removeTag/removeTerm take the spec’s tagUrns/termUrns lists as well as the singular forms, and refuse neither', async () => {
+      const urn = await fresh()
+      await ok(lite.url, `mutation { addTags(input: {tagUrns: ["${U.pii}", "${U.gold}"], resourceUrn: "${urn}"}) }`)
+      await ok(lite.url, `mutation { addTerms(input: {termUrns: ["${U.confidential}"], resourceUrn: "${urn}"}) }`)
+      expect(await ok(lite.url, `mutation { removeTag(input: {tagUrns: ["${U.pii}", "${U.gold}"], resourceUrn: "${urn}"}) }`)).to.deep.equal({removeTag: true})
+      expect(await tagsOf(urn)).to.deep.equal([])
+      await ok(lite.url, `mutation { removeTerm(input: {termUrns: ["${U.confidential}"], resourceUrn: "${urn}"}) }`)
+      const terms = (await ok(lite.url, `{ dataset(urn: "${urn}") { glossaryTerms { terms { term { urn } } } } }`)).dataset.glossaryTerms?.terms ?? []
+      expect(terms).to.deep.equal([])
+      const e = await fails(lite.url, `mutation { removeTag(input: {resourceUrn: "${urn}"}) }`)
+      expect(e.message).to.match(/tagUrn or a non-empty tagUrns/)
+    })
+
+    it('reads ownership written without lastModified with DataHub’s default stamp', async () => {
+      const urn = await fresh()
+      await ingest(lite.url, [mcp(urn, 'ownership', {owners: [{owner: U.jdoe, type: 'DATAOWNER'}]})])
+      const v0 = await aspectVersion(lite.url, urn, 'ownership', 0)
+      expect(v0.body.aspect['com.linkedin.common.Ownership'].lastModified).to.deep.equal({time: 0, actor: 'urn:li:corpuser:unknown'})
+      const got = (await ok(lite.url, `{ dataset(urn: "${urn}") { ownership { lastModified { time actor } } } }`)).dataset.ownership
+      expect(got.lastModified).to.deep.equal({time: 0, actor: 'urn:li:corpuser:unknown'})
     })
 
     it('adds and removes tags on a dataset column (editableSchemaMetadata)', async () => {
@@ -127,7 +154,7 @@ describe('graphql: mutations', function () {
       expect((await latest(lite.url, a, 'glossaryTerms')).auditStamp.actor).to.equal(U.datahub)
       await ok(lite.url, `mutation { addTerms(input: {termUrns: ["${U.confidential}"], resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "address"}) }`)
       expect((await columnInfo(a))[0].glossaryTerms).to.deep.equal({terms: [{term: {urn: U.confidential}}]})
-      await ok(lite.url, `mutation { removeTerm(input: {termUrn: "${U.confidential}", resourceUrn: "${a}"}) }`)
+      await ok(lite.url, `mutation { removeTerm(input: {termUrns: ["${U.confidential}"], resourceUrn: "${a}"}) }`)
       expect(await termsOf(a)).to.deep.equal([U.public])
       await ok(lite.url, `mutation { removeTerm(input: {termUrn: "${U.confidential}", resourceUrn: "${a}", subResourceType: DATASET_FIELD, subResource: "address"}) }`)
       expect((await columnInfo(a))[0].glossaryTerms).to.deep.equal({terms: []})

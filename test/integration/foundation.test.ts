@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {ASPECT_SPECS_BY_CLASS} from '../../src/model/aspects/index.js'
 import {normalizeAspectValue} from '../../src/model/normalize.js'
 import {encodeUrnPath} from '../../src/model/urn.js'
-import {cleanup, FIXTURES, http, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
+import {cleanup, ROOT, http, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
 
 const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)'
 
@@ -88,7 +88,7 @@ describe('mdcli lite + core commands', function () {
   })
 
   it('ingests every aspect of single_mce.json through the REST endpoint and reads it back unchanged', async () => {
-    const mce = JSON.parse(readFileSync(join(FIXTURES, 'datahub', 'single_mce.json'), 'utf8'))
+    const mce = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'files', 'single_mce.json'), 'utf8'))
     const [[, snapshot]] = Object.entries(mce.proposedSnapshot) as [[string, {urn: string; aspects: Array<Record<string, unknown>>}]]
     const expected: Record<string, unknown> = {}
     for (const aspect of snapshot.aspects) {
@@ -108,7 +108,7 @@ describe('mdcli lite + core commands', function () {
       expect(back.body.aspects[name].value).to.deep.equal(value)
       expect(back.body.aspects[name].type).to.equal('VERSIONED')
     }
-    expect((expected.corpUserInfo as any).displayName).to.equal('Harshal Sheth')
+    expect((expected.corpUserInfo as any).displayName).to.equal('Ada Lovelace')
   })
 
   it('takes a batch of proposals, writing the valid ones and naming the invalid', async () => {

@@ -1,6 +1,7 @@
 import {readFileSync} from 'node:fs'
 import {Ajv} from 'ajv'
 import {expect} from 'chai'
+import {requireSharedFixtures} from '../helpers/requires.js'
 import {ASPECT_SPECS, ASPECT_SPECS_BY_CLASS} from '../../src/model/aspects/index.js'
 import {entitySpecs} from '../../src/model/registry.js'
 import {aspectProblems} from '../../src/model/schemas.js'
@@ -81,9 +82,10 @@ describe('aspect schemas', () => {
       expect(unused).to.deep.equal([])
     })
 
-    it('compiles every schema', () => {
+    it('compiles every schema, each valid against JSON Schema’s meta-schema (the server skips that check)', () => {
       const ajv = new Ajv({allErrors: true, strict: false, allowUnionTypes: true})
       for (const spec of Object.values(ASPECT_SPECS)) {
+        expect(ajv.validateSchema(spec.schema), `${spec.name}: ${ajv.errorsText(ajv.errors)}`).to.equal(true)
         expect(() => ajv.compile(spec.schema), spec.name).not.to.throw()
       }
     })
@@ -122,7 +124,10 @@ describe('aspect schemas', () => {
     })
   })
 
-  describe('fixtures', () => {
+  describe('DataHub fixtures', function () {
+    before(function () {
+      requireSharedFixtures(this, 'datahub')
+    })
     const files = [
       'bootstrap_mce.json',
       'single_mce.json',

@@ -328,6 +328,52 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.referencesTo([DS('down')])).to.deep.equal([])
     })
 
+    it('answers references through the lineage aspects from its index, kept through changes, reverts, deletes and a reopen', async () => {
+      const LINEAGE = {aspects: ['upstreamLineage', 'dataJobInputOutput', 'chartInfo', 'dashboardInfo']}
+      const ul = (...ups: string[]) => ({upstreams: ups.map((u) => ({dataset: u, type: 'TRANSFORMED'}))})
+      const refs = async (t: string) => (await store.referencesTo([t], LINEAGE)).map((r) => `${r.urn} ${r.aspectName}`).sort()
+      await store.write([
+        up(DS('l.b'), 'upstreamLineage', ul(DS('l.a'))),
+        up(DS('l.c'), 'upstreamLineage', ul(DS('l.a'), DS('l.b'))),
+        // A mention outside the lineage aspects is not a lineage reference.
+        up(DS('l.d'), 'datasetProperties', {customProperties: {}, tags: [], description: DS('l.a'), name: 'd'}),
+      ])
+      expect(await refs(DS('l.a'))).to.deep.equal([`${DS('l.b')} upstreamLineage`, `${DS('l.c')} upstreamLineage`])
+      await store.write([up(DS('l.c'), 'upstreamLineage', ul(DS('l.b')))])
+      expect(await refs(DS('l.a'))).to.deep.equal([`${DS('l.b')} upstreamLineage`])
+      await store.write([{op: 'revert', urn: DS('l.c'), aspectName: 'upstreamLineage'}])
+      expect(await refs(DS('l.a'))).to.deep.equal([`${DS('l.b')} upstreamLineage`, `${DS('l.c')} upstreamLineage`])
+      await store.write([{op: 'deleteEntity', urn: DS('l.b')}])
+      expect(await refs(DS('l.a'))).to.deep.equal([`${DS('l.c')} upstreamLineage`])
+      store = await h.reopen()
+      expect(await refs(DS('l.a'))).to.deep.equal([`${DS('l.c')} upstreamLineage`])
+      expect(await refs(DS('l.b'))).to.deep.equal([`${DS('l.c')} upstreamLineage`])
+      await store.write([{op: 'deleteAspect', urn: DS('l.c'), aspectName: 'upstreamLineage'}])
+      expect(await refs(DS('l.a'))).to.deep.equal([])
+      expect(await store.referencesTo([DS('l.a')])).to.have.length(1) // datasetProperties of l.d, found without the filter
+    })
+
+    it('finds names by the words they are made of: camelCase, digits, _ . - /, the last word as a prefix, exact names first', async () => {
+      const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
+      const TOPIC = 'urn:li:dataset:(urn:li:dataPlatform:kafka,kafka,PROD)'
+      const ORDERS = 'urn:li:dataset:(urn:li:dataPlatform:hive,sales/orders-2024.v2_daily,PROD)'
+      await store.write([
+        up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'Events about each customer', customProperties: {}, tags: []}),
+        up(TOPIC, 'datasetProperties', {name: 'kafka', description: 'mentions SampleKafkaDataset', customProperties: {}, tags: []}),
+        up(ORDERS, 'status', {removed: false}),
+      ])
+      const q = async (query: string) => (await store.search({types: ['dataset'], query})).hits.map((h) => h.urn)
+      for (const query of ['SampleKafkaDataset', 'sample', 'Sample', 'SampleKafka', 'Kafka Dataset', 'kafka', 'Customer', 'SampleKaf', 'samplekafkadataset']) {
+        expect(await q(query), query).to.include(KAFKA)
+      }
+      // An exact name ranks first.
+      expect((await q('kafka'))[0]).to.equal(TOPIC)
+      expect((await q('SampleKafkaDataset'))[0]).to.equal(KAFKA)
+      // Urn parts and delimiters.
+      for (const query of ['orders', '2024', 'daily', 'sales orders', 'orders2024', 'hive', 'v2']) expect(await q(query), query).to.include(ORDERS)
+      expect(await q('SampleKafkaDatasetX')).to.deep.equal([])
+    })
+
     it('applies concurrent batches completely', async () => {
       await Promise.all(Array.from({length: 40}, (_, i) => store.write([up(DS(`c${i}`), 'status', {removed: false}), up(DS('shared'), 'globalTags', {tags: [{tag: `urn:li:tag:${i}`}]})])))
       expect((await store.listUrns({entityType: 'dataset'})).total).to.equal(41)

@@ -25,6 +25,7 @@ export const KEY_ASPECTS: AspectSpec[] = [
   key('dataFlowKey', 'DataFlowKey', {orchestrator: str, flowId: str, cluster: str}),
   key('dataJobKey', 'DataJobKey', {flow: urn, jobId: str}),
   key('domainKey', 'DomainKey', id),
+  key('dataProductKey', 'DataProductKey', id),
   key('glossaryTermKey', 'GlossaryTermKey', {name: str}),
   key('glossaryNodeKey', 'GlossaryNodeKey', {name: str}),
   key('tagKey', 'TagKey', {name: str}),

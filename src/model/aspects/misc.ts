@@ -3,12 +3,20 @@
  * and saved queries.
  */
 import {
-  arrayOf, auditStamp, customProperties, enumOf, externalReference, fabricType, long, record, str, timeStamp,
+  arrayOf, auditStamp, bool, customProperties, enumOf, mapOf, externalReference, fabricType, long, record, str, timeStamp,
   url, urn, versioned,
 } from './common.js'
 import type {AspectSpec} from './types.js'
 
 export const MISC_ASPECTS: AspectSpec[] = [
+  // DataHub's DataProductAssociation is an Edge plus an optional outputPort flag.
+  versioned('dataProductProperties', 'com.linkedin.dataproduct.DataProductProperties', record({}, {
+    ...customProperties,
+    ...externalReference,
+    name: str,
+    description: str,
+    assets: arrayOf(record({destinationUrn: urn}, {sourceUrn: urn, created: auditStamp, lastModified: auditStamp, properties: mapOf(str), outputPort: bool})),
+  })),
   versioned('containerProperties', 'com.linkedin.container.ContainerProperties', record({name: str}, {
     ...customProperties,
     ...externalReference,

@@ -9,11 +9,13 @@
  * - loader: collects every entity asked for in one tick of execution and reads them with one
  *   `getEntities` call, caching each for the rest of the request (the DataLoader pattern).
  */
+import {entityWithModelDefaults} from '../../model/defaults.js'
 import type {Actor, Catalog} from '../../catalog/catalog.js'
 import {entityByGraphqlType, findEntity, keyAspectOf, keyValueOf} from '../../model/registry.js'
 import {parseUrn} from '../../model/urn.js'
 import type {EntityRecord, MetadataStore} from '../../store/types.js'
 import type {Logger} from '../http.js'
+import type {ChangeLog} from '../../events/changelog.js'
 
 // A type alias, not an interface: graphql-http wants a context assignable to a plain record.
 export type GqlContext = {
@@ -22,6 +24,8 @@ export type GqlContext = {
   loader: EntityLoader
   maxResultWindow: number
   logger: Logger
+  /** The server's change log, when it keeps one (`recentlyChanged`). */
+  changeLog?: ChangeLog
 }
 
 export class Ent {
@@ -120,7 +124,10 @@ export class EntityLoader {
     const batch = this.queue
     this.queue = []
     this.store.getEntities([...new Set(batch.map((b) => b.urn))]).then(
-      (found) => batch.forEach((b) => b.resolve(found.get(b.urn) ?? null)),
+      (found) => batch.forEach((b) => {
+        const rec = found.get(b.urn)
+        b.resolve(rec ? entityWithModelDefaults(rec) : null)
+      }),
       (e) => batch.forEach((b) => b.reject(e)),
     )
   }

@@ -6,6 +6,7 @@
  * key-derived names, …). Resolvers stay synchronous when the entity's aspects are at hand, which
  * keeps execution cheap for the common case of one entity and its nested plain objects.
  */
+import {derivedBrowsePath} from '../../catalog/browse-paths.js'
 import type {GraphQLResolveInfo} from 'graphql'
 import {BadRequestError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
@@ -13,6 +14,7 @@ import {Ent, type GqlContext, graphqlEntityType, stub, stubOrNull, withEnt} from
 import * as M from './mappers.js'
 import {searchEntities} from './search.js'
 import {knownPlatform} from '../../model/platforms.js'
+import {MORE_GQL_TYPE_NAME} from './entities-more-names.js'
 
 export type Resolver = (source: any, args: any, ctx: GqlContext, info: GraphQLResolveInfo) => unknown
 
@@ -41,6 +43,7 @@ export const GQL_TYPE_NAME: Record<string, string> = {
   mlFeatureTable: 'MLFeatureTable',
   mlPrimaryKey: 'MLPrimaryKey',
   ownershipType: 'OwnershipTypeEntity',
+  ...MORE_GQL_TYPE_NAME,
 }
 
 /** A field that needs the entity's aspects. */
@@ -94,7 +97,8 @@ export const COMMON_FIELDS: Record<string, Resolver> = {
   status: load((e) => M.status(e.aspect('status'))),
   institutionalMemory: load((e) => M.institutionalMemory(e.aspect('institutionalMemory'), e.urn)),
   subTypes: load((e) => M.subTypes(e.aspect('subTypes'))),
-  browsePaths: load((e) => M.browsePaths(e.aspect('browsePaths'))),
+  // DataHub answers a default path where none was ingested.
+  browsePaths: load((e) => M.browsePaths(e.aspect('browsePaths')) ?? (e.rec ? M.browsePaths({paths: [derivedBrowsePath(e.urn, e.entityType)]}) : null)),
   container: load((e) => stubOrNull(e.aspect('container')?.container, 'container')),
   parentContainers,
   parentNodes,
@@ -313,7 +317,7 @@ async function loadEnt(ctx: GqlContext, urn: string, type: string): Promise<Ent 
   return rec ? new Ent(urn, type, rec) : null
 }
 
-function getter(entityType: string, field: string): Resolver {
+export function getter(entityType: string, field: string): Resolver {
   const prefix = `urn:li:${entityType}:`
   const check = (urn: string) => {
     const type = validateUrn(urn).spec.name

@@ -21,6 +21,7 @@ import {
 } from './limits.js'
 import {buildCatalogSchema} from './schema.js'
 import {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
+import type {ChangeLog} from '../../events/changelog.js'
 
 export {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
 
@@ -32,6 +33,7 @@ export interface GraphqlOptions {
   maxDocumentBytes?: number
   maxTokens?: number
   documentCacheSize?: number
+  changeLog?: ChangeLog
 }
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json'
@@ -65,6 +67,13 @@ function negotiate(accept: string | string[] | undefined): string {
 }
 
 export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): void {
+  const serve = graphqlEndpoint(catalog, opts)
+  router.on('POST', '/api/graphql', serve)
+  router.on('GET', '/api/graphql', serve)
+}
+
+/** The handler of `/api/graphql`: builds the schema (the costly part) when called. */
+export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: RequestContext) => Promise<void> {
   const schema = buildCatalogSchema()
   const maxResultWindow = opts.maxResultWindow ?? DEFAULT_MAX_RESULT_WINDOW
   const maxDocumentBytes = opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
@@ -114,7 +123,7 @@ export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlO
         if (!('errors' in entry) || params.query.length <= maxDocumentBytes) cache.set(params.query, entry)
       }
       if ('errors' in entry) return entry.errors
-      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog.store), maxResultWindow, logger}
+      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog.store), maxResultWindow, logger, changeLog: opts.changeLog}
       return {schema, document: entry.document, operationName: params.operationName, variableValues: params.variables, contextValue: context}
     },
   })
@@ -148,7 +157,5 @@ export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlO
     ctx.res.writeHead(init.status, init.statusText, {...init.headers, 'content-length': text ? Buffer.byteLength(text) : 0})
     endResponse(ctx.res, text ?? undefined)
   }
-
-  router.on('POST', '/api/graphql', serve)
-  router.on('GET', '/api/graphql', serve)
+  return serve
 }

@@ -1,9 +1,10 @@
 /**
- * Resolvers of lineage.graphql: entity `lineage`, `searchAcrossLineage`, `scrollAcrossLineage`,
+ * Resolvers of lineage.graphql: entity `lineage`, `searchAcrossLineage`, `scrollAcrossLineage`, `updateLineage`,
  * on the walk in catalog/lineage.ts.
  */
 import {BadRequestError} from '../../errors.js'
-import {type LineageDirection, type LineageHit, walkLineage} from '../../catalog/lineage.js'
+import {columnEdges, type LineageDirection, type LineageHit, walkLineage} from '../../catalog/lineage.js'
+import {type LineageEdgeInput, updateLineage} from '../../catalog/edits/index.js'
 import {GQL_TYPE_NAME, type Resolver} from './entities.js'
 import {type Ent, type GqlContext, registryType, stub} from './context.js'
 
@@ -75,6 +76,29 @@ export const LINEAGE_QUERY_FIELDS: Record<string, Resolver> = {
     const next = start + slice.length
     return {nextScrollId: next < hits.length ? String(next) : null, count: slice.length, total: hits.length, searchResults: slice.map(result), facets: facets(hits)}
   },
+}
+
+export const LINEAGE_MUTATION_FIELDS: Record<string, Resolver> = {
+  updateLineage: async (_r, {input}: {input: {edgesToAdd: Array<LineageEdgeInput | null>; edgesToRemove: Array<LineageEdgeInput | null>}}, ctx) => {
+    const edges = (l: Array<LineageEdgeInput | null>) => l.filter((e): e is LineageEdgeInput => e !== null)
+    const summary = await updateLineage(ctx.catalog, ctx.actor, {edgesToAdd: edges(input.edgesToAdd), edgesToRemove: edges(input.edgesToRemove)})
+    for (const u of summary.urns) ctx.loader.forget(u)
+    return true
+  },
+}
+
+/** `urn:li:schemaField:(<dataset urn>,<path>)` → DataHub's SchemaFieldRef {urn (the dataset), path}. */
+function fieldRef(u: unknown): {urn: string; path: string} | null {
+  if (typeof u !== 'string') return null
+  const m = /^urn:li:schemaField:\((urn:li:[^,]+:\(.*\)|urn:li:[^,]+),(.*)\)$/.exec(u)
+  return m ? {urn: m[1]!, path: m[2]!} : null
+}
+
+/** A dataset's column-level lineage (its upstreamLineage's fineGrainedLineages). */
+export const fineGrainedField: Resolver = async (src: Ent, _args, ctx) => {
+  const edges = await columnEdges(ctx.catalog, src.urn)
+  const refs = (l: string[]) => l.map(fieldRef).filter((r): r is {urn: string; path: string} => r !== null)
+  return edges.map((e) => ({upstreams: refs(e.upstreams), downstreams: refs(e.downstreams), transformOperation: e.transformOperation ?? null, query: null}))
 }
 
 /** The `lineage` field of an entity: direct neighbours (degree 1), one page. */

@@ -22,6 +22,15 @@ function tagsUpdate(t: Obj | null | undefined): string[] | undefined {
   return t ? (t.tags ?? []).map((x: Obj) => x.tag.urn) : undefined
 }
 
+/** `tagUrn` or `tagUrns` (and the same for terms): DataHub's singular field or the spec's list. */
+function labelUrns(input: Obj, kind: 'tag' | 'term', op: string): string[] {
+  const one = input[`${kind}Urn`]
+  const many = input[`${kind}Urns`]
+  const urns = [...(typeof one === 'string' ? [one] : []), ...(Array.isArray(many) ? many : [])]
+  if (urns.length === 0) throw new BadRequestError(`${op}: give ${kind}Urn or a non-empty ${kind}Urns`)
+  return [...new Set(urns)]
+}
+
 /** Drops sections the input left out, so that only given sections are written. */
 function sections(u: EntityUpdate): EntityUpdate {
   return Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)) as EntityUpdate
@@ -82,17 +91,17 @@ export const MUTATION_FIELDS: Record<string, Resolver> = {
   updateCorpUserProperties: updater('corpuser', (i) => ({userProfile: i})),
   updateCorpGroupProperties: updater('corpGroup', (i) => ({groupProfile: i})),
 
-  addTag: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'tag', [input.tagUrn], [ref(input)])),
+  addTag: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'tag', labelUrns(input, 'tag', 'addTag'), [ref(input)])),
   addTags: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'tag', input.tagUrns, [ref(input)])),
   batchAddTags: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'tag', input.tagUrns, refs(input.resources))),
-  removeTag: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'tag', [input.tagUrn], [ref(input)])),
+  removeTag: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'tag', labelUrns(input, 'tag', 'removeTag'), [ref(input)])),
   batchRemoveTags: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'tag', input.tagUrns, refs(input.resources))),
   createTag: (_r, {input}, c) => E.createTag(c.catalog, c.actor, input),
 
-  addTerm: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'term', [input.termUrn], [ref(input)])),
+  addTerm: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'term', labelUrns(input, 'term', 'addTerm'), [ref(input)])),
   addTerms: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'term', input.termUrns, [ref(input)])),
   batchAddTerms: done(({input}, c) => E.addLabels(c.catalog, c.actor, 'term', input.termUrns, refs(input.resources))),
-  removeTerm: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'term', [input.termUrn], [ref(input)])),
+  removeTerm: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'term', labelUrns(input, 'term', 'removeTerm'), [ref(input)])),
   batchRemoveTerms: done(({input}, c) => E.removeLabels(c.catalog, c.actor, 'term', input.termUrns, refs(input.resources))),
   createGlossaryTerm: (_r, {input}, c) => E.createGlossaryEntity(c.catalog, c.actor, 'term', input),
   createGlossaryNode: (_r, {input}, c) => E.createGlossaryEntity(c.catalog, c.actor, 'node', input),

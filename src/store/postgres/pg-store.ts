@@ -23,6 +23,7 @@ import {SearchIndex} from '../search-index.js'
 import type {
   EntityRecord,
   EntityRules,
+  ReferenceQuery,
   ListUrnsRequest,
   MetadataStore,
   RunRow,
@@ -37,6 +38,7 @@ import type {
 } from '../types.js'
 import {migrate} from './schema.js'
 import {maskUrl} from './url.js'
+import {urnsIn} from '../reference-index.js'
 
 export {maskUrl} from './url.js'
 
@@ -105,19 +107,6 @@ function rowDoc(r: DocRow): SearchDoc {
   }
 }
 
-/** String values of a JSON text that are urns; keys and nested text are left out. */
-function urnsIn(text: string): Set<string> {
-  const out = new Set<string>()
-  const re = /"(urn:li:(?:[^"\\]|\\.)*)"/g
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    try {
-      out.add(JSON.parse(`"${m[1]}"`) as string)
-    } catch {
-      // not a whole string value
-    }
-  }
-  return out
-}
 
 const CHANNEL = 'mdcli_write'
 /** Class id of the edit locks' two-int advisory key space. */
@@ -658,9 +647,11 @@ export class PgStore implements MetadataStore {
     return this.index.query(req, this.opts.searchableTypes)
   }
 
-  async referencesTo(targets: string[]): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+  async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     if (targets.length === 0) return []
-    const {rows} = await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target', [targets])
+    const {rows} = opts.aspects
+      ? await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target AND aspect = ANY($2)', [targets, opts.aspects])
+      : await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target', [targets])
     return rows.map((r) => ({target: r.target, urn: r.urn, aspectName: r.aspect}))
   }
 

@@ -1,0 +1,22 @@
+/** Resolver of relationships.graphql: one page of an entity's edges (catalog/relationships.ts). */
+import {BadRequestError} from '../../errors.js'
+import {relationshipsOf} from '../../catalog/relationships.js'
+import {type Ent, stub} from './context.js'
+import type {Resolver} from './entities.js'
+
+type Obj = Record<string, any>
+
+export const relationshipsField: Resolver = async (src: Ent, {input}: {input: Obj}, ctx) => {
+  const start = input.start ?? 0
+  const count = input.count ?? 100
+  if (!Number.isInteger(start) || start < 0) throw new BadRequestError(`relationships: start must be a whole number >= 0, got ${String(start)}`)
+  if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new BadRequestError(`relationships: count must be a whole number from 0 to 10000, got ${String(count)}`)
+  const edges = await relationshipsOf(ctx.catalog, src.urn, {types: input.types, direction: input.direction, includeSoftDeleted: input.includeSoftDelete === true})
+  const page = edges.slice(start, start + count)
+  return {
+    start,
+    count: page.length,
+    total: edges.length,
+    relationships: page.map((e) => ({type: e.type, direction: input.direction, entity: stub(e.urn), created: null})),
+  }
+}
