@@ -9,6 +9,9 @@ import {cpus, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 export {duBytes} from '../src/store/lowdb-store.js'
+import {keyAspectOf} from '../src/model/registry.js'
+import {createStore} from '../src/store/index.js'
+import type {WriteOp} from '../src/store/types.js'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'run.js')
@@ -146,4 +149,38 @@ export function proposal(a: {urn: string; aspectName: string; value: unknown}, r
     aspect: {contentType: 'application/json', value: JSON.stringify(a.value)},
     ...(runId ? {systemMetadata: {runId, lastObserved: Date.now()}} : {}),
   }
+}
+
+/**
+ * Writes `datasets` synthetic datasets (five aspects each) straight into an embedded store in
+ * `dir` (no HTTP), and closes it cleanly, as a stopped server leaves it. Returns the last urn.
+ */
+export async function writeDatasetStore(dir: string, datasets: number, runId: string): Promise<string> {
+  const store = createStore({dir})
+  await store.open()
+  const word = wordSource(rng(1))
+  const r = rng(2)
+  let last = ''
+  for (let e = 0; e < datasets; ) {
+    const ops: WriteOp[] = []
+    while (ops.length < 1000 && e < datasets) {
+      for (const a of datasetAspects(e++, word, r)) {
+        const k = keyAspectOf(a.urn)
+        last = a.urn
+        ops.push({
+          op: 'upsert',
+          urn: a.urn,
+          entityType: 'dataset',
+          aspectName: a.aspectName,
+          value: JSON.stringify(a.value),
+          created: {time: 1700000000000, actor: 'urn:li:corpuser:bench'},
+          systemMetadata: {runId, lastObserved: 1700000000000},
+          keyAspect: {name: k.name, value: JSON.stringify(k.value)},
+        })
+      }
+    }
+    await store.write(ops)
+  }
+  await store.close()
+  return last
 }

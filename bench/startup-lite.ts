@@ -8,11 +8,8 @@
  *
  * Targets (2 cores): < 0.6 s on an empty store, < 3 s at 1,000,000 aspects.
  */
-import {keyAspectOf} from '../src/model/registry.js'
 import {encodeUrnPath} from '../src/model/urn.js'
-import {createStore} from '../src/store/index.js'
-import type {WriteOp} from '../src/store/types.js'
-import {cpuMs, datasetAspects, duBytes, machine, mib, peakRss, rmDir, rng, startLiteChild, tempDir, wordSource} from './lib.js'
+import {cpuMs, duBytes, machine, mib, peakRss, rmDir, startLiteChild, tempDir, writeDatasetStore} from './lib.js'
 
 /**
  * ms from spawn to a 200 answer for `path`, the server's CPU time by then (all threads: steadier
@@ -57,33 +54,8 @@ export async function main(): Promise<Record<string, number>> {
   console.log(`empty store: first answer after ${empty.toFixed(0)} ms (median of 5: ${emptyRuns.map((x) => x.toFixed(0)).join(', ')}); CPU ${median(emptyCpu).toFixed(0)} ms`)
 
   const dir = tempDir('mdcli-bench-start-')
-  const store = createStore({dir})
-  await store.open()
-  const word = wordSource(rng(1))
-  const r = rng(2)
   const t = performance.now()
-  let last = ''
-  for (let e = 0; e < datasets; ) {
-    const ops: WriteOp[] = []
-    while (ops.length < 1000 && e < datasets) {
-      for (const a of datasetAspects(e++, word, r)) {
-        const k = keyAspectOf(a.urn)
-        last = a.urn
-        ops.push({
-          op: 'upsert',
-          urn: a.urn,
-          entityType: 'dataset',
-          aspectName: a.aspectName,
-          value: JSON.stringify(a.value),
-          created: {time: 1700000000000, actor: 'urn:li:corpuser:bench'},
-          systemMetadata: {runId: 'bench-startup', lastObserved: 1700000000000},
-          keyAspect: {name: k.name, value: JSON.stringify(k.value)},
-        })
-      }
-    }
-    await store.write(ops)
-  }
-  await store.close()
+  const last = await writeDatasetStore(dir, datasets, 'bench-startup')
   const disk = duBytes(dir)
   console.log(`wrote the store in ${((performance.now() - t) / 1000).toFixed(1)} s (${mib(disk)} on disk)`)
 
