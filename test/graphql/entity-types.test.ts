@@ -18,6 +18,8 @@ const ROLE = 'urn:li:dataHubRole:Reader'
 const DOC = 'urn:li:document:faq-orders'
 const JOB = 'urn:li:dataJob:(urn:li:dataFlow:(airflow,etl,PROD),load_orders)'
 const BARE = datasetUrn('types.orders_bare')
+const DEPLOY = 'urn:li:mlModelDeployment:(urn:li:dataPlatform:sagemaker,churn-endpoint,PROD)'
+const RESOURCE = 'urn:li:platformResource:1cec84235c544a14'
 const stamp = {time: 1_700_000_000_000, actor: 'urn:li:corpuser:ann'}
 
 /** One entity of each type this file covers, written as a DataHub change-event file would carry it. */
@@ -81,6 +83,12 @@ function records(): Array<Record<string, unknown>> {
     mcpRecord(DS, 'operation', {timestampMillis: stamp.time + 1000, lastUpdatedTimestamp: stamp.time + 990, operationType: 'UPDATE'}),
     mcpRecord(DS, 'datasetProfile', {timestampMillis: stamp.time, rowCount: 12, columnCount: 3, fieldProfiles: [{fieldPath: 'order_id', uniqueCount: 12, nullCount: 0, sampleValues: ['1', '2']}]}),
     mcpRecord(JOB, 'dataJobInfo', {name: 'load_orders', type: 'COMMAND', customProperties: {}}),
+    mcpRecord(DEPLOY, 'mlModelDeploymentProperties', {
+      description: 'Churn model endpoint', createdAt: 5, version: {versionTag: '3'}, status: 'IN_SERVICE', customProperties: {region: 'eu'}, externalUrl: 'https://ml.example.com/churn',
+    }),
+    mcpRecord(DEPLOY, 'ownership', {owners: [{owner: 'urn:li:corpuser:ann', type: 'TECHNICAL_OWNER'}], lastModified: stamp}),
+    mcpRecord(RESOURCE, 'platformResourceInfo', {resourceType: 'user', primaryKey: 'U123', secondaryKeys: ['ann@example.com'], value: {blob: '{"id":"U123"}', contentType: 'JSON', schemaType: 'JSON'}}),
+    mcpRecord(RESOURCE, 'dataPlatformInstance', {platform: 'urn:li:dataPlatform:slack'}),
     mcpRecord('urn:li:corpuser:ann', 'corpUserSettings', {appearance: {showSimplifiedHomepage: true}}),
   ]
 }
@@ -209,6 +217,46 @@ describe("GraphQL: DataHub's types for data products, structured properties, for
     expect(r.body.data.role).to.deep.equal({urn: ROLE, name: 'Reader'})
   })
 
+  it('reads an ML model deployment and a platform resource', async () => {
+    const d = await gql(`{ mlModelDeployment(urn: "${DEPLOY}") { urn type name origin platform { urn } description
+        properties { description externalUrl createdAt version { versionTag } status customProperties { key value } }
+        ownership { owners { owner { ... on CorpUser { urn } } } } tags { tags { tag { urn } } } }
+      res: entity(urn: "${RESOURCE}") { urn type ... on PlatformResource { platform { urn } info { resourceType primaryKey secondaryKeys value { blob contentType schemaType schemaRef } } } } }`)
+    expect(d.mlModelDeployment).to.deep.equal({
+      urn: DEPLOY, type: 'MLMODEL_DEPLOYMENT', name: 'churn-endpoint', origin: 'PROD', platform: {urn: 'urn:li:dataPlatform:sagemaker'}, description: 'Churn model endpoint',
+      properties: {description: 'Churn model endpoint', externalUrl: 'https://ml.example.com/churn', createdAt: 5, version: {versionTag: '3'}, status: 'IN_SERVICE', customProperties: [{key: 'region', value: 'eu'}]},
+      ownership: {owners: [{owner: {urn: 'urn:li:corpuser:ann'}}]}, tags: null,
+    })
+    expect(d.res).to.deep.equal({
+      urn: RESOURCE, type: 'PLATFORM_RESOURCE', platform: {urn: 'urn:li:dataPlatform:slack'},
+      info: {resourceType: 'user', primaryKey: 'U123', secondaryKeys: ['ann@example.com'], value: {blob: '{"id":"U123"}', contentType: 'JSON', schemaType: 'JSON', schemaRef: null}},
+    })
+  })
+
+  it('reads an access token as an entity only as listAccessTokens shows it: its owner and user, or a token manager', async () => {
+    const make = async (actorUrn: string, name: string, token = lite.token) => {
+      const r = await http(`${lite.url}/api/graphql`, {token, body: {query: 'mutation t($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken metadata { urn } } }', variables: {input: {type: 'PERSONAL', actorUrn, duration: 'ONE_DAY', name}}}})
+      expect(r.body.errors, JSON.stringify(r.body.errors)).to.equal(undefined)
+      return r.body.data.createAccessToken as {accessToken: string; metadata: {urn: string}}
+    }
+    const carol = await make('urn:li:corpuser:carol', "carol's token")
+    const dave = await make('urn:li:corpuser:dave', "dave's token")
+    const read = (token: string, urn: string) =>
+      http(`${lite.url}/api/graphql`, {token, body: {query: `{ entity(urn: "${urn}") { urn type ... on AccessTokenMetadata { name actorUrn expiresAt actorEntity { urn } } } }`}})
+    // Carol reads her own token; the admin reads anyone's.
+    const own = await read(carol.accessToken, carol.metadata.urn)
+    expect(own.body.errors, JSON.stringify(own.body)).to.equal(undefined)
+    expect(own.body.data.entity).to.include({urn: carol.metadata.urn, type: 'ACCESS_TOKEN', name: "carol's token", actorUrn: 'urn:li:corpuser:carol'})
+    expect(own.body.data.entity.actorEntity).to.deep.equal({urn: 'urn:li:corpuser:carol'})
+    const admin = await read(lite.token, dave.metadata.urn)
+    expect(admin.body.data.entity.name).to.equal("dave's token")
+    // Carol may not read Dave's: an authorization error and no metadata.
+    const other = await read(carol.accessToken, dave.metadata.urn)
+    expect(other.body.errors?.[0]?.extensions?.code, JSON.stringify(other.body)).to.equal(403)
+    expect(other.body.data.entity).to.equal(null)
+    expect(JSON.stringify(other.body)).to.not.include("dave's token")
+  })
+
   it('refuses an urn of another type on a typed getter, and answers null for an unknown one', async () => {
     const r = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query: `{ assertion(urn: "${DS}") { urn } }`}})
     expect(r.body.errors?.[0]?.message).to.match(/expects a assertion urn/)
@@ -287,6 +335,10 @@ describe("GraphQL: DataHub's types for data products, structured properties, for
       DataHubRole: ['urn', 'type', 'name', 'description'],
       SchemaFieldEntity: ['urn', 'type', 'fieldPath', 'parent', 'status'],
       Document: ['urn', 'type', 'info', 'subType', 'dataPlatformInstance', 'ownership', 'institutionalMemory', 'aspects'],
+      MLModelDeployment: ['urn', 'type', 'name', 'platform', 'properties', 'ownership', 'status', 'deprecation', 'tags', 'relationships'],
+      MLModelDeploymentProperties: ['description', 'externalUrl', 'createdAt', 'version', 'status', 'customProperties'],
+      AccessTokenMetadata: ['urn', 'type', 'id', 'name', 'description', 'actorUrn', 'ownerUrn', 'createdAt', 'expiresAt', 'actorEntity', 'ownerEntity'],
+      PlatformResource: ['urn', 'type', 'platform', 'info', 'dataPlatformInstance', 'status'],
     }
     const EXTENDED: Record<string, string[]> = {
       Dataset: ['siblings', 'usageStats', 'statsSummary', 'operations', 'datasetProfiles', 'assertions', 'health', 'embed', 'structuredProperties'],
@@ -301,7 +353,7 @@ describe("GraphQL: DataHub's types for data products, structured properties, for
     for (const [type, fields] of Object.entries(CLAIMED)) expect(d[type]?.fields.map((f: {name: string}) => f.name).sort(), type).to.include.members(fields)
     for (const [type, fields] of Object.entries(EXTENDED)) expect(d[type]?.fields.map((f: {name: string}) => f.name), type).to.include.members(fields)
     const root = await gql('{ __type(name: "Query") { fields { name } } }')
-    expect(root.__type.fields.map((f: {name: string}) => f.name)).to.include.members(['dataProduct', 'assertion', 'dataProcessInstance', 'structuredProperty', 'form', 'document'])
+    expect(root.__type.fields.map((f: {name: string}) => f.name)).to.include.members(['dataProduct', 'assertion', 'dataProcessInstance', 'structuredProperty', 'form', 'document', 'mlModelDeployment'])
   })
 
   describe("on DataHub's golden files", function () {

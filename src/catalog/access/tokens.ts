@@ -148,6 +148,13 @@ export class TokenService {
     return {urn: tokenUrn(id), id, ...(a.value as TokenInfo)}
   }
 
+  /** One token's metadata, for its owner, the user it acts for, or a holder of MANAGE_ACCESS_TOKENS. */
+  async getFor(by: Actor, id: string): Promise<TokenMetadata> {
+    const t = await this.get(id)
+    if (t.ownerUrn !== by.urn && t.actorUrn !== by.urn) await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+    return t
+  }
+
   private async canManage(by: Actor): Promise<boolean> {
     try {
       await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])

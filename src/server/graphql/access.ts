@@ -4,7 +4,7 @@
  */
 import {PolicyService, type Policy} from '../../catalog/access/policies.js'
 import {hashToken, TokenService} from '../../catalog/access/tokens.js'
-import {Ent, type GqlContext} from './context.js'
+import {Ent, type GqlContext, stubOrNull} from './context.js'
 import type {Resolver} from './entities.js'
 
 type Obj = Record<string, any>
@@ -81,4 +81,38 @@ export const ACCESS_MUTATION_FIELDS: Record<string, Resolver> = {
   createPolicy: async (_s, {input}: {input: Obj}, ctx: GqlContext) => policies(ctx).create(ctx.actor, input as never),
   updatePolicy: async (_s, {urn, input}: {urn: string; input: Obj}, ctx: GqlContext) => policies(ctx).update(ctx.actor, urn, input as never),
   deletePolicy: async (_s, {urn}: {urn: string}, ctx: GqlContext) => policies(ctx).delete(ctx.actor, urn),
+}
+
+/**
+ * A token read as an entity is checked once per request, through the token service, so the
+ * entity path shows no more than listAccessTokens; listed tokens arrive already checked.
+ */
+function tokenField(pick: (t: Obj) => unknown): Resolver {
+  return async (src: Obj, _a, ctx: GqlContext) => {
+    if (!(src instanceof Ent)) return pick(src)
+    const c = ctx as GqlContext & {tokenViews?: Map<string, Promise<Obj>>}
+    const views = (c.tokenViews ??= new Map())
+    let v = views.get(src.urn)
+    if (!v) {
+      v = tokens(ctx).getFor(ctx.actor, src.urn.slice('urn:li:dataHubAccessToken:'.length)).then(tokenView)
+      views.set(src.urn, v)
+    }
+    return pick(await v)
+  }
+}
+
+export const ACCESS_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
+  AccessTokenMetadata: {
+    urn: (s: Obj) => s.urn,
+    type: () => 'ACCESS_TOKEN',
+    id: tokenField((t) => t.id),
+    name: tokenField((t) => t.name),
+    description: tokenField((t) => t.description),
+    actorUrn: tokenField((t) => t.actorUrn),
+    ownerUrn: tokenField((t) => t.ownerUrn),
+    createdAt: tokenField((t) => t.createdAt),
+    expiresAt: tokenField((t) => t.expiresAt),
+    actorEntity: tokenField((t) => stubOrNull(t.actorUrn, 'corpuser')),
+    ownerEntity: tokenField((t) => stubOrNull(t.ownerUrn, 'corpuser')),
+  },
 }

@@ -16,5 +16,7 @@ export const MORE_GQL_TYPE_NAME: Record<string, string> = {
   dataHubRole: 'DataHubRole',
   schemaField: 'SchemaFieldEntity',
   document: 'Document',
+  mlModelDeployment: 'MLModelDeployment',
+  platformResource: 'PlatformResource',
 }
 

@@ -306,6 +306,38 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     actors: policyField((p) => ({...ACTOR_DEFAULTS, ...(p.actors ?? {})})),
     editable: policyField((p) => p.editable !== false),
   },
+  MLModelDeployment: {
+    name: (s: Ent) => s.key.name ?? s.urn,
+    platform: (s: Ent) => stub(s.key.platform ?? 'urn:li:dataPlatform:unknown', 'dataPlatform'),
+    origin: (s: Ent) => s.key.origin ?? 'PROD',
+    description: load((e) => e.aspect('mlModelDeploymentProperties')?.description ?? null),
+    properties: load((e) => {
+      const p: Obj | undefined = e.aspect('mlModelDeploymentProperties')
+      if (!p) return null
+      return {
+        description: orNull(p.description),
+        externalUrl: orNull(p.externalUrl),
+        createdAt: orNull(p.createdAt),
+        version: p.version ? {versionTag: orNull(p.version.versionTag)} : null,
+        status: orNull(p.status),
+        customProperties: M.customProperties(p.customProperties, e.urn),
+      }
+    }),
+  },
+  PlatformResource: {
+    platform: load((e) => stubOrNull(e.aspect('dataPlatformInstance')?.platform, 'dataPlatform')),
+    info: load((e) => {
+      const i: Obj | undefined = e.aspect('platformResourceInfo')
+      if (!i) return null
+      const v: Obj | undefined = i.value
+      return {
+        resourceType: i.resourceType,
+        primaryKey: i.primaryKey,
+        secondaryKeys: orNull(i.secondaryKeys),
+        value: v ? {blob: v.blob, contentType: orNull(v.contentType), schemaType: orNull(v.schemaType), schemaRef: orNull(v.schemaRef)} : null,
+      }
+    }),
+  },
   DataHubRole: {
     name: load((e) => e.aspect('dataHubRoleInfo')?.name ?? e.key.id),
     description: load((e) => e.aspect('dataHubRoleInfo')?.description ?? ''),
@@ -521,6 +553,7 @@ export const MORE_QUERY_FIELDS: Record<string, Resolver> = {
   structuredProperty: getter('structuredProperty', 'structuredProperty'),
   form: getter('form', 'form'),
   document: getter('document', 'document'),
+  mlModelDeployment: getter('mlModelDeployment', 'mlModelDeployment'),
 }
 
 /** Type resolution for the unions these types introduce. */

@@ -43,6 +43,7 @@ export const GQL_TYPE_NAME: Record<string, string> = {
   mlFeatureTable: 'MLFeatureTable',
   mlPrimaryKey: 'MLPrimaryKey',
   ownershipType: 'OwnershipTypeEntity',
+  dataHubAccessToken: 'AccessTokenMetadata',
   ...MORE_GQL_TYPE_NAME,
 }
 

@@ -12,7 +12,7 @@ import {
 import {COMMON_FIELDS, entityTypeName, GQL_TYPE_NAME, QUERY_FIELDS, type Resolver, TYPE_FIELDS} from './entities.js'
 import {MUTATION_FIELDS} from './mutations.js'
 import {SEARCH_QUERY_FIELDS} from './search.js'
-import {ACCESS_MUTATION_FIELDS, ACCESS_QUERY_FIELDS} from './access.js'
+import {ACCESS_MUTATION_FIELDS, ACCESS_QUERY_FIELDS, ACCESS_TYPE_FIELDS} from './access.js'
 import {RECENT_QUERY_FIELDS} from './recent.js'
 import {MANAGE_MUTATION_FIELDS} from './manage.js'
 import {fineGrainedField, LINEAGE_MUTATION_FIELDS, LINEAGE_QUERY_FIELDS, lineageField} from './lineage.js'
@@ -76,7 +76,7 @@ export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   defineLong(schema.getType('Long') as GraphQLScalarType)
   attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS})
-  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field})
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field})
   for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
   ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
   ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename
