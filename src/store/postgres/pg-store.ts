@@ -109,6 +109,24 @@ function rowDoc(r: DocRow): SearchDoc {
 
 
 const CHANNEL = 'mdcli_write'
+
+/**
+ * One write batch's view of the rows it touches, and the rows it has yet to write. New entities,
+ * new latest values, their references, unchanged values' system metadata and status flags are
+ * written in a few bulk statements rather than one statement each.
+ */
+interface Batch {
+  known: Map<string, boolean>
+  /** Latest row per urn + aspect the batch upserts; null when there is none. */
+  current: Map<string, {metadata: string; systemmetadata: string | null} | null>
+  entities: Array<[string, string]>
+  versions: Array<{urn: string; aspect: string; text: string; sm: string; created: string; by: string}>
+  refs: Array<[string, string, string]>
+  observed: Map<string, [string, string, string]>
+  removed: Map<string, boolean>
+}
+
+const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
 /** Class id of the edit locks' two-int advisory key space. */
 const EDIT_LOCK_CLASS = 7_342_002
 const NOTIFY_CHUNK = 7000
@@ -263,7 +281,7 @@ export class PgStore implements MetadataStore {
 
   async write(ops: WriteOp[]): Promise<WriteResult[]> {
     const c = await this.db.connect()
-    const searchChanges: Array<() => void> = []
+    let searchChanges: () => void = () => undefined
     const results: WriteResult[] = []
     try {
       await c.query('BEGIN')
@@ -271,14 +289,14 @@ export class PgStore implements MetadataStore {
       // One round trip; unnest keeps the sorted order, so batches never wait on each other in a cycle.
       await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
       const dirty = new Set<string>()
-      // Whether each urn exists, as this transaction has seen it (saves a lookup per op of a batch).
-      const known = new Map<string, boolean>()
+      const b = await this.prefetch(c, ops, urns)
       for (const op of ops) {
-        results.push(await this.apply(c, op, dirty, known))
-        if (op.op === 'upsert' || op.op === 'timeseries') known.set(op.urn, true)
-        else known.delete(op.urn)
+        results.push(await this.apply(c, op, dirty, b))
+        if (op.op === 'upsert' || op.op === 'timeseries') b.known.set(op.urn, true)
+        else await this.reread(c, b, op.urn)
       }
-      for (const u of dirty) searchChanges.push(await this.reindexEntity(c, u))
+      await this.flush(c, b)
+      searchChanges = await this.reindexEntities(c, [...dirty])
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
       let chunk: string[] = []
       let size = 0
@@ -301,43 +319,126 @@ export class PgStore implements MetadataStore {
       c.release()
     }
     // The in-process index follows only what is committed.
-    for (const f of searchChanges) f()
+    searchChanges()
     return results
   }
 
-  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, known: Map<string, boolean>): Promise<WriteResult> {
+  /**
+   * What a batch needs to know before it writes, read in two round trips: which of its entities
+   * exist, and the latest row of every aspect it upserts (with each new entity's key aspect).
+   */
+  private async prefetch(c: pg.PoolClient, ops: WriteOp[], urns: string[]): Promise<Batch> {
+    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: [], observed: new Map(), removed: new Map()}
+    const ents = await c.query<{urn: string}>('SELECT urn FROM mdcli_entity WHERE urn = ANY($1)', [urns])
+    for (const u of urns) b.known.set(u, false)
+    for (const r of ents.rows) b.known.set(r.urn, true)
+    const pairs = new Map<string, [string, string]>()
+    for (const op of ops) {
+      if (op.op !== 'upsert' && op.op !== 'timeseries') continue
+      if (op.op === 'upsert') pairs.set(pairKey(op.urn, op.aspectName), [op.urn, op.aspectName])
+      if (op.keyAspect && !b.known.get(op.urn)) pairs.set(pairKey(op.urn, op.keyAspect.name), [op.urn, op.keyAspect.name])
+    }
+    if (pairs.size === 0) return b
+    const list = [...pairs.values()]
+    for (const [k] of pairs) b.current.set(k, null)
+    const cur = await c.query<{urn: string; aspect: string; metadata: string; systemmetadata: string | null}>(
+      `SELECT m.urn, m.aspect, m.metadata, m.systemmetadata FROM metadata_aspect_v2 m
+       JOIN unnest($1::text[], $2::text[]) AS p(urn, aspect) ON m.urn = p.urn AND m.aspect = p.aspect WHERE m.version = 0`,
+      [list.map((x) => x[0]), list.map((x) => x[1])],
+    )
+    for (const r of cur.rows) b.current.set(pairKey(r.urn, r.aspect), {metadata: r.metadata, systemmetadata: r.systemmetadata})
+    return b
+  }
+
+  /** After a delete or a revert: what now exists of the entity, as later ops of the batch must see it. */
+  private async reread(c: pg.PoolClient, b: Batch, urn: string): Promise<void> {
+    b.known.set(urn, (await c.query('SELECT 1 FROM mdcli_entity WHERE urn = $1', [urn])).rowCount! > 0)
+    const prefix = pairKey(urn, '')
+    for (const k of b.current.keys()) if (k.startsWith(prefix)) b.current.set(k, null)
+    const rows = await c.query<{aspect: string; metadata: string; systemmetadata: string | null}>('SELECT aspect, metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
+    for (const r of rows.rows) b.current.set(pairKey(urn, r.aspect), {metadata: r.metadata, systemmetadata: r.systemmetadata})
+  }
+
+  /** Writes what the batch has buffered, in bulk statements; runs before any statement that reads or changes those rows. */
+  private async flush(c: pg.PoolClient, b: Batch): Promise<void> {
+    if (b.entities.length > 0) {
+      await c.query('INSERT INTO mdcli_entity (urn, entity_type) SELECT * FROM unnest($1::text[], $2::text[])', [b.entities.map((e) => e[0]), b.entities.map((e) => e[1])])
+      b.entities = []
+    }
+    if (b.versions.length > 0) {
+      const v = b.versions
+      await c.query(
+        `INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
+         SELECT u, a, 0, m, s, t::timestamp, by FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(u, a, m, s, t, by)`,
+        [v.map((r) => r.urn), v.map((r) => r.aspect), v.map((r) => r.text), v.map((r) => r.sm), v.map((r) => r.created), v.map((r) => r.by)],
+      )
+      b.versions = []
+    }
+    if (b.refs.length > 0) {
+      await c.query('INSERT INTO mdcli_reference (target, urn, aspect) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING', [
+        b.refs.map((r) => r[0]),
+        b.refs.map((r) => r[1]),
+        b.refs.map((r) => r[2]),
+      ])
+      b.refs = []
+    }
+    if (b.observed.size > 0) {
+      const o = [...b.observed.values()]
+      await c.query(
+        `UPDATE metadata_aspect_v2 m SET systemmetadata = x.s FROM unnest($1::text[], $2::text[], $3::text[]) AS x(u, a, s)
+         WHERE m.urn = x.u AND m.aspect = x.a AND m.version = 0`,
+        [o.map((r) => r[0]), o.map((r) => r[1]), o.map((r) => r[2])],
+      )
+      b.observed.clear()
+    }
+    if (b.removed.size > 0) {
+      await c.query('UPDATE mdcli_entity e SET removed = x.r FROM unnest($1::text[], $2::bool[]) AS x(u, r) WHERE e.urn = x.u', [[...b.removed.keys()], [...b.removed.values()]])
+      b.removed.clear()
+    }
+  }
+
+  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, b: Batch): Promise<WriteResult> {
     const aspectName = 'aspectName' in op ? op.aspectName : undefined
     const none: WriteResult = {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-    const exists = known.get(op.urn) ?? (await c.query('SELECT 1 FROM mdcli_entity WHERE urn = $1', [op.urn])).rowCount! > 0
+    const exists = b.known.get(op.urn) === true
+    // Everything but a new or unchanged latest value reads or changes rows one by one: the buffer goes first.
+    if (op.op !== 'upsert') await this.flush(c, b)
     switch (op.op) {
       case 'upsert':
       case 'timeseries': {
         let createdEntity = false
         if (!exists) {
-          await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2)', [op.urn, op.entityType])
+          b.entities.push([op.urn, op.entityType])
           createdEntity = true
           dirty.add(op.urn)
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
             // A key row already in DataHub's table (not indexed yet) stays as it is.
-            if (await this.insertVersion(c, op.urn, op.keyAspect.name, 0, op.keyAspect.value, op.systemMetadata, op.created, true)) {
-              await this.setRefs(c, op.urn, op.keyAspect.name, op.keyAspect.value)
+            const k = pairKey(op.urn, op.keyAspect.name)
+            if (b.current.get(k) == null) {
+              this.bufferVersion(b, op.urn, op.keyAspect.name, op.keyAspect.value, op.systemMetadata, op.created)
+              this.bufferRefs(b, op.urn, op.keyAspect.name, op.keyAspect.value)
             }
           }
+          if (op.op === 'timeseries') await this.flush(c, b)
         }
         let changed = true
         if (op.op === 'upsert') {
-          // Read even for an entity new to us: DataHub's table may hold rows not indexed yet (before a reindex).
-          const cur = await c.query<{metadata: string; systemmetadata: string | null}>('SELECT metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
-          const fresh = cur.rowCount === 0
-          if (fresh) {
-            await this.insertVersion(c, op.urn, op.aspectName, 0, op.value, op.systemMetadata, op.created)
-          } else if (cur.rows[0]!.metadata === op.value) {
+          // Known even for an entity new to us: DataHub's table may hold rows not indexed yet (before a reindex).
+          const k = pairKey(op.urn, op.aspectName)
+          const cur = b.current.get(k) ?? null
+          const sm = JSON.stringify(op.systemMetadata)
+          if (cur === null) {
+            this.bufferVersion(b, op.urn, op.aspectName, op.value, op.systemMetadata, op.created, sm)
+            this.bufferRefs(b, op.urn, op.aspectName, op.value)
+          } else if (cur.metadata === op.value) {
             // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
-            const prev = JSON.parse(cur.rows[0]!.systemmetadata ?? '{}') as SystemMetadata
-            const sm = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
-            await c.query('UPDATE metadata_aspect_v2 SET systemmetadata = $3 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName, JSON.stringify(sm)])
+            const prev = JSON.parse(cur.systemmetadata ?? '{}') as SystemMetadata
+            const next = JSON.stringify({...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId})
+            b.observed.set(k, [op.urn, op.aspectName, next])
+            b.current.set(k, {metadata: cur.metadata, systemmetadata: next})
             changed = false
           } else {
+            await this.flush(c, b)
             // The latest becomes the newest of the old (max + 1), then version 0 takes the new value.
             await c.query(
               `INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby, createdfor)
@@ -349,14 +450,16 @@ export class PgStore implements MetadataStore {
               op.urn,
               op.aspectName,
               op.value,
-              JSON.stringify(op.systemMetadata),
+              sm,
               toTimestamp(op.created.time),
               op.created.actor,
             ])
+            b.current.set(k, {metadata: op.value, systemmetadata: sm})
+            await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
+            this.bufferRefs(b, op.urn, op.aspectName, op.value)
           }
           if (changed) {
-            await this.setRefs(c, op.urn, op.aspectName, op.value, fresh)
-            if (op.aspectName === this.opts.rules.softDeleteAspect) await this.setRemoved(c, op.urn)
+            if (op.aspectName === this.opts.rules.softDeleteAspect) b.removed.set(op.urn, this.opts.rules.isRemoved(op.value))
             if (this.opts.rules.feedsSearch(op.entityType, op.aspectName)) dirty.add(op.urn)
           }
         } else {
@@ -417,19 +520,6 @@ export class PgStore implements MetadataStore {
     return r
   }
 
-  private async insertVersion(c: pg.PoolClient, urn: string, aspect: string, version: number, text: string, sm: SystemMetadata, created: {time: number; actor: string}, ifAbsent = false): Promise<boolean> {
-    const r = await c.query(`INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1,$2,$3,$4,$5,$6,$7)${ifAbsent ? ' ON CONFLICT DO NOTHING' : ''}`, [
-      urn,
-      aspect,
-      version,
-      text,
-      JSON.stringify(sm),
-      toTimestamp(created.time),
-      created.actor,
-    ])
-    return r.rowCount === 1
-  }
-
   /** `fresh`: the aspect had no latest value, so it has no references to drop. */
   private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string, fresh = false): Promise<void> {
     if (!fresh) await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
@@ -457,33 +547,58 @@ export class PgStore implements MetadataStore {
     dirty.add(urn)
   }
 
-  /** Rewrites the search document of an entity in the transaction; returns the index update to apply after COMMIT. */
-  private async reindexEntity(c: pg.PoolClient, urn: string): Promise<() => void> {
-    const old = await c.query<{entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = $1 RETURNING entity_id', [urn])
-    const oldIds = old.rows.map((r) => Number(r.entity_id))
-    const ent = await c.query<{id: string; entity_type: string}>('SELECT id, entity_type FROM mdcli_entity WHERE urn = $1', [urn])
-    if (ent.rowCount === 0)
-      return () => {
-        oldIds.forEach((id) => this.index.remove(id))
-        this.ids.delete(urn)
-      }
-    const id = Number(ent.rows[0]!.id)
-    const type = ent.rows[0]!.entity_type
-    const rows = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
-    const parsed: Record<string, unknown> = {}
-    for (const r of rows.rows) if (this.opts.rules.feedsSearch(type, r.aspect)) parsed[r.aspect] = JSON.parse(r.metadata)
-    const doc = buildSearchDoc(type, urn, parsed)
-    const f = doc.facets
-    await c.query(
-      `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
-      [id, urn, type, doc.name, doc.text, doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames],
-    )
-    return () => {
-      for (const o of oldIds) if (o !== id) this.index.remove(o)
-      this.index.upsert(id, urn, type, doc)
-      this.ids.set(urn, id)
+  /** Rewrites the search documents of entities in the transaction (four statements for any number); returns the index update to apply after COMMIT. */
+  private async reindexEntities(c: pg.PoolClient, urns: string[]): Promise<() => void> {
+    if (urns.length === 0) return () => undefined
+    const old = await c.query<{urn: string; entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = ANY($1) RETURNING urn, entity_id', [urns])
+    const ents = await c.query<{id: string; urn: string; entity_type: string}>('SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
+    const rows = await c.query<{urn: string; aspect: string; metadata: string}>('SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0', [urns])
+    const byUrn = new Map<string, Array<{aspect: string; metadata: string}>>()
+    for (const r of rows.rows) {
+      let l = byUrn.get(r.urn)
+      if (!l) byUrn.set(r.urn, (l = []))
+      l.push(r)
     }
+    const docs: Array<{id: number; urn: string; type: string; doc: SearchDoc}> = []
+    for (const e of ents.rows) {
+      const parsed: Record<string, unknown> = {}
+      for (const r of byUrn.get(e.urn) ?? []) if (this.opts.rules.feedsSearch(e.entity_type, r.aspect)) parsed[r.aspect] = JSON.parse(r.metadata)
+      docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, parsed)})
+    }
+    // 14 parameters a row, under the protocol's 65,535 per statement.
+    for (let i = 0; i < docs.length; i += 1000) {
+      const part = docs.slice(i, i + 1000)
+      const params: unknown[] = []
+      const values = part.map((d) => {
+        const f = d.doc.facets
+        const at = params.length
+        params.push(d.id, d.urn, d.type, d.doc.name, d.doc.text, d.doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames)
+        return `(${Array.from({length: 14}, (_x, j) => `$${at + j + 1}`).join(',')})`
+      })
+      await c.query(
+        `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names) VALUES ${values.join(',')}`,
+        params,
+      )
+    }
+    return () => {
+      const kept = new Set(docs.map((d) => d.id))
+      for (const o of old.rows) if (!kept.has(Number(o.entity_id))) this.index.remove(Number(o.entity_id))
+      const live = new Set(docs.map((d) => d.urn))
+      for (const u of urns) if (!live.has(u)) this.ids.delete(u)
+      for (const d of docs) {
+        this.index.upsert(d.id, d.urn, d.type, d.doc)
+        this.ids.set(d.urn, d.id)
+      }
+    }
+  }
+
+  private bufferVersion(b: Batch, urn: string, aspect: string, text: string, sm: SystemMetadata, created: {time: number; actor: string}, smText = JSON.stringify(sm)): void {
+    b.versions.push({urn, aspect, text, sm: smText, created: toTimestamp(created.time), by: created.actor})
+    b.current.set(pairKey(urn, aspect), {metadata: text, systemmetadata: smText})
+  }
+
+  private bufferRefs(b: Batch, urn: string, aspect: string, text: string): void {
+    for (const t of urnsIn(text)) if (t !== urn && t.length <= 500) b.refs.push([t, urn, aspect])
   }
 
   /**
@@ -518,7 +633,7 @@ export class PgStore implements MetadataStore {
           const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
           for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
           await this.setRemoved(c, urn)
-          await this.reindexEntity(c, urn)
+          await this.reindexEntities(c, [urn])
         }
         await c.query('COMMIT')
       } catch (err) {
