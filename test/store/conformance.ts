@@ -117,6 +117,30 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(vs[0]!.systemMetadata.lastObserved).to.equal(20)
     })
 
+    it('applies the ops of one batch in order, several on the same aspect and entity', async () => {
+      const tag = (t: string) => ({tags: [{tag: `urn:li:tag:${t}`}]})
+      const rs = await store.write([
+        up(DS('seq'), 'globalTags', tag('a'), {time: 1}),
+        up(DS('seq'), 'globalTags', tag('a'), {time: 2, runId: 'again'}),
+        up(DS('seq'), 'globalTags', tag('b'), {time: 3}),
+        up(DS('seq'), 'status', {removed: true}),
+        up(DS('seq'), 'status', {removed: false}),
+        up(DS('gone'), 'status', {removed: false}),
+        {op: 'deleteEntity', urn: DS('gone')},
+        up(DS('gone'), 'globalTags', tag('c')),
+      ])
+      expect(rs.map((r) => [r.changed, r.createdEntity])).to.deep.equal([[true, true], [false, false], [true, false], [true, false], [true, false], [true, true], [true, false], [true, true]])
+      const v = await store.listVersions(DS('seq'), 'globalTags')
+      expect(v.map((x) => (x.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:b', 'urn:li:tag:a'])
+      expect(v[1]!.systemMetadata.lastRunId).to.equal('again')
+      expect(await store.exists(DS('seq'))).to.equal(true)
+      expect((await store.search({types: ['dataset'], query: '*'})).hits.map((h) => h.urn)).to.include.members([DS('seq'), DS('gone')])
+      const gone = await store.getEntity(DS('gone'))
+      expect(Object.keys(gone!.aspects).sort()).to.deep.equal(['datasetKey', 'globalTags'])
+      expect((await store.referencesTo(['urn:li:tag:c'])).map((r) => r.urn)).to.deep.equal([DS('gone')])
+      expect((await store.referencesTo(['urn:li:tag:a'])).map((r) => r.urn)).to.deep.equal([])
+    })
+
     it('stamps audit and system metadata', async () => {
       await store.write([up(DS('s'), 'status', {removed: false}, {time: 42, runId: 'r-42', actor: 'urn:li:corpuser:x'})])
       const a = await store.getAspect(DS('s'), 'status')
