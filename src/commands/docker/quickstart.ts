@@ -58,7 +58,7 @@ On a first start the admin token is saved to the config file, never written to t
       // An explicit --store asks for that directory: lite, not the containers.
       const compose = flags.store ? undefined : composeFile()
       if (compose && (await engineAnswers())) {
-        const code = await run('docker', ['compose', '-f', compose, 'up', '-d'], {...process.env, MDCLI_PORT: String(flags.port)})
+        const code = await run('docker', ['compose', '-p', 'mdcli', '-f', compose, 'up', '-d'], {...process.env, MDCLI_PORT: String(flags.port)})
         if (code !== 0) throw new UsageError(`docker compose -f ${compose} up -d failed (exit ${code})`)
         for (let i = 0; i < 600; i++) {
           if (await up(client)) {
