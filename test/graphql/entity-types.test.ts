@@ -2,6 +2,7 @@ import {expect} from 'chai'
 import {join} from 'node:path'
 import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
+import {ok} from './helpers.js'
 import {datasetUrn, ingestJson, mcpRecord, readJson, writeJson, writeRecipe} from '../ingest/helpers.js'
 
 const DS = datasetUrn('types.orders')
@@ -97,11 +98,7 @@ describe("GraphQL: DataHub's types for data products, structured properties, for
   this.timeout(300_000)
   const lite = useLite()
   let dir: string
-  const gql = async (query: string, variables?: Record<string, unknown>) => {
-    const r = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query, variables}})
-    expect(r.body.errors, JSON.stringify(r.body.errors)).to.equal(undefined)
-    return r.body.data
-  }
+  const gql = (query: string, variables: Record<string, unknown> = {}) => ok(lite.url, query, variables)
   before(async () => {
     dir = tempDir('mdcli-types-')
     const file = writeJson(dir, 'types.json', records())

@@ -419,7 +419,6 @@ export class PgStore implements MetadataStore {
               this.bufferRefs(b, op.urn, op.keyAspect.name, op.keyAspect.value)
             }
           }
-          if (op.op === 'timeseries') await this.flush(c, b)
         }
         let changed = true
         if (op.op === 'upsert') {
