@@ -173,9 +173,10 @@ export class Catalog {
     }
     for (const listen of this.writeListeners) listen(urns)
     const after = ops.some((o) => o.op === 'revert') ? await this.store.getEntities(urns) : new Map()
-    let changes = changesOf(ops, results, before, after, actor.urn, this.now())
+    const changes = changesOf(ops, results, before, after, actor.urn, this.now())
     if (commit !== undefined) {
-      changes = changes.map((c, index) => ({...c, commit: {seq: commit, index}}))
+      // In place: a spread would work out each change's lazy change events now.
+      changes.forEach((c, index) => (c.commit = {seq: commit, index}))
       this.outbox!.committed(commit, changes)
     }
     if (changes.length > 0) for (const listen of this.changeListeners) listen(changes)

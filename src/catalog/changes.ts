@@ -5,7 +5,7 @@
 import type {LoggedChange, MetadataChangeLog} from '../events/changelog.js'
 import {entityTypeOf} from '../model/urn.js'
 import type {EntityRecord, WriteOp, WriteResult} from '../store/types.js'
-import {aspectChangeEvents} from './timeline.js'
+import {aspectChangeEvents, type ChangeEvent} from './timeline.js'
 
 const json = (text: string) => ({value: text, contentType: 'application/json' as const})
 
@@ -34,7 +34,7 @@ export function changesOf(
     const entityType = prevEntity?.entityType ?? ('entityType' in op ? op.entityType : entityTypeOf(op.urn))
     const prevOf = (aspect: string) => {
       const a = prevEntity?.aspects[aspect]
-      return a ? JSON.stringify(a.value) : undefined
+      return a ? (a.valueText ?? JSON.stringify(a.value)) : undefined
     }
     let mcl: MetadataChangeLog | undefined
     switch (op.op) {
@@ -68,9 +68,26 @@ export function changesOf(
         // Timeseries row removals change no aspect's latest value a subscriber tracks.
         return
     }
-    const stamp = mcl.created
-    const changeEvents = mcl.aspectName ? aspectChangeEvents(op.urn, mcl.aspectName, parse(mcl.previousAspectValue?.value), parse(mcl.aspect?.value), stamp) : []
-    out.push({mcl, changeEvents})
+    const m = mcl
+    out.push(withLazyEvents(m, () => (m.aspectName ? aspectChangeEvents(op.urn, m.aspectName, parse(m.previousAspectValue?.value), parse(m.aspect?.value), m.created) : [])))
   })
   return out
+}
+
+/**
+ * A change whose entity change events are worked out when first read: most writes have no
+ * subscriber and no change-log publisher, and parsing both values to diff them was an eighth of
+ * the write path's CPU. Reading `changeEvents` (an own, enumerable property, so JSON.stringify
+ * sees it) computes them once; a spread of the entry would compute them too, so the change log
+ * adds its fields to the entry in place.
+ */
+function withLazyEvents(mcl: MetadataChangeLog, compute: () => ChangeEvent[]): Omit<LoggedChange, 'id'> {
+  let events: ChangeEvent[] | undefined
+  const entry = {mcl} as Omit<LoggedChange, 'id'>
+  Object.defineProperty(entry, 'changeEvents', {
+    enumerable: true,
+    get: () => (events ??= compute()),
+    set: (v: ChangeEvent[]) => void (events = v),
+  })
+  return entry
 }

@@ -63,7 +63,8 @@ export class ChangeLog {
   append(batch: Array<Omit<LoggedChange, 'id'>>): void {
     const logged: LoggedChange[] = []
     for (const c of batch) {
-      const entry = {id: this.nextId++, ...c}
+      // In place, not a spread: a spread would work out the entry's lazy change events now.
+      const entry = Object.assign(c, {id: this.nextId++}) as LoggedChange
       this.ring.push(entry)
       logged.push(entry)
       for (const l of this.listeners) l(entry)

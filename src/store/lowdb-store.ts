@@ -1386,6 +1386,10 @@ class LazyAspect implements StoredAspect {
     return this.parsed
   }
 
+  get valueText(): string {
+    return this.text
+  }
+
   toJSON(): Record<string, unknown> {
     return {urn: this.urn, entityType: this.entityType, aspectName: this.aspectName, kind: this.kind, version: this.version, value: this.value, created: this.created, systemMetadata: this.systemMetadata}
   }

@@ -26,6 +26,11 @@ export interface StoredAspect {
   /** 0 for the latest of a versioned aspect; 0 for every timeseries row. */
   version: number
   value: unknown
+  /**
+   * The value's JSON text as stored, where the store holds it as text: a caller that needs the
+   * text (the change log's previous value) then neither parses nor serializes it.
+   */
+  readonly valueText?: string
   created: AuditStamp
   systemMetadata: SystemMetadata
 }
