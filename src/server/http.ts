@@ -5,7 +5,7 @@
  */
 import {checkJsonDepth, decodeUriPart} from '../model/limits.js'
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {BadRequestError, MdcliError, TooLargeError} from '../errors.js'
+import {BadRequestError, BugError, TooLargeError} from '../errors.js'
 import type {Actor} from '../catalog/catalog.js'
 
 export interface RequestContext {
@@ -229,12 +229,9 @@ export class Router {
       res.destroy()
       return
     }
-    if (e instanceof MdcliError) {
-      sendJson(res, e.status, {status: e.status, code: e.code, message: e.message, ...(e.details === undefined ? {} : {details: e.details})})
-      return
-    }
-    // Unexpected: log the cause on the server, give the client a message without internals.
-    this.opts.logger.error(`${method} ${path} failed: ${(e as Error)?.stack ?? String(e)}`)
-    sendJson(res, 500, {status: 500, code: 'E_INTERNAL', message: 'Internal server error; the server log has the details'})
+    const err = BugError.wrap(e)
+    // A bug's cause stays in the server log; the client gets E_INTERNAL and a message without internals.
+    if (err instanceof BugError) this.opts.logger.error(`${method} ${path} failed: ${err.logText()}`)
+    sendJson(res, err.status, {status: err.status, code: err.code, message: err.message, ...(err.details === undefined ? {} : {details: err.details})})
   }
 }
