@@ -15,6 +15,9 @@ import {
   DEFAULT_RUN_ID,
   type EntityRecord,
   type MetadataStore,
+  type ReferenceQuery,
+  type SearchRequest,
+  type SearchResponse,
   type StoredAspect,
   type SystemMetadata,
   type WriteOp,
@@ -55,7 +58,8 @@ export interface ProposalOutcome {
 }
 
 export class Catalog {
-  readonly store: MetadataStore
+  /** Private: routes and resolvers read through the methods below (see `storeOf` for src/catalog). */
+  private readonly store: MetadataStore
   readonly authorizer: Authorizer
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
@@ -255,6 +259,51 @@ export class Catalog {
   isTimeseries(aspectName: string): boolean {
     return isTimeseries(aspectName)
   }
+
+  // Reads as stored: no urn checks, no model defaults — what the GraphQL resolvers and REST
+  // routes read today, passed through so they never hold the store itself.
+
+  /** One version of an aspect as stored (0 = latest), or null. */
+  aspectAsStored(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    return this.store.getAspect(urn, aspectName, version)
+  }
+
+  /** The entities of `urns` that exist, as stored, with all or the named aspects. */
+  entitiesAsStored(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    return this.store.getEntities(urns, aspectNames)
+  }
+
+  exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean> {
+    return this.store.exists(urn, opts)
+  }
+
+  search(req: SearchRequest): Promise<SearchResponse> {
+    return this.store.search(req)
+  }
+
+  listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    return this.store.listVersions(urn, aspectName)
+  }
+
+  listTimeseries(urn: string, aspectName: string, opts?: {startTime?: number; endTime?: number; limit?: number}): Promise<StoredAspect[]> {
+    return this.store.listTimeseries(urn, aspectName, opts)
+  }
+
+  /** Aspects of other entities that hold any of `targets`. */
+  referencesTo(targets: string[], opts?: ReferenceQuery): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+    return this.store.referencesTo(targets, opts)
+  }
+}
+
+/**
+ * The store behind a catalog, for the modules of src/catalog that implement the service on top
+ * of it (delete, runs, migrate, lineage, relationships, access, edits): they need store
+ * operations the service does not offer its callers (listUrns, runRows, raw writes). Server code
+ * and commands read through Catalog's methods; test/server/layering.test.ts holds them to it.
+ */
+export function storeOf(catalog: Catalog): MetadataStore {
+  // Element access is TypeScript's sanctioned way past `private`, kept to this one place.
+  return catalog['store']
 }
 
 /** Entity types whose writes change who may do what: platform privileges guard them. */

@@ -21,6 +21,7 @@ import {FABRIC_TYPES, datasetUrn, parseUrn} from '../model/urn.js'
 import type {MetadataStore, SystemMetadata, WriteOp} from '../store/types.js'
 import type {AuthzRequest} from './authorize.js'
 import type {Actor, Catalog} from './catalog.js'
+import {storeOf} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export interface MigrateRequest {
@@ -142,7 +143,7 @@ const yieldToServer = (): Promise<void> => new Promise((r) => setImmediate(r))
  */
 export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Actor, req: MigrateRequest): Promise<MigrationReport> {
   const {platformName, env} = validate(req)
-  const store = catalog.store
+  const store = storeOf(catalog)
   const platformUrn = `urn:li:dataPlatform:${platformName}`
   const instanceUrn = `urn:li:dataPlatformInstance:(${platformUrn},${req.instance})`
   const mode: MigrationReport['mode'] = req.keep ? 'keep' : req.hard ? 'hard' : 'soft'

@@ -57,7 +57,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
   const timeline = async (ctx: RequestContext) => {
     const categories = parseCategories((ctx.query.get('categories') ?? '').split(','))
     const transactions = await getTimeline(
-      catalog.store,
+      catalog,
       {
         urn: ctx.params[0]!,
         categories,
@@ -118,7 +118,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
       const entity = b.entity
       const types = entity === undefined || entity === null || entity === '*' || entity === '' ? [] : Array.isArray(entity) ? entity.map(String) : [String(entity)]
       const cursor = 'after' in b
-      const page = await searchUrns(catalog.store, {
+      const page = await searchUrns(catalog, {
         types,
         query: typeof b.input === 'string' ? b.input : '*',
         filters: parseFilter(b.filter),

@@ -87,7 +87,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
     if (act === 'getTimeseriesAspectValues') {
       const body = await ctx.json<{urn?: string; aspect?: string; startTimeMillis?: number; endTimeMillis?: number; limit?: number; latestValue?: boolean}>()
       if (typeof body?.urn !== 'string' || typeof body.aspect !== 'string') throw new BadRequestError('Request body needs "urn" and "aspect"')
-      const rows = await catalog.store.listTimeseries(body.urn, body.aspect, {
+      const rows = await catalog.listTimeseries(body.urn, body.aspect, {
         startTime: body.startTimeMillis,
         endTime: body.endTimeMillis,
         limit: body.latestValue ? 1 : body.limit,

@@ -5,6 +5,7 @@
  */
 import {DEFAULT_RUN_ID} from '../../store/types.js'
 import {type Catalog, SYSTEM_ACTOR} from '../catalog.js'
+import {storeOf} from '../catalog.js'
 import {prepareProposal, type ProposalInput} from '../proposal.js'
 import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
 import {TokenService} from './tokens.js'
@@ -12,7 +13,7 @@ import {TokenService} from './tokens.js'
 const p = (entityUrn: string, aspectName: string, json: unknown): ProposalInput => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
 
 async function any(catalog: Catalog, entityType: string): Promise<boolean> {
-  return (await catalog.store.listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
+  return (await storeOf(catalog).listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
 }
 
 /** Sets up access control on an empty catalog; returns the admin token when one was made now. */
@@ -22,7 +23,7 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
     for (const [name, urn] of Object.entries(ROLES)) proposals.push(p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false}))
     for (const {id, info} of DEFAULT_POLICIES) proposals.push(p(`urn:li:dataHubPolicy:${id}`, 'dataHubPolicyInfo', info))
   }
-  if (!(await catalog.store.exists(ROOT_USER))) {
+  if (!(await storeOf(catalog).exists(ROOT_USER))) {
     proposals.push(p(ROOT_USER, 'corpUserInfo', {active: true, displayName: 'Admin', title: 'Root user'}))
     proposals.push(p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}))
   }

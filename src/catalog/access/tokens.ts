@@ -17,6 +17,7 @@ import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
 import type {Actor, Catalog} from '../catalog.js'
+import {storeOf} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 
 export const TOKEN_PREFIX = 'mdt_'
@@ -119,7 +120,7 @@ export class TokenService {
     if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
     const id = hashToken(token)
     const generation = this.generation
-    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
     // free of early exits should the lookup ever become a prefix or range scan.
@@ -143,7 +144,7 @@ export class TokenService {
   }
 
   async get(id: string): Promise<TokenMetadata> {
-    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new NotFoundError(`No access token with id ${id}`)
     return {urn: tokenUrn(id), id, ...(a.value as TokenInfo)}
   }
@@ -172,9 +173,9 @@ export class TokenService {
   }
 
   async list(filter: {actorUrn?: string; ownerUrn?: string} = {}): Promise<TokenMetadata[]> {
-    const {urns} = await this.catalog.store.listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
+    const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
     const out: TokenMetadata[] = []
-    for (const e of (await this.catalog.store.getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
+    for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
       const info = e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined
       if (!info) continue
       if (filter.actorUrn && info.actorUrn !== filter.actorUrn) continue

@@ -12,6 +12,7 @@
  * overlapping sets can never wait on each other in a cycle.
  */
 import type {Catalog} from '../catalog.js'
+import {storeOf} from '../catalog.js'
 
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>()
@@ -59,6 +60,6 @@ const LOCKS = new WeakMap<Catalog, KeyedMutex>()
 /** The lock table of a catalog: every edit service on the same catalog shares it. */
 export function lockFor(catalog: Catalog): KeyedMutex {
   let m = LOCKS.get(catalog)
-  if (!m) LOCKS.set(catalog, (m = new KeyedMutex(catalog.store.withEntityLocks?.bind(catalog.store))))
+  if (!m) LOCKS.set(catalog, (m = new KeyedMutex(storeOf(catalog).withEntityLocks?.bind(storeOf(catalog)))))
   return m
 }

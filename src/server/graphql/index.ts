@@ -123,7 +123,7 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
         if (!('errors' in entry) || params.query.length <= maxDocumentBytes) cache.set(params.query, entry)
       }
       if ('errors' in entry) return entry.errors
-      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog.store), maxResultWindow, logger, changeLog: opts.changeLog}
+      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog), maxResultWindow, logger, changeLog: opts.changeLog}
       return {schema, document: entry.document, operationName: params.operationName, variableValues: params.variables, contextValue: context}
     },
   })
