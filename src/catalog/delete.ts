@@ -15,8 +15,7 @@ import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
 import {aspectSpec, aspectsOf, entitySpecs, isTimeseries, nearest, validateUrn} from '../model/registry.js'
 import {aspectProblems} from '../model/schemas.js'
 import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
-import type {Actor, Catalog} from './catalog.js'
-import {storeOf} from './catalog.js'
+import {type Actor, type Catalog, type Grant, storeOf} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export const DELETE_RUN_ID = '__mdcli-delete-cli'
@@ -214,7 +213,7 @@ export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn
   const related = await findReferences(storeOf(catalog), [req.urn])
   const out = {total: related.length, relatedAspects: related}
   if (req.dryRun !== false || related.length === 0) return out
-  await catalog.authorizer.authorize(actor, [
+  const grant = await catalog.authorize(actor, [
     {resourceUrn: req.urn, privileges: [['DELETE_ENTITY']]},
     ...[...new Set(related.map((r) => r.entity))].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
   ])
@@ -231,7 +230,7 @@ export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn
     const prepared = prepareProposal({entityUrn: r.entity, aspectName: r.aspect, changeType: 'UPSERT', aspect: {json: value}})
     ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
   }
-  await catalog.writeOps(ops)
+  await catalog.writeOps(grant, ops)
   return out
 }
 
@@ -265,8 +264,8 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       throw new BadRequestError(`${spec.name} entities have no status aspect and cannot be soft-deleted (${u}); delete them hard instead`)
     }
   }
-  await catalog.authorizer.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
-  if (req.aspectName !== undefined) return deleteTimeseriesRows(catalog, urns, req)
+  const grant = await catalog.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
+  if (req.aspectName !== undefined) return deleteTimeseriesRows(catalog, grant, urns, req)
 
   const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   if (!soft && req.checkReferences) {
@@ -309,7 +308,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       if (soft) report.rows += present.length
       continue
     }
-    const results = await catalog.writeOps(ops)
+    const results = await catalog.writeOps(grant, ops)
     if (soft) report.rows += results.filter((r) => r.changed).length
     else {
       const removed = results.reduce((n, r) => n + r.rowsRemoved, 0)
@@ -321,7 +320,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
 }
 
 /** Deletes the rows of one timeseries aspect in a time window, entity by entity. */
-async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
+async function deleteTimeseriesRows(catalog: Catalog, grant: Grant, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
   const aspect = req.aspectName!
   if (req.soft) throw new BadRequestError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
   if (!aspectSpec(aspect)) throw new BadRequestError(`Unknown aspect ${aspect}`)
@@ -343,6 +342,6 @@ async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: Delet
     report.timeseriesRows += rows
     ops.push({op: 'deleteTimeseriesRange', urn: u, aspectName: aspect, startTime: start, endTime: end})
   }
-  if (!report.dryRun && ops.length > 0) await catalog.writeOps(ops)
+  if (!report.dryRun && ops.length > 0) await catalog.writeOps(grant, ops)
   return report
 }

@@ -14,8 +14,7 @@
  * aspects, so one hop costs what refers to that entity, never a pass over the catalog.
  */
 import {LINEAGE_ASPECTS} from '../model/lineage-aspects.js'
-import type {Catalog} from './catalog.js'
-import {storeOf} from './catalog.js'
+import {type Catalog, storeOf} from './catalog.js'
 
 export type LineageDirection = 'UPSTREAM' | 'DOWNSTREAM'
 

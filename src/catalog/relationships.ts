@@ -6,8 +6,7 @@
  * Outgoing edges come from the entity's own aspects. Incoming ones from the store's references
  * to the entity, so their cost is what refers to it, not the catalog.
  */
-import type {Catalog} from './catalog.js'
-import {storeOf} from './catalog.js'
+import {type Catalog, storeOf} from './catalog.js'
 
 type Obj = Record<string, any>
 

@@ -17,8 +17,7 @@
 import {BadRequestError} from '../errors.js'
 import {isKeyAspect, SOFT_DELETE_ASPECT, supportsSoftDelete} from '../model/registry.js'
 import {DEFAULT_RUN_ID, type RunRow, type RunSummary, type SystemMetadata, type WriteOp} from '../store/types.js'
-import type {Actor, Catalog} from './catalog.js'
-import {storeOf} from './catalog.js'
+import {type Actor, type Catalog, storeOf} from './catalog.js'
 
 /** Run id stamped on the status rows a soft-deleting rollback writes. */
 export const ROLLBACK_RUN_ID = '__mdcli-rollback'
@@ -269,14 +268,16 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
   }
 
   const urns = [...affected]
-  if (urns.length > 0) {
-    await catalog.authorizer.authorize(
-      actor,
-      urns.map((resourceUrn) => ({resourceUrn, privileges: [['DELETE_ENTITY'], ['EDIT_ENTITY']]})),
-      `Unauthorized to roll back run ${runId}: it touches entities you may not delete or edit`,
-    )
-  }
-  if (!dryRun && ops.length > 0) await catalog.writeOps(ops)
+  // Every op's urn is in `affected`: whenever there is something to write, there is a grant.
+  const grant =
+    urns.length > 0
+      ? await catalog.authorize(
+          actor,
+          urns.map((resourceUrn) => ({resourceUrn, privileges: [['DELETE_ENTITY'], ['EDIT_ENTITY']]})),
+          `Unauthorized to roll back run ${runId}: it touches entities you may not delete or edit`,
+        )
+      : undefined
+  if (!dryRun && grant && ops.length > 0) await catalog.writeOps(grant, ops)
   let nothing: string | undefined
   if (rows.length === 0) {
     const seen = (await observations(catalog, runId)).unchanged.get(runId)?.length ?? 0

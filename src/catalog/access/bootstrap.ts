@@ -4,8 +4,7 @@
  * restart never mints a second token.
  */
 import {DEFAULT_RUN_ID} from '../../store/types.js'
-import {type Catalog, SYSTEM_ACTOR} from '../catalog.js'
-import {storeOf} from '../catalog.js'
+import {type Catalog, storeOf} from '../catalog.js'
 import {prepareProposal, type ProposalInput} from '../proposal.js'
 import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
 import {TokenService} from './tokens.js'
@@ -28,10 +27,10 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
     proposals.push(p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}))
   }
   if (proposals.length > 0) {
-    await catalog.apply(SYSTEM_ACTOR, proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
+    await catalog.apply(catalog.systemGrant(), proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
   }
   if (await any(catalog, 'dataHubAccessToken')) return {}
-  const {accessToken} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
+  const {accessToken} = await new TokenService(catalog).mint(catalog.systemGrant(), {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
   return {adminToken: accessToken}
 }
 
@@ -45,7 +44,7 @@ export async function recoverAdminToken(storeDir: string, name: string): Promise
   const store = await openStore({dir: storeDir})
   try {
     const catalog = new Catalog({store})
-    const {accessToken, metadata} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
+    const {accessToken, metadata} = await new TokenService(catalog).mint(catalog.systemGrant(), {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
     return {accessToken, id: metadata.id}
   } finally {
     await store.close()

@@ -6,8 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import type {Actor, Catalog} from '../catalog.js'
-import {storeOf} from '../catalog.js'
+import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import type {PolicyInfo} from './default-policies.js'
 import {ALL_PRIVILEGES} from './privileges.js'
@@ -35,8 +34,8 @@ function clean<T extends Record<string, unknown>>(o: T): T {
 export class PolicyService {
   constructor(private readonly catalog: Catalog) {}
 
-  private async mayManage(actor: Actor): Promise<void> {
-    await this.catalog.authorizer.authorize(actor, [{privileges: [['MANAGE_POLICIES']]}])
+  private mayManage(actor: Actor): Promise<Grant> {
+    return this.catalog.authorize(actor, [{privileges: [['MANAGE_POLICIES']]}])
   }
 
   private toInfo(input: PolicyInput): PolicyInfo {
@@ -60,8 +59,8 @@ export class PolicyService {
     } as unknown as Record<string, unknown>) as unknown as PolicyInfo
   }
 
-  private async write(actor: Actor, urn: string, info: PolicyInfo): Promise<void> {
-    await this.catalog.apply(actor, [prepareProposal({entityUrn: urn, aspectName: 'dataHubPolicyInfo', changeType: 'UPSERT', aspect: {json: info}})])
+  private async write(grant: Grant, urn: string, info: PolicyInfo): Promise<void> {
+    await this.catalog.apply(grant, [prepareProposal({entityUrn: urn, aspectName: 'dataHubPolicyInfo', changeType: 'UPSERT', aspect: {json: info}})])
   }
 
   async get(urn: string): Promise<Policy> {
@@ -72,25 +71,25 @@ export class PolicyService {
   }
 
   async create(actor: Actor, input: PolicyInput): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const urn = POLICY_PREFIX + randomUUID()
-    await this.write(actor, urn, this.toInfo(input))
+    await this.write(grant, urn, this.toInfo(input))
     return urn
   }
 
   async update(actor: Actor, urn: string, input: PolicyInput): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const current = await this.get(urn)
     if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) is not editable`)
-    await this.write(actor, urn, this.toInfo(input))
+    await this.write(grant, urn, this.toInfo(input))
     return urn
   }
 
   async delete(actor: Actor, urn: string): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const current = await this.get(urn)
     if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) cannot be deleted`)
-    await this.catalog.writeOps([{op: 'deleteEntity', urn}])
+    await this.catalog.writeOps(grant, [{op: 'deleteEntity', urn}])
     return urn
   }
 

@@ -173,7 +173,7 @@ const ACTOR_DEFAULTS = {resourceOwners: false, allUsers: false, allGroups: false
  */
 const policyField = (f: (p: Obj, e: Ent) => unknown): Resolver => async (src: Ent, _a, ctx) => {
   const checks = (ctx as GqlContext & {policyCheck?: Promise<void>})
-  await (checks.policyCheck ??= ctx.catalog.authorizer.authorize(ctx.actor, [{privileges: [['MANAGE_POLICIES']]}]))
+  await (checks.policyCheck ??= ctx.catalog.authorize(ctx.actor, [{privileges: [['MANAGE_POLICIES']]}]).then(() => undefined))
   return withEnt(src, ctx, (e) => f(e.aspect('dataHubPolicyInfo') ?? {}, e))
 }
 
