@@ -130,10 +130,14 @@ export class ConnectionError extends MdcliError {
   }
 }
 
-/** The server answered with an error the client cannot attribute to its own input. */
+/**
+ * The server answered with an error the client cannot attribute to its own input. `code` is
+ * E_SERVER unless the server sent a code this client does not know (a newer server): that code
+ * is kept, so scripts reading `--json` output see what the server said.
+ */
 export class ServerError extends MdcliError {
-  constructor(message: string, status = 500, details?: unknown) {
-    super('E_SERVER', status, message, details)
+  constructor(message: string, status = 500, details?: unknown, code: string = 'E_SERVER') {
+    super(code as ErrorCode, status, message, details)
   }
 }
 
@@ -227,16 +231,38 @@ export function isMdcliError(e: unknown): e is MdcliError {
  * along as `cause` for `--debug` and the server log, and the message never shows internals.
  */
 export class BugError extends MdcliError {
+  /** What a client is told about an exception nobody expected; the details are in the server log. */
+  static readonly MESSAGE = 'Internal server error; the server log has the details'
+
   constructor(message: string, options?: {cause?: unknown}) {
     super('E_INTERNAL', 500, message)
     if (options?.cause !== undefined) (this as {cause?: unknown}).cause = options.cause
+  }
+
+  /**
+   * The error to report for `e` at a server's edge: typed errors stay as they are; anything else
+   * is a bug whose cause is kept for the log and never serialised (toJSON leaves `cause` out).
+   */
+  static wrap(e: unknown): MdcliError {
+    return e instanceof MdcliError ? e : new BugError(BugError.MESSAGE, {cause: e})
+  }
+
+  /** The line for the server log: this error's stack, then its cause's. */
+  logText(): string {
+    const cause = (this as {cause?: unknown}).cause
+    if (cause === undefined) return this.stack ?? this.message
+    const causeText = cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)
+    return `${this.message}\ncaused by: ${causeText}`
   }
 }
 
 type WireFactory = (message: string, details: unknown, status: number) => MdcliError
 
-/** Each code's own class, so the client rebuilds exactly what the server threw. */
-const FROM_WIRE: Partial<Record<ErrorCode, WireFactory>> = {
+/**
+ * Each code's own class, so the client rebuilds exactly what the server threw. A full Record: a
+ * code added to ErrorCode without a line here does not compile.
+ */
+const FROM_WIRE: Record<ErrorCode, WireFactory> = {
   E_USAGE: (m, d) => new UsageError(m, d),
   E_BAD_URN: (m) => new UrnError(m),
   E_UNKNOWN_ENTITY_TYPE: (m) => new UnknownEntityTypeError(m),
@@ -263,6 +289,9 @@ const FROM_WIRE: Partial<Record<ErrorCode, WireFactory>> = {
   E_INTERNAL: (m) => new BugError(m),
 }
 
+/** Every code in the ErrorCode union. */
+export const ERROR_CODES = Object.keys(FROM_WIRE) as ErrorCode[]
+
 /**
  * Builds an error of the right class from a wire body `{code, status, message}`: every code
  * survives the trip; a code this client does not know keeps its code and status; a body with no
@@ -273,9 +302,9 @@ export function errorFromWire(body: {code?: string; status?: number; message?: s
   const status = body.status ?? httpStatus
   const code = body.code
   if (code) {
-    const known = FROM_WIRE[code as ErrorCode]
+    const known = Object.hasOwn(FROM_WIRE, code) ? FROM_WIRE[code as ErrorCode] : undefined
     if (known) return known(message, body.details, status)
-    if (/^E_[A-Z_]+$/.test(code)) return new MdcliError(code as ErrorCode, status, message, body.details)
+    if (/^E_[A-Z_]+$/.test(code)) return new ServerError(message, status, body.details, code)
   }
   if (status === 401) return new UnauthenticatedError(message)
   if (status === 403) return new UnauthorizedError(message)

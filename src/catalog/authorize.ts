@@ -9,7 +9,12 @@
  *   AND-groups: `[['EDIT_ENTITY'], ['EDIT_ENTITY_TAGS']]` = EDIT_ENTITY or EDIT_ENTITY_TAGS.
  */
 import {UnauthorizedError} from '../errors.js'
-import type {Actor} from './catalog.js'
+
+/** Whoever acts: the user a request's token names, or the system for the server's own jobs. */
+export interface Actor {
+  /** Corp user urn of whoever acts. */
+  urn: string
+}
 
 export type Privilege = string
 

@@ -5,31 +5,43 @@
  * `rollback` — ends in `Catalog.propose` or `Catalog.apply`: checked against the registry and
  * the aspect schemas, authorized for the acting user, stamped (actor, time, run id) and handed
  * to the store as one batch. Nothing here knows which store sits behind `MetadataStore`.
+ *
+ * Glossary:
+ * - grant: proof that the authorizer allowed an actor a write, made only by `authorize` (or by
+ *   `systemGrant` for the server's own jobs). `apply` and `writeOps` take one, so no public write
+ *   reaches the store without having been through the authorizer or being declared the system's.
+ * - locks: the per-urn mutex (edits/lock.ts) that serialises read-modify-write edits; the
+ *   catalog owns it, so every writer on one catalog shares it.
  */
 import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from './changes.js'
 import type {LoggedChange} from '../events/changelog.js'
-import {BadRequestError, MdcliError, NotFoundError} from '../errors.js'
+import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
 import {aspectSpec, isTimeseries, validateUrn} from '../model/registry.js'
 import {
   DEFAULT_RUN_ID,
   type EntityRecord,
   type MetadataStore,
+  type ReferenceQuery,
+  type SearchRequest,
+  type SearchResponse,
   type StoredAspect,
   type SystemMetadata,
   type WriteOp,
   type WriteResult,
 } from '../store/types.js'
-import {type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
+import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
 import {patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
-import {lockFor} from './edits/lock.js'
+import {KeyedMutex} from './edits/lock.js'
 
-export interface Actor {
-  /** Corp user urn of whoever acts. */
-  urn: string
-}
+export type {Actor} from './authorize.js'
 
 export const SYSTEM_ACTOR: Actor = {urn: 'urn:li:corpuser:datahub'}
+
+/** See the glossary above; only a Catalog makes one, and only that Catalog accepts it. */
+export interface Grant {
+  readonly actor: Actor
+}
 
 /** What the catalog needs of a change-log outbox (src/events/outbox.ts). */
 export interface CommitOutbox {
@@ -55,8 +67,11 @@ export interface ProposalOutcome {
 }
 
 export class Catalog {
-  readonly store: MetadataStore
-  readonly authorizer: Authorizer
+  /** Private: routes and resolvers read through the methods below (see `storeOf` for src/catalog). */
+  private readonly store: MetadataStore
+  private readonly authorizer: Authorizer
+  private readonly locks: KeyedMutex
+  private readonly grants = new WeakSet<Grant>()
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
   private readonly changeListeners: Array<(changes: Array<Omit<LoggedChange, 'id'>>) => void> = []
@@ -65,6 +80,7 @@ export class Catalog {
   constructor(opts: CatalogOptions) {
     this.store = opts.store
     this.authorizer = opts.authorizer ?? allowAll
+    this.locks = new KeyedMutex(this.store.withEntityLocks?.bind(this.store))
     this.now = opts.clock ?? Date.now
     const observe = this.authorizer.observeWrite?.bind(this.authorizer)
     if (observe) this.onWrite(observe)
@@ -93,15 +109,15 @@ export class Catalog {
       }
     })
     let valid = prepared.filter((p): p is PreparedProposal => p !== undefined)
-    await this.authorizer.authorize(actor, await this.proposalRequests(valid))
+    const grant = await this.authorize(actor, await this.proposalRequests(valid))
     // Raw writes take the same per-urn locks as GraphQL's read-modify-write edits, so an edit
     // never writes back a value computed before this write landed; a PATCH is applied to the
     // stored value inside the lock for the same reason.
-    const results = await lockFor(this).withLocks(
+    const results = await this.withLocks(
       valid.map((p) => p.urn),
       async () => {
         if (valid.some((p) => p.changeType === 'PATCH')) valid = await this.resolvePatches(valid, prepared, outcomes, atomic)
-        return this.apply(actor, valid, opts.defaults)
+        return this.apply(grant, valid, opts.defaults)
       },
     )
     let r = 0
@@ -144,16 +160,68 @@ export class Catalog {
     return out
   }
 
-  /** Writes already-prepared proposals (callers that built values themselves, e.g. mutations). */
-  async apply(actor: Actor, prepared: PreparedProposal[], defaults: SystemMetadata = {}): Promise<WriteResult[]> {
-    const time = this.now()
-    const created = {time, actor: actor.urn}
-    const base: SystemMetadata = {runId: DEFAULT_RUN_ID, ...defaults, lastObserved: defaults.lastObserved ?? time}
-    return this.writeOps(prepared.map((p) => toWriteOp(p, created, base)), actor)
+  /**
+   * Asks the authorizer whether `actor` may do every request; resolves with the grant that
+   * `apply` and `writeOps` take, or throws UnauthorizedError (with `message`, if given).
+   */
+  async authorize(actor: Actor, requests: AuthzRequest[], message?: string): Promise<Grant> {
+    await this.authorizer.authorize(actor, requests, message)
+    return this.grantFor(actor)
   }
 
-  /** Raw store ops for delete, rollback and migration, after their own authorization. */
-  async writeOps(ops: WriteOp[], actor: Actor = SYSTEM_ACTOR): Promise<WriteResult[]> {
+  /**
+   * A grant for the server's own jobs, which act for no user: first-start bootstrap, sample
+   * data, test fixtures. Named so that every write not checked by the authorizer is easy to find.
+   */
+  systemGrant(): Grant {
+    return this.grantFor(SYSTEM_ACTOR)
+  }
+
+  /** The privileges the authorizer grants `actor`, where it can tell ('*' = everything). */
+  async grantedPrivileges(actor: Actor): Promise<Set<string>> {
+    const authz = this.authorizer as {grantedPrivileges?: (a: Actor) => Promise<Set<string>>}
+    return authz.grantedPrivileges ? authz.grantedPrivileges(actor) : new Set<string>(['*'])
+  }
+
+  /**
+   * Runs `fn` holding the per-urn locks of `urns` (in-process, then the store's own across
+   * processes where it has them): read-modify-write edits run inside, so none is lost.
+   */
+  withLocks<T>(urns: Iterable<string>, fn: () => Promise<T>): Promise<T> {
+    return this.locks.withLocks(urns, fn)
+  }
+
+  private grantFor(actor: Actor): Grant {
+    const grant: Grant = Object.freeze({actor})
+    this.grants.add(grant)
+    return grant
+  }
+
+  private check(grant: Grant): void {
+    // Only a grant this catalog made is accepted: a write cannot skip `authorize` by forging one.
+    if (!this.grants.has(grant)) throw new BugError('A write reached the catalog without a grant from its authorizer')
+  }
+
+  /** Writes already-prepared proposals (callers that built values themselves, e.g. mutations). */
+  async apply(grant: Grant, prepared: PreparedProposal[], defaults: SystemMetadata = {}): Promise<WriteResult[]> {
+    this.check(grant)
+    const time = this.now()
+    const created = {time, actor: grant.actor.urn}
+    const base: SystemMetadata = {runId: DEFAULT_RUN_ID, ...defaults, lastObserved: defaults.lastObserved ?? time}
+    return this.write(prepared.map((p) => toWriteOp(p, created, base)), grant.actor)
+  }
+
+  /**
+   * Raw store ops for delete, rollback and migration, under a grant from their own
+   * authorization. Their change-log entries name the system, as they always have; naming the
+   * granted actor instead would change the change log, which is for its own issue.
+   */
+  async writeOps(grant: Grant, ops: WriteOp[]): Promise<WriteResult[]> {
+    this.check(grant)
+    return this.write(ops, SYSTEM_ACTOR)
+  }
+
+  private async write(ops: WriteOp[], actor: Actor): Promise<WriteResult[]> {
     if (this.changeListeners.length === 0) {
       const results = await this.store.write(ops)
       const urns = ops.map((o) => o.urn)
@@ -256,6 +324,51 @@ export class Catalog {
   isTimeseries(aspectName: string): boolean {
     return isTimeseries(aspectName)
   }
+
+  // Reads as stored: no urn checks, no model defaults — what the GraphQL resolvers and REST
+  // routes read today, passed through so they never hold the store itself.
+
+  /** One version of an aspect as stored (0 = latest), or null. */
+  aspectAsStored(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    return this.store.getAspect(urn, aspectName, version)
+  }
+
+  /** The entities of `urns` that exist, as stored, with all or the named aspects. */
+  entitiesAsStored(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    return this.store.getEntities(urns, aspectNames)
+  }
+
+  exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean> {
+    return this.store.exists(urn, opts)
+  }
+
+  search(req: SearchRequest): Promise<SearchResponse> {
+    return this.store.search(req)
+  }
+
+  listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    return this.store.listVersions(urn, aspectName)
+  }
+
+  listTimeseries(urn: string, aspectName: string, opts?: {startTime?: number; endTime?: number; limit?: number}): Promise<StoredAspect[]> {
+    return this.store.listTimeseries(urn, aspectName, opts)
+  }
+
+  /** Aspects of other entities that hold any of `targets`. */
+  referencesTo(targets: string[], opts?: ReferenceQuery): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+    return this.store.referencesTo(targets, opts)
+  }
+}
+
+/**
+ * The store behind a catalog, for the modules of src/catalog that implement the service on top
+ * of it (delete, runs, migrate, lineage, relationships, access, edits): they need store
+ * operations the service does not offer its callers (listUrns, runRows, raw writes). Server code
+ * and commands read through Catalog's methods; test/server/layering.test.ts holds them to it.
+ */
+export function storeOf(catalog: Catalog): MetadataStore {
+  // Element access is TypeScript's sanctioned way past `private`, kept to this one place.
+  return catalog['store']
 }
 
 /** Entity types whose writes change who may do what: platform privileges guard them. */

@@ -15,7 +15,7 @@ import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
 import {aspectSpec, aspectsOf, entitySpecs, isTimeseries, nearest, validateUrn} from '../model/registry.js'
 import {aspectProblems} from '../model/schemas.js'
 import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
-import type {Actor, Catalog} from './catalog.js'
+import {type Actor, type Catalog, type Grant, storeOf} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export const DELETE_RUN_ID = '__mdcli-delete-cli'
@@ -142,7 +142,7 @@ function facetFilter(field: string, value: string, negated?: boolean): FacetFilt
 }
 
 /** One page of urns matching types, text and facet filters; offset pages stop at the search window. */
-export async function searchUrns(store: MetadataStore, req: UrnSearchRequest): Promise<UrnSearchPage> {
+export async function searchUrns(store: Pick<MetadataStore, 'search'>, req: UrnSearchRequest): Promise<UrnSearchPage> {
   const types = (req.types ?? []).map(resolveEntityType)
   const count = req.count ?? 1000
   if (!Number.isInteger(count) || count < 0 || count > SEARCH_WINDOW) throw new BadRequestError(`count must be between 0 and ${SEARCH_WINDOW}`)
@@ -210,17 +210,17 @@ function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: 
  */
 export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn: string; dryRun?: boolean}): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
   validateUrn(req.urn)
-  const related = await findReferences(catalog.store, [req.urn])
+  const related = await findReferences(storeOf(catalog), [req.urn])
   const out = {total: related.length, relatedAspects: related}
   if (req.dryRun !== false || related.length === 0) return out
-  await catalog.authorizer.authorize(actor, [
+  const grant = await catalog.authorize(actor, [
     {resourceUrn: req.urn, privileges: [['DELETE_ENTITY']]},
     ...[...new Set(related.map((r) => r.entity))].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
   ])
   const time = catalog.now()
   const ops: WriteOp[] = []
   for (const r of related) {
-    const current = await catalog.store.getAspect(r.entity, r.aspect)
+    const current = await storeOf(catalog).getAspect(r.entity, r.aspect)
     if (!current) continue
     const {value, stillHeld} = withoutReference(current.value, req.urn)
     if (stillHeld || aspectProblems(r.aspect, value).length > 0) {
@@ -230,7 +230,7 @@ export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn
     const prepared = prepareProposal({entityUrn: r.entity, aspectName: r.aspect, changeType: 'UPSERT', aspect: {json: value}})
     ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
   }
-  await catalog.writeOps(ops)
+  await catalog.writeOps(grant, ops)
   return out
 }
 
@@ -264,12 +264,12 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       throw new BadRequestError(`${spec.name} entities have no status aspect and cannot be soft-deleted (${u}); delete them hard instead`)
     }
   }
-  await catalog.authorizer.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
-  if (req.aspectName !== undefined) return deleteTimeseriesRows(catalog, urns, req)
+  const grant = await catalog.authorize(actor, urns.map((u) => ({resourceUrn: u, privileges: [['DELETE_ENTITY']]})))
+  if (req.aspectName !== undefined) return deleteTimeseriesRows(catalog, grant, urns, req)
 
   const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   if (!soft && req.checkReferences) {
-    report.references = referenceReport(await findReferences(catalog.store, urns, new Set(urns)))
+    report.references = referenceReport(await findReferences(storeOf(catalog), urns, new Set(urns)))
   }
 
   for (let i = 0; i < urns.length; i += DELETE_BATCH) {
@@ -280,7 +280,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
     const time = catalog.now()
     for (const u of batch) {
       if (soft) {
-        if (!(await catalog.store.exists(u))) {
+        if (!(await storeOf(catalog).exists(u))) {
           report.notFound.push(u)
           continue
         }
@@ -288,7 +288,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
         const prepared = prepareProposal({entityUrn: u, aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: true}}})
         ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
       } else {
-        const counts = await countRows(catalog.store, u, dryRun)
+        const counts = await countRows(storeOf(catalog), u, dryRun)
         if (!counts) {
           report.notFound.push(u)
           continue
@@ -308,7 +308,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       if (soft) report.rows += present.length
       continue
     }
-    const results = await catalog.writeOps(ops)
+    const results = await catalog.writeOps(grant, ops)
     if (soft) report.rows += results.filter((r) => r.changed).length
     else {
       const removed = results.reduce((n, r) => n + r.rowsRemoved, 0)
@@ -320,7 +320,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
 }
 
 /** Deletes the rows of one timeseries aspect in a time window, entity by entity. */
-async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
+async function deleteTimeseriesRows(catalog: Catalog, grant: Grant, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
   const aspect = req.aspectName!
   if (req.soft) throw new BadRequestError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
   if (!aspectSpec(aspect)) throw new BadRequestError(`Unknown aspect ${aspect}`)
@@ -332,7 +332,7 @@ async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: Delet
   const report: DeleteReport = {soft: false, dryRun: req.dryRun === true, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   const ops: WriteOp[] = []
   for (const u of urns) {
-    const rows = (await catalog.store.listTimeseries(u, aspect, {startTime: start, endTime: end, limit: Number.MAX_SAFE_INTEGER})).length
+    const rows = (await storeOf(catalog).listTimeseries(u, aspect, {startTime: start, endTime: end, limit: Number.MAX_SAFE_INTEGER})).length
     if (rows === 0) {
       report.notFound.push(u)
       continue
@@ -342,6 +342,6 @@ async function deleteTimeseriesRows(catalog: Catalog, urns: string[], req: Delet
     report.timeseriesRows += rows
     ops.push({op: 'deleteTimeseriesRange', urn: u, aspectName: aspect, startTime: start, endTime: end})
   }
-  if (!report.dryRun && ops.length > 0) await catalog.writeOps(ops)
+  if (!report.dryRun && ops.length > 0) await catalog.writeOps(grant, ops)
   return report
 }

@@ -20,7 +20,7 @@ import {BadRequestError} from '../errors.js'
 import {FABRIC_TYPES, datasetUrn, parseUrn} from '../model/urn.js'
 import type {MetadataStore, SystemMetadata, WriteOp} from '../store/types.js'
 import type {AuthzRequest} from './authorize.js'
-import type {Actor, Catalog} from './catalog.js'
+import {type Actor, type Catalog, storeOf} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export interface MigrateRequest {
@@ -142,7 +142,7 @@ const yieldToServer = (): Promise<void> => new Promise((r) => setImmediate(r))
  */
 export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Actor, req: MigrateRequest): Promise<MigrationReport> {
   const {platformName, env} = validate(req)
-  const store = catalog.store
+  const store = storeOf(catalog)
   const platformUrn = `urn:li:dataPlatform:${platformName}`
   const instanceUrn = `urn:li:dataPlatformInstance:(${platformUrn},${req.instance})`
   const mode: MigrationReport['mode'] = req.keep ? 'keep' : req.hard ? 'hard' : 'soft'
@@ -199,8 +199,9 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     ...report.affected.map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
     ...(mode === 'keep' ? [] : moved.map(([o]) => ({resourceUrn: o, privileges: [['DELETE_ENTITY']]}))),
   ]
-  if (requests.length > 0) await catalog.authorizer.authorize(actor, requests)
-  if (report.dryRun || mapping.size === 0) return report
+  // A non-empty mapping always asks for something, so every write below has its grant.
+  const grant = requests.length > 0 ? await catalog.authorize(actor, requests) : undefined
+  if (report.dryRun || mapping.size === 0 || !grant) return report
 
   // One instant for every row: the migration reads as a single change in each entity's history.
   const created = {time: catalog.now(), actor: actor.urn}
@@ -222,7 +223,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
       }
       ops.push(upsert(newUrn, 'dataPlatformInstance', {platform: platformUrn, instance: instanceUrn}))
     }
-    await catalog.writeOps(ops)
+    await catalog.writeOps(grant, ops)
     await yieldToServer()
   }
 
@@ -236,7 +237,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
         if (current) ops.push(upsert(urn, aspectName, rewriteUrns(current.value, mapping)))
       }
     }
-    await catalog.writeOps(ops)
+    await catalog.writeOps(grant, ops)
     await yieldToServer()
   }
 
@@ -244,7 +245,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
   if (mode !== 'keep') {
     for (let i = 0; i < moved.length; i += CHUNK * 10) {
       const ops = moved.slice(i, i + CHUNK * 10).map(([o]): WriteOp => (mode === 'hard' ? {op: 'deleteEntity', urn: o} : upsert(o, 'status', {removed: true})))
-      await catalog.writeOps(ops)
+      await catalog.writeOps(grant, ops)
       await yieldToServer()
     }
   }

@@ -107,7 +107,7 @@ export function parseCategories(names: readonly string[]): ChangeCategory[] {
 // ------------------------------------------------------------------ the timeline
 
 /** Computes the change transactions of a dataset within a time window. */
-export async function getTimeline(store: MetadataStore, req: TimelineRequest, now: () => number = Date.now): Promise<ChangeTransaction[]> {
+export async function getTimeline(store: Pick<MetadataStore, 'listVersions'>, req: TimelineRequest, now: () => number = Date.now): Promise<ChangeTransaction[]> {
   const urn = parseUrn(req.urn)
   if (urn.entityType !== 'dataset') {
     throw new BadRequestError(`The timeline covers datasets only; ${req.urn} is a ${urn.entityType}`)

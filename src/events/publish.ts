@@ -57,7 +57,7 @@ export async function publishChangeLog(
     opts.log.info(`Change log: publishing ${pending.length} commits left unpublished by the last run`)
     chain = chain.then(async () => {
       for (const p of pending) {
-        const changes = p.changes ?? (opts.catalog ? rebuildChanges(p, await opts.catalog.store.getEntities(p.urns), Date.now()) : [])
+        const changes = p.changes ?? (opts.catalog ? rebuildChanges(p, await opts.catalog.entitiesAsStored(p.urns), Date.now()) : [])
         if (changes.length === 0) outbox.published(p.commit)
         else await publishCommit(changes.map((c, index) => ({...c, commit: {seq: p.commit, index}})))
       }

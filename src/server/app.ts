@@ -11,7 +11,7 @@ import {PolicyAuthorizer} from '../catalog/access/policy-authorizer.js'
 import {TokenService} from '../catalog/access/tokens.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
-import {Router, type Logger, type RequestContext} from './http.js'
+import {type HttpResponse, Router, type Logger, type RequestContext} from './http.js'
 import {registerHistory} from './history.js'
 import {createLogger} from './log.js'
 import {registerRest} from './rest.js'
@@ -68,13 +68,42 @@ const WARM_DELAY_MS = 50
  * can also load it when idle. A schema that fails to build fails those requests (500) and is
  * logged; REST keeps serving.
  */
-function registerLazyGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): () => Promise<(ctx: RequestContext) => Promise<void>> {
-  let endpoint: Promise<(ctx: RequestContext) => Promise<void>> | undefined
+function registerLazyGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): () => Promise<(ctx: RequestContext) => Promise<HttpResponse>> {
+  let endpoint: Promise<(ctx: RequestContext) => Promise<HttpResponse>> | undefined
   const load = () => (endpoint ??= import('./graphql/index.js').then((m) => m.graphqlEndpoint(catalog, opts)))
   const serve = async (ctx: RequestContext) => (await load())(ctx)
   router.on('POST', '/api/graphql', serve)
   router.on('GET', '/api/graphql', serve)
   return load
+}
+
+export interface AppOptions {
+  logger: Logger
+  bodyLimit?: number
+  /** Tokens and access policies; off: every request acts as the root user. */
+  auth: boolean
+  tokens: TokenService
+  changeLog: ChangeLog
+  maxResultWindow?: number
+}
+
+/**
+ * The routes of `mdcli lite` over a catalog, with no socket: `startServer` puts the node listener
+ * (`router.handle`) in front of them; in-process tests call `router.respond` with request values.
+ */
+export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; warmGraphql: () => Promise<unknown>; changeStream: {closeAll(): void}} {
+  const router = new Router({
+    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    logger: opts.logger,
+    resolveActor: opts.auth ? tokenActorResolver(opts.tokens) : openActorResolver,
+  })
+  registerRest(router, catalog, {startedAt: Date.now()})
+  registerHistory(router, catalog)
+  registerRuns(router, catalog)
+  const warmGraphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
+  const changeStream = registerEvents(router, opts.changeLog)
+  registerWeb(router)
+  return {router, warmGraphql, changeStream}
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
@@ -91,26 +120,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tokens = new TokenService(catalog)
   const changeLog = new ChangeLog()
   catalog.onChange((changes) => changeLog.append(changes))
-  let changeStream: {closeAll(): void} | undefined
-  let warmGraphql: () => Promise<unknown> = async () => undefined
-  const router = new Router({
-    bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    logger,
-    resolveActor: auth ? tokenActorResolver(tokens) : openActorResolver,
-  })
+  let app: ReturnType<typeof createApp>
   try {
-    registerRest(router, catalog, {startedAt: Date.now()})
-    registerHistory(router, catalog)
-    registerRuns(router, catalog)
-    warmGraphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger, changeLog})
-    changeStream = registerEvents(router, changeLog)
-    registerWeb(router)
+    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow})
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()
     throw e
   }
 
+  const {router, warmGraphql, changeStream} = app
   const server: Server = createServer((req, res) => {
     void router.handle(req, res)
   })
@@ -188,7 +207,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         clearTimeout(warm)
         // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
         await consumer?.close()
-        changeStream?.closeAll()
+        changeStream.closeAll()
         await publisher?.close()
         outboxFile?.close()
         await new Promise<void>((resolve) => {

@@ -6,7 +6,8 @@
  */
 import type {ServerResponse} from 'node:http'
 import {type ChangeFilter, type ChangeLog, type LoggedChange, matches} from '../events/changelog.js'
-import type {Router} from './http.js'
+import {type Router, STREAMED} from './http.js'
+import {BugError} from '../errors.js'
 
 /** A subscriber that falls this far behind (bytes queued in the socket) is cut off. */
 const MAX_BUFFERED = 8 * 1024 * 1024
@@ -32,9 +33,12 @@ export function registerEvents(router: Router, log: ChangeLog): {closeAll(): voi
       ...(q.get('urnPrefix') ? {urnPrefix: q.get('urnPrefix')!} : {}),
       ...(q.get('aspect') ? {aspect: q.get('aspect')!} : {}),
     }
-    const lastRaw = (ctx.req.headers['last-event-id'] as string | undefined) ?? q.get('lastEventId') ?? undefined
+    const lastRaw = (ctx.request.headers['last-event-id'] as string | undefined) ?? q.get('lastEventId') ?? undefined
     const lastId = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : undefined
-    const res = ctx.res
+    // The one handler that writes to the socket itself: an SSE stream stays open and is written
+    // as changes commit, long after any response value could have been returned.
+    const res = ctx.stream
+    if (!res) throw new BugError('/events is a stream: only the node listener can serve it')
     res.writeHead(200, {'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no'})
     res.write(': mdcli change log\n\n')
     let corked = false
@@ -66,6 +70,7 @@ export function registerEvents(router: Router, log: ChangeLog): {closeAll(): voi
       clearInterval(beat)
       open.delete(res)
     })
+    return STREAMED
   })
   return {
     closeAll() {

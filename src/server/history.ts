@@ -12,7 +12,7 @@ import type {Catalog} from '../catalog/catalog.js'
 import {deleteEntities, deleteReferences, searchUrns, type UrnSearchRequest} from '../catalog/delete.js'
 import {migrateDataPlatformToInstance} from '../catalog/migrate.js'
 import {getTimeline, parseCategories} from '../catalog/timeline.js'
-import {type RequestContext, type Router, sendJson} from './http.js'
+import {json, type RequestContext, type Router} from './http.js'
 
 function optionalInt(ctx: RequestContext, name: string): number | undefined {
   const v = ctx.query.get(name)
@@ -57,7 +57,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
   const timeline = async (ctx: RequestContext) => {
     const categories = parseCategories((ctx.query.get('categories') ?? '').split(','))
     const transactions = await getTimeline(
-      catalog.store,
+      catalog,
       {
         urn: ctx.params[0]!,
         categories,
@@ -68,7 +68,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
       },
       catalog.now,
     )
-    sendJson(ctx.res, 200, transactions)
+    return json(200, transactions)
   }
   router.on('GET', '/openapi/timeline/v1/*', timeline)
   router.on('GET', '/openapi/v2/timeline/v1/*', timeline)
@@ -93,7 +93,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
         checkReferences: bool(b.checkReferences, 'checkReferences', true),
         ...(b.aspectName === undefined ? {} : {aspectName: b.aspectName as string, startTimeMillis: millis(b.startTimeMillis, 'startTimeMillis'), endTimeMillis: millis(b.endTimeMillis, 'endTimeMillis')}),
       })
-      sendJson(ctx.res, 200, {value: {...(b.urn !== undefined && b.urns === undefined ? {urn: b.urn} : {}), ...report}})
+      return json(200, {value: {...(b.urn !== undefined && b.urns === undefined ? {urn: b.urn} : {}), ...report}})
     },
     {action: 'delete'},
   )
@@ -105,7 +105,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
       const b = await body(ctx)
       if (typeof b.urn !== 'string') throw new BadRequestError('Request body needs "urn"')
       const value = await deleteReferences(catalog, ctx.actor, {urn: b.urn, dryRun: bool(b.dryRun, 'dryRun', true)})
-      sendJson(ctx.res, 200, {value})
+      return json(200, {value})
     },
     {action: 'deleteReferences'},
   )
@@ -118,7 +118,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
       const entity = b.entity
       const types = entity === undefined || entity === null || entity === '*' || entity === '' ? [] : Array.isArray(entity) ? entity.map(String) : [String(entity)]
       const cursor = 'after' in b
-      const page = await searchUrns(catalog.store, {
+      const page = await searchUrns(catalog, {
         types,
         query: typeof b.input === 'string' ? b.input : '*',
         filters: parseFilter(b.filter),
@@ -127,7 +127,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
         count: typeof b.count === 'number' ? b.count : 1000,
         ...(cursor ? {after: b.after === null ? null : String(b.after)} : {}),
       })
-      sendJson(ctx.res, 200, {
+      return json(200, {
         value: {
           numEntities: page.total,
           entities: page.entities.map((e) => ({entity: e.urn, entityType: e.entityType})),
@@ -153,7 +153,7 @@ export function registerHistory(router: Router, catalog: Catalog): void {
         keep: bool(b.keep, 'keep'),
         hard: bool(b.hard, 'hard'),
       })
-      sendJson(ctx.res, 200, {value: report})
+      return json(200, {value: report})
     },
     {action: 'dataplatform2instance'},
   )

@@ -2,15 +2,44 @@
  * A small router over node:http: routes by method and path pattern, reads bodies with a size
  * limit, and maps every thrown error to a JSON body once — a person-readable message, a fitting
  * status, a stable code, never a stack trace or an internal path.
+ *
+ * Glossary (graphql-http's shape):
+ * - request value (`HttpRequest`): method, target, headers and a body to read — all a handler
+ *   sees of the request, so handlers run in-process in tests with no socket.
+ * - response value (`HttpResponse`): status, headers and body that a handler returns.
+ * - listener (`Router.handle`): the one function that reads a node request into a request value
+ *   and writes the response value to the socket, batched by `endResponse`.
  */
 import {checkJsonDepth, decodeUriPart} from '../model/limits.js'
-import type {IncomingMessage, ServerResponse} from 'node:http'
-import {BadRequestError, MdcliError, TooLargeError} from '../errors.js'
+import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
+import {BadRequestError, BugError, TooLargeError} from '../errors.js'
 import type {Actor} from '../catalog/catalog.js'
 
+export interface HttpRequest {
+  method: string
+  /** The request target as sent: path and query. */
+  url: string
+  headers: IncomingHttpHeaders
+  /** The body: text at hand (in-process callers), or a reader that keeps within `limit` bytes. */
+  body?: string | ((limit: number) => Promise<string>)
+}
+
+export interface HttpResponse {
+  status: number
+  statusText?: string
+  /** content-length is the listener's to set. */
+  headers: OutgoingHttpHeaders
+  body?: string | Buffer
+}
+
+/**
+ * What a handler returns when it wrote to the socket itself: the SSE stream of `/events`, which
+ * stays open and writes as changes come, so it has no response value to return.
+ */
+export const STREAMED = Symbol('streamed')
+
 export interface RequestContext {
-  req: IncomingMessage
-  res: ServerResponse
+  request: HttpRequest
   method: string
   /** Decoded path segments after the route's prefix, e.g. the urn of `/entitiesV2/{urn}`. */
   params: string[]
@@ -20,12 +49,14 @@ export interface RequestContext {
   json<T = unknown>(): Promise<T>
   /** Reads the raw body text, within the server's body limit. */
   text(): Promise<string>
+  /** The socket's response, for a handler that streams (see STREAMED); absent in-process. */
+  stream?: ServerResponse
 }
 
 /** The actor of requests to public routes, which never write. */
 export const ANONYMOUS: Actor = {urn: 'urn:li:corpuser:__anonymous'}
 
-export type Handler = (ctx: RequestContext) => Promise<void>
+export type Handler = (ctx: RequestContext) => Promise<HttpResponse | typeof STREAMED>
 
 interface Route {
   /** Reachable without a token (health, config, the GraphiQL page). */
@@ -48,10 +79,19 @@ export interface Logger {
   error(msg: string): void
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = body === undefined ? '' : JSON.stringify(body)
-  res.writeHead(status, {'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text)})
-  endResponse(res, text)
+/** A JSON response value. */
+export function json(status: number, body: unknown): HttpResponse {
+  return {status, headers: {'content-type': 'application/json; charset=utf-8'}, body: body === undefined ? '' : JSON.stringify(body)}
+}
+
+/** Writes a response value to the socket: the listener's job, and the only place that does it. */
+export function writeResponse(res: ServerResponse, r: HttpResponse): void {
+  const length = r.body === undefined ? 0 : typeof r.body === 'string' ? Buffer.byteLength(r.body) : r.body.length
+  // A length, not chunked encoding: the whole body is at hand.
+  const headers = {...r.headers, 'content-length': length}
+  if (r.statusText === undefined) res.writeHead(r.status, headers)
+  else res.writeHead(r.status, r.statusText, headers)
+  endResponse(res, r.body)
 }
 
 /**
@@ -64,7 +104,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
  * (bench/graphql.ts). The wait is at most the rest of the current turn: a lone request's
  * response goes out as soon as its own work is done.
  */
-const finished: Array<[ServerResponse, string | undefined]> = []
+const finished: Array<[ServerResponse, string | Buffer | undefined]> = []
 
 function writeFinished(): void {
   const batch = finished.splice(0)
@@ -73,7 +113,7 @@ function writeFinished(): void {
 }
 
 /** Ends a response whose head is set: the body goes out at the end of this event-loop turn. */
-export function endResponse(res: ServerResponse, body?: string): void {
+export function endResponse(res: ServerResponse, body?: string | Buffer): void {
   finished.push([res, body])
   if (finished.length === 1) setImmediate(writeFinished)
 }
@@ -129,10 +169,21 @@ export function splitTarget(target: string): {pathname: string; searchParams: UR
   return {pathname: url.pathname, searchParams: url.searchParams}
 }
 
+/** The body reader of a node request, or the text of an in-process one. */
+function bodyReader(request: HttpRequest, limit: number): () => Promise<string> {
+  const b = request.body
+  if (typeof b === 'function') return () => b(limit)
+  return async () => {
+    const text = b ?? ''
+    if (Buffer.byteLength(text) > limit) throw new TooLargeError(`Request body is over the limit of ${limit} bytes`)
+    return text
+  }
+}
+
 export class Router {
   private readonly routes: Route[] = []
 
-  constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (req: IncomingMessage) => Promise<Actor>}) {}
+  constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (headers: IncomingHttpHeaders) => Promise<Actor>}) {}
 
   /**
    * `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param.
@@ -167,41 +218,38 @@ export class Router {
     return pathMatched ? 'method' : undefined
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = this.opts.logger.debugEnabled === false ? 0n : process.hrtime.bigint()
-    const method = req.method ?? 'GET'
+  /**
+   * The response to a request value: routing, the actor, the handler, and every thrown error
+   * mapped to its JSON body. No socket is touched, unless a streaming handler is given `stream`.
+   */
+  async respond(request: HttpRequest, stream?: ServerResponse): Promise<HttpResponse | typeof STREAMED> {
+    const method = request.method
     let url: {pathname: string; searchParams: URLSearchParams}
     try {
-      url = splitTarget(req.url ?? '/')
+      url = splitTarget(request.url)
     } catch (e) {
-      this.fail(res, e, method, '?')
-      return
+      return this.fail(e, method, '?')
     }
     try {
       const m = this.match(method, url.pathname, url.searchParams.get('action'))
-      if (m === undefined) {
-        sendJson(res, 404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
-        return
-      }
-      if (m === 'method') {
-        sendJson(res, 405, {status: 405, code: 'E_BAD_REQUEST', message: `Method ${method} is not allowed on ${url.pathname}`})
-        return
-      }
+      if (m === undefined) return json(404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
+      if (m === 'method') return json(405, {status: 405, code: 'E_BAD_REQUEST', message: `Method ${method} is not allowed on ${url.pathname}`})
       if ('actions' in m) {
         const a = url.searchParams.get('action')
         throw new BadRequestError(`${a ? `Unknown action '${a}'` : "Missing '?action=' query parameter"} on ${method} ${url.pathname} (expected ${m.actions.join(', ')})`)
       }
       let bodyText: Promise<string> | undefined
-      const text = (): Promise<string> => (bodyText ??= readBody(req, this.opts.bodyLimit))
-      const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(req)
+      const read = bodyReader(request, this.opts.bodyLimit)
+      const text = (): Promise<string> => (bodyText ??= read())
+      const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(request.headers)
       const ctx: RequestContext = {
-        req,
-        res,
+        request,
         method,
         params: m.params,
         query: url.searchParams,
         actor,
         text,
+        stream,
         async json<T>(): Promise<T> {
           const t = await text()
           if (t.trim() === '') throw new BadRequestError('Request body is empty; expected JSON')
@@ -213,28 +261,32 @@ export class Router {
           }
         },
       }
-      await m.route.handler(ctx)
+      return await m.route.handler(ctx)
     } catch (e) {
-      this.fail(res, e, method, url.pathname)
-    } finally {
-      if (started !== 0n) {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6
-        this.opts.logger.debug(`${method} ${url.pathname} ${res.statusCode} ${ms.toFixed(1)}ms`)
-      }
+      return this.fail(e, method, url.pathname)
     }
   }
 
-  private fail(res: ServerResponse, e: unknown, method: string, path: string): void {
-    if (res.headersSent) {
-      res.destroy()
-      return
+  /** The node listener: the request into a value, the handler's response value onto the socket. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = this.opts.logger.debugEnabled === false ? 0n : process.hrtime.bigint()
+    const request: HttpRequest = {method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: (limit) => readBody(req, limit)}
+    const r = await this.respond(request, res)
+    if (r !== STREAMED) {
+      // A streaming handler that failed after its head went out cannot answer any more.
+      if (res.headersSent) res.destroy()
+      else writeResponse(res, r)
     }
-    if (e instanceof MdcliError) {
-      sendJson(res, e.status, {status: e.status, code: e.code, message: e.message, ...(e.details === undefined ? {} : {details: e.details})})
-      return
+    if (started !== 0n) {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6
+      this.opts.logger.debug(`${request.method} ${request.url.split('?')[0]} ${r === STREAMED ? 200 : r.status} ${ms.toFixed(1)}ms`)
     }
-    // Unexpected: log the cause on the server, give the client a message without internals.
-    this.opts.logger.error(`${method} ${path} failed: ${(e as Error)?.stack ?? String(e)}`)
-    sendJson(res, 500, {status: 500, code: 'E_INTERNAL', message: 'Internal server error; the server log has the details'})
+  }
+
+  private fail(e: unknown, method: string, path: string): HttpResponse {
+    const err = BugError.wrap(e)
+    // A bug's cause stays in the server log; the client gets E_INTERNAL and a message without internals.
+    if (err instanceof BugError) this.opts.logger.error(`${method} ${path} failed: ${err.logText()}`)
+    return json(err.status, {status: err.status, code: err.code, message: err.message, ...(err.details === undefined ? {} : {details: err.details})})
   }
 }

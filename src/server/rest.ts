@@ -9,7 +9,7 @@ import type {Catalog} from '../catalog/catalog.js'
 import {aspectSpec} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
 import type {ProposalInput} from '../catalog/proposal.js'
-import {type Router, sendJson, type RequestContext} from './http.js'
+import {json, type RequestContext, type Router} from './http.js'
 
 export const SERVER_VERSION = '0.1.0'
 
@@ -47,13 +47,10 @@ function action(ctx: RequestContext): string {
 }
 
 export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number}): void {
-  router.on('GET', '/health', async ({res}) => {
-    res.writeHead(200, {'content-length': 0})
-    res.end()
-  }, {public: true})
+  router.on('GET', '/health', async () => ({status: 200, headers: {}}), {public: true})
 
-  router.on('GET', '/config', async ({res}) => {
-    sendJson(res, 200, {
+  router.on('GET', '/config', async () =>
+    json(200, {
       noCode: 'true',
       retention: 'true',
       statefulIngestionCapable: true,
@@ -63,8 +60,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       telemetry: {enabledCli: false, enabledIngestion: false},
       startedAt: info.startedAt,
       server: {type: 'mdcli-lite'},
-    })
-  }, {public: true})
+    }), {public: true})
 
   router.on('POST', '/aspects', async (ctx) => {
     const act = action(ctx)
@@ -72,8 +68,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       const body = await ctx.json<{proposal?: ProposalInput}>()
       if (!body || typeof body !== 'object' || !body.proposal) throw new BadRequestError("Request body must be {\"proposal\": {...}}")
       const [out] = await catalog.propose(ctx.actor, [body.proposal], {atomic: true})
-      sendJson(ctx.res, 200, {value: out!.urn})
-      return
+      return json(200, {value: out!.urn})
     }
     if (act === 'ingestProposalBatch') {
       const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: boolean}>()
@@ -81,8 +76,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       const atomic = body.atomic === true
       const outcomes = await catalog.propose(ctx.actor, body.proposals, {atomic})
       const failed = outcomes.filter((o) => !o.ok).length
-      sendJson(ctx.res, 200, {value: {written: outcomes.length - failed, failed, results: outcomes}})
-      return
+      return json(200, {value: {written: outcomes.length - failed, failed, results: outcomes}})
     }
     if (act === 'getTimeseriesAspectValues') {
       const body = await ctx.json<{urn?: string; aspect?: string; startTimeMillis?: number; endTimeMillis?: number; limit?: number; latestValue?: boolean}>()
@@ -91,12 +85,12 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
         const v = body[f]
         if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && v >= 0)) throw new BadRequestError(`"${f}" must be a whole number (0 or more) of ${f === 'limit' ? 'rows' : 'milliseconds'}, not ${JSON.stringify(v)?.slice(0, 40)}`)
       }
-      const rows = await catalog.store.listTimeseries(body.urn, body.aspect, {
+      const rows = await catalog.listTimeseries(body.urn, body.aspect, {
         startTime: body.startTimeMillis,
         endTime: body.endTimeMillis,
         limit: body.latestValue ? 1 : body.limit,
       })
-      sendJson(ctx.res, 200, {
+      return json(200, {
         value: {
           entityName: rows[0]?.entityType,
           aspectName: body.aspect,
@@ -104,7 +98,6 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
           values: rows.map((r) => ({aspect: {value: JSON.stringify(r.value), contentType: 'application/json'}, systemMetadata: r.systemMetadata})),
         },
       })
-      return
     }
     throw new BadRequestError(`Unknown action '${act}' on /aspects (expected ingestProposal, ingestProposalBatch or getTimeseriesAspectValues)`)
   })
@@ -118,13 +111,13 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got '${vq}'`)
     const a = await catalog.getAspect(urn, aspectName, version)
     const spec = aspectSpec(aspectName)!
-    sendJson(ctx.res, 200, {aspect: {[spec.pdlClass]: a.value}, version: a.version, created: a.created, systemMetadata: a.systemMetadata})
+    return json(200, {aspect: {[spec.pdlClass]: a.value}, version: a.version, created: a.created, systemMetadata: a.systemMetadata})
   })
 
   router.on('GET', '/entitiesV2/*', async (ctx) => {
     const urn = ctx.params[0]!
     const e = await catalog.requireEntity(urn, parseList(ctx.query.get('aspects')))
-    sendJson(ctx.res, 200, entityResponse(e))
+    return json(200, entityResponse(e))
   })
 
   router.on('GET', '/entitiesV2', async (ctx) => {
@@ -136,6 +129,6 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       const e = await catalog.getEntity(urn, aspects)
       if (e) results[urn] = entityResponse(e)
     }
-    sendJson(ctx.res, 200, {results})
+    return json(200, {results})
   })
 }

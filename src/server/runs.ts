@@ -5,7 +5,7 @@
 import {BadRequestError} from '../errors.js'
 import type {Catalog} from '../catalog/catalog.js'
 import {describeRun, listRuns, rollbackRun} from '../catalog/runs.js'
-import {type Router, sendJson} from './http.js'
+import {json, type Router} from './http.js'
 
 function int(v: unknown, name: string, dflt: number): number {
   if (v === undefined || v === null) return dflt
@@ -30,20 +30,17 @@ export function registerRuns(router: Router, catalog: Catalog): void {
     if (typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Request body must be a JSON object')
     if (act === 'list') {
       const runs = await listRuns(catalog, {start: int(body.pageOffset, 'pageOffset', 0), count: int(body.pageSize, 'pageSize', 100)})
-      sendJson(ctx.res, 200, {value: runs})
-      return
+      return json(200, {value: runs})
     }
     if (act === 'describe') {
       const rows = await describeRun(catalog, runIdOf(body), {start: int(body.start, 'start', 0), count: int(body.count, 'count', 100), includeAspect: bool(body.includeAspect)})
-      sendJson(ctx.res, 200, {value: rows})
-      return
+      return json(200, {value: rows})
     }
     if (act === 'rollback') {
       // DataHub: `safe` wins over the deprecated `hardDelete`; a hard delete is `!safe`.
       const hard = body.safe !== undefined ? !bool(body.safe) : bool(body.hardDelete)
       const report = await rollbackRun(catalog, ctx.actor, {runId: runIdOf(body), dryRun: bool(body.dryRun), hard})
-      sendJson(ctx.res, 200, {value: report})
-      return
+      return json(200, {value: report})
     }
     throw new BadRequestError(`Unknown action '${act ?? ''}' on /runs (expected list, describe or rollback)`)
   })

@@ -49,7 +49,7 @@ export const SAMPLE: ProposalInput[] = [
  * first, so "empty" cannot be the test); returns the number of aspects written.
  */
 export async function loadSampleData(catalog: Catalog): Promise<number> {
-  if (await catalog.store.exists(ds('sample_db.customers'), {includeSoftDeleted: true})) return 0
+  if (await catalog.exists(ds('sample_db.customers'), {includeSoftDeleted: true})) return 0
   await catalog.propose(SYSTEM_ACTOR, SAMPLE, {atomic: true, defaults: {runId: 'mdcli-sample-data'}})
   return SAMPLE.length
 }

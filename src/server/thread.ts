@@ -12,7 +12,7 @@
  * The worker is the same process: `kill -9` stops both, and what it acknowledged is on disk.
  */
 import {Worker} from 'node:worker_threads'
-import {MdcliError, type ErrorCode} from '../errors.js'
+import {BugError, errorFromWire, type MdcliError} from '../errors.js'
 import {serverHeapMb} from '../store/embedded/memory.js'
 
 /** What the server thread needs; plain data, since it crosses to the worker by structured clone. */
@@ -75,7 +75,7 @@ export function toWire(e: unknown): WireError {
 /** The error to raise on this side: typed errors keep their code; system errors keep `code`. */
 export function fromWire(w: WireError): Error {
   if (w.code?.startsWith('E_') && typeof w.status === 'number') {
-    const e = new MdcliError(w.code as ErrorCode, w.status, w.message, w.details)
+    const e = errorFromWire(w, w.status)
     if (w.stack) e.stack = w.stack
     return e
   }
@@ -130,7 +130,7 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
     })
     worker.on('error', (e) => fail(e))
     worker.on('exit', (code) => {
-      fail(new MdcliError('E_INTERNAL', 500, `The server thread ended unexpectedly (exit code ${code})`))
+      fail(new BugError(`The server thread ended unexpectedly (exit code ${code})`))
     })
   })
 }

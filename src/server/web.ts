@@ -6,7 +6,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {gzipSync} from 'node:zlib'
-import type {Router} from './http.js'
+import type {HttpResponse, RequestContext, Router} from './http.js'
 
 const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url))
 const TYPES: Record<string, string> = {'.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.html': 'text/html; charset=utf-8'}
@@ -28,16 +28,11 @@ export function registerWeb(router: Router, dir = WEB_DIR): void {
     assets.set(name, a)
     return a
   }
-  const send = (name: string, cache: string): ((ctx: {req: {headers: Record<string, unknown>}; res: import('node:http').ServerResponse}) => Promise<void>) => async (ctx) => {
+  const send = (name: string, cache: string) => async (ctx: RequestContext): Promise<HttpResponse> => {
     const a = load(name)
-    if (!a) {
-      ctx.res.writeHead(404, {'content-type': 'text/plain'})
-      ctx.res.end(name === 'index.html' ? 'The pages are not built: run `npm run build`.' : 'Not found')
-      return
-    }
-    const gz = /\bgzip\b/.test(String(ctx.req.headers['accept-encoding'] ?? ''))
-    ctx.res.writeHead(200, {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', 'x-content-type-options': 'nosniff'})
-    ctx.res.end(gz ? a.gzip : a.body)
+    if (!a) return {status: 404, headers: {'content-type': 'text/plain'}, body: name === 'index.html' ? 'The pages are not built: run `npm run build`.' : 'Not found'}
+    const gz = /\bgzip\b/.test(String(ctx.request.headers['accept-encoding'] ?? ''))
+    return {status: 200, headers: {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', 'x-content-type-options': 'nosniff'}, body: gz ? a.gzip : a.body}
   }
   const page = send('index.html', 'no-cache')
   for (const path of ['/', '/search']) router.on('GET', path, page, {public: true})

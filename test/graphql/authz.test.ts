@@ -22,7 +22,7 @@ async function serve(authorizer: Authorizer): Promise<{server: RunningServer; di
     const server = await startServer({storeDir: dir, port: 0, authorizer, logger: silent, auth: false})
     // Seeded through catalog.apply, which writes without asking the authorizer.
     const seed: Mcp[] = [...dataset('authz.a'), ...dataset('authz.b'), mcp(U.pii, 'tagProperties', {name: 'pii'}), mcp(U.jdoe, 'corpUserInfo', {active: true})]
-    await server.catalog.apply(SYSTEM_ACTOR, seed.map((p) => prepareProposal(p)))
+    await server.catalog.apply(server.catalog.systemGrant(), seed.map((p) => prepareProposal(p)))
     return {server, dir}
   } catch (e) {
     cleanup(dir)

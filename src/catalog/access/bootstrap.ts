@@ -4,7 +4,7 @@
  * restart never mints a second token.
  */
 import {DEFAULT_RUN_ID} from '../../store/types.js'
-import {type Catalog, SYSTEM_ACTOR} from '../catalog.js'
+import {type Catalog, storeOf} from '../catalog.js'
 import {prepareProposal, type ProposalInput} from '../proposal.js'
 import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
 import {TokenService} from './tokens.js'
@@ -12,7 +12,7 @@ import {TokenService} from './tokens.js'
 const p = (entityUrn: string, aspectName: string, json: unknown): ProposalInput => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
 
 async function any(catalog: Catalog, entityType: string): Promise<boolean> {
-  return (await catalog.store.listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
+  return (await storeOf(catalog).listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
 }
 
 /** Sets up access control on an empty catalog; returns the admin token when one was made now. */
@@ -22,15 +22,15 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
     for (const [name, urn] of Object.entries(ROLES)) proposals.push(p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false}))
     for (const {id, info} of DEFAULT_POLICIES) proposals.push(p(`urn:li:dataHubPolicy:${id}`, 'dataHubPolicyInfo', info))
   }
-  if (!(await catalog.store.exists(ROOT_USER))) {
+  if (!(await storeOf(catalog).exists(ROOT_USER))) {
     proposals.push(p(ROOT_USER, 'corpUserInfo', {active: true, displayName: 'Admin', title: 'Root user'}))
     proposals.push(p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}))
   }
   if (proposals.length > 0) {
-    await catalog.apply(SYSTEM_ACTOR, proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
+    await catalog.apply(catalog.systemGrant(), proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
   }
   if (await any(catalog, 'dataHubAccessToken')) return {}
-  const {accessToken} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
+  const {accessToken} = await new TokenService(catalog).mint(catalog.systemGrant(), {actorUrn: ROOT_USER, name: 'admin token (first start)', duration: 'NO_EXPIRY'})
   return {adminToken: accessToken}
 }
 
@@ -44,7 +44,7 @@ export async function recoverAdminToken(storeDir: string, name: string): Promise
   const store = await openStore({dir: storeDir})
   try {
     const catalog = new Catalog({store})
-    const {accessToken, metadata} = await new TokenService(catalog).mint(SYSTEM_ACTOR, {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
+    const {accessToken, metadata} = await new TokenService(catalog).mint(catalog.systemGrant(), {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
     return {accessToken, id: metadata.id}
   } finally {
     await store.close()

@@ -6,7 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import type {Actor, Catalog} from '../catalog.js'
+import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import type {PolicyInfo} from './default-policies.js'
 import {ALL_PRIVILEGES} from './privileges.js'
@@ -34,8 +34,8 @@ function clean<T extends Record<string, unknown>>(o: T): T {
 export class PolicyService {
   constructor(private readonly catalog: Catalog) {}
 
-  private async mayManage(actor: Actor): Promise<void> {
-    await this.catalog.authorizer.authorize(actor, [{privileges: [['MANAGE_POLICIES']]}])
+  private mayManage(actor: Actor): Promise<Grant> {
+    return this.catalog.authorize(actor, [{privileges: [['MANAGE_POLICIES']]}])
   }
 
   private toInfo(input: PolicyInput): PolicyInfo {
@@ -59,45 +59,45 @@ export class PolicyService {
     } as unknown as Record<string, unknown>) as unknown as PolicyInfo
   }
 
-  private async write(actor: Actor, urn: string, info: PolicyInfo): Promise<void> {
-    await this.catalog.apply(actor, [prepareProposal({entityUrn: urn, aspectName: 'dataHubPolicyInfo', changeType: 'UPSERT', aspect: {json: info}})])
+  private async write(grant: Grant, urn: string, info: PolicyInfo): Promise<void> {
+    await this.catalog.apply(grant, [prepareProposal({entityUrn: urn, aspectName: 'dataHubPolicyInfo', changeType: 'UPSERT', aspect: {json: info}})])
   }
 
   async get(urn: string): Promise<Policy> {
     if (!urn.startsWith(POLICY_PREFIX)) throw new BadRequestError(`Expected a policy urn (${POLICY_PREFIX}<id>), found ${urn}`)
-    const a = await this.catalog.store.getAspect(urn, 'dataHubPolicyInfo')
+    const a = await storeOf(this.catalog).getAspect(urn, 'dataHubPolicyInfo')
     if (!a) throw new NotFoundError(`Policy ${urn} does not exist`)
     return {urn, ...(a.value as PolicyInfo)}
   }
 
   async create(actor: Actor, input: PolicyInput): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const urn = POLICY_PREFIX + randomUUID()
-    await this.write(actor, urn, this.toInfo(input))
+    await this.write(grant, urn, this.toInfo(input))
     return urn
   }
 
   async update(actor: Actor, urn: string, input: PolicyInput): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const current = await this.get(urn)
     if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) is not editable`)
-    await this.write(actor, urn, this.toInfo(input))
+    await this.write(grant, urn, this.toInfo(input))
     return urn
   }
 
   async delete(actor: Actor, urn: string): Promise<string> {
-    await this.mayManage(actor)
+    const grant = await this.mayManage(actor)
     const current = await this.get(urn)
     if (current.editable === false) throw new BadRequestError(`Policy ${urn} (${current.displayName}) cannot be deleted`)
-    await this.catalog.writeOps([{op: 'deleteEntity', urn}])
+    await this.catalog.writeOps(grant, [{op: 'deleteEntity', urn}])
     return urn
   }
 
   async list(actor: Actor, opts: {start?: number; count?: number; query?: string} = {}): Promise<{total: number; policies: Policy[]}> {
     await this.mayManage(actor)
-    const {urns} = await this.catalog.store.listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
+    const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
     const all: Policy[] = []
-    for (const e of (await this.catalog.store.getEntities(urns, ['dataHubPolicyInfo'])).values()) {
+    for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubPolicyInfo'])).values()) {
       const info = e.aspects.dataHubPolicyInfo?.value as PolicyInfo | undefined
       if (info) all.push({urn: e.urn, ...info})
     }

@@ -16,7 +16,7 @@
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import type {Actor, Catalog} from '../catalog.js'
+import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 
 export const TOKEN_PREFIX = 'mdt_'
@@ -86,8 +86,7 @@ export class TokenService {
     // Tokens for yourself need GENERATE_PERSONAL_ACCESS_TOKENS; for anyone else MANAGE_ACCESS_TOKENS.
     const privilege = input.actorUrn === by.urn ? [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']] : [['MANAGE_ACCESS_TOKENS']]
     this.checkInput(input)
-    await this.catalog.authorizer.authorize(by, [{privileges: privilege}])
-    return this.mint(by, input)
+    return this.mint(await this.catalog.authorize(by, [{privileges: privilege}]), input)
   }
 
   private checkInput(input: {actorUrn: string; name: string; duration?: string}): void {
@@ -97,15 +96,18 @@ export class TokenService {
     if (input.duration !== undefined && !(input.duration in DURATIONS)) throw new BadRequestError(`Unknown duration ${input.duration}; one of ${Object.keys(DURATIONS).join(', ')}`)
   }
 
-  /** Makes and stores a token without an access check: the first-start bootstrap only. */
-  async mint(by: Actor, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
+  /**
+   * Makes and stores a token under `grant` with no access check of its own: `create` after its
+   * check, and the first-start bootstrap and admin-token recovery with the system's grant.
+   */
+  async mint(grant: Grant, input: {actorUrn: string; name: string; description?: string; duration?: string}): Promise<{accessToken: string; metadata: TokenMetadata}> {
     this.checkInput(input)
     const accessToken = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const id = hashToken(accessToken)
     const createdAt = this.catalog.now()
     const ms = DURATIONS[input.duration ?? 'ONE_MONTH']
-    const info: TokenInfo = {name: input.name, actorUrn: input.actorUrn, ownerUrn: by.urn, createdAt, ...(ms === null || ms === undefined ? {} : {expiresAt: createdAt + ms}), ...(input.description ? {description: input.description} : {})}
-    await this.catalog.apply(by, [prepareProposal({entityUrn: tokenUrn(id), aspectName: 'dataHubAccessTokenInfo', changeType: 'UPSERT', aspect: {json: info}})])
+    const info: TokenInfo = {name: input.name, actorUrn: input.actorUrn, ownerUrn: grant.actor.urn, createdAt, ...(ms === null || ms === undefined ? {} : {expiresAt: createdAt + ms}), ...(input.description ? {description: input.description} : {})}
+    await this.catalog.apply(grant, [prepareProposal({entityUrn: tokenUrn(id), aspectName: 'dataHubAccessTokenInfo', changeType: 'UPSERT', aspect: {json: info}})])
     return {accessToken, metadata: {urn: tokenUrn(id), id, ...info}}
   }
 
@@ -119,7 +121,7 @@ export class TokenService {
     if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
     const id = hashToken(token)
     const generation = this.generation
-    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
     // free of early exits should the lookup ever become a prefix or range scan.
@@ -143,7 +145,7 @@ export class TokenService {
   }
 
   async get(id: string): Promise<TokenMetadata> {
-    const a = await this.catalog.store.getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new NotFoundError(`No access token with id ${id}`)
     return {urn: tokenUrn(id), id, ...(a.value as TokenInfo)}
   }
@@ -151,13 +153,13 @@ export class TokenService {
   /** One token's metadata, for its owner, the user it acts for, or a holder of MANAGE_ACCESS_TOKENS. */
   async getFor(by: Actor, id: string): Promise<TokenMetadata> {
     const t = await this.get(id)
-    if (t.ownerUrn !== by.urn && t.actorUrn !== by.urn) await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+    if (t.ownerUrn !== by.urn && t.actorUrn !== by.urn) await this.catalog.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
     return t
   }
 
   private async canManage(by: Actor): Promise<boolean> {
     try {
-      await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+      await this.catalog.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
       return true
     } catch {
       return false
@@ -172,9 +174,9 @@ export class TokenService {
   }
 
   async list(filter: {actorUrn?: string; ownerUrn?: string} = {}): Promise<TokenMetadata[]> {
-    const {urns} = await this.catalog.store.listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
+    const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
     const out: TokenMetadata[] = []
-    for (const e of (await this.catalog.store.getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
+    for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
       const info = e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined
       if (!info) continue
       if (filter.actorUrn && info.actorUrn !== filter.actorUrn) continue
@@ -187,9 +189,9 @@ export class TokenService {
   /** Revokes a token: its owner, the user it acts for, or a holder of MANAGE_ACCESS_TOKENS. */
   async revoke(by: Actor, id: string): Promise<void> {
     const t = await this.get(id)
-    if (t.ownerUrn !== by.urn && t.actorUrn !== by.urn && !(await this.canManage(by))) {
-      await this.catalog.authorizer.authorize(by, [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
-    }
-    await this.catalog.writeOps([{op: 'deleteEntity', urn: tokenUrn(id)}])
+    // Its owner and the user it acts for need no privilege: there is nothing to ask the authorizer.
+    const own = t.ownerUrn === by.urn || t.actorUrn === by.urn
+    const grant = await this.catalog.authorize(by, own ? [] : [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
+    await this.catalog.writeOps(grant, [{op: 'deleteEntity', urn: tokenUrn(id)}])
   }
 }

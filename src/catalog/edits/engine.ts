@@ -17,7 +17,6 @@ import type {Actor, Catalog} from '../catalog.js'
 import type {AuthzRequest} from '../authorize.js'
 import {prepareProposal} from '../proposal.js'
 import type {EntityRecord, WriteResult} from '../../store/types.js'
-import {lockFor} from './lock.js'
 
 export interface Stamp {
   time: number
@@ -94,15 +93,15 @@ export class EditTx {
 
 /** Runs one edit; see the module comment for the order of steps. */
 export async function runEdit<T>(catalog: Catalog, actor: Actor, plan: EditPlan<T>): Promise<EditOutcome<T>> {
-  await catalog.authorizer.authorize(actor, plan.authz, plan.unauthorizedMessage)
-  return lockFor(catalog).withLocks(plan.locks, async () => {
+  const grant = await catalog.authorize(actor, plan.authz, plan.unauthorizedMessage)
+  return catalog.withLocks(plan.locks, async () => {
     const tx = new EditTx(catalog, actor)
     const result = await plan.build(tx)
     // Every value passes the same registry and schema checks as a REST proposal before any is written.
     const prepared = tx
       .writes()
       .map((w) => prepareProposal({entityUrn: w.urn, aspectName: w.aspectName, changeType: 'UPSERT', aspect: {json: w.value}}, `${w.aspectName} of ${w.urn}`))
-    const writes = prepared.length > 0 ? await catalog.apply(actor, prepared) : []
+    const writes = prepared.length > 0 ? await catalog.apply(grant, prepared) : []
     return {result, writes}
   })
 }

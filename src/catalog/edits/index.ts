@@ -4,7 +4,7 @@
  * `runEdit`: one authorization check, per-urn locks, one store batch or nothing.
  */
 export {runEdit, EditTx, type EditPlan, type EditOutcome, type Stamp} from './engine.js'
-export {KeyedMutex, lockFor} from './lock.js'
+export {KeyedMutex} from './lock.js'
 export {type EditSummary, type ResourceRef, type SubResourceType, nonNullRefs, systemOwnershipTypeUrn, SYSTEM_OWNERSHIP_TYPE_PREFIX} from './common.js'
 export {addLabels, removeLabels, type LabelKind} from './labels.js'
 export {addOwners, removeOwners, effectiveTypeUrn, type OwnerSpec, type OwnerEntityType} from './owners.js'

@@ -11,8 +11,6 @@
  * An edit of several entities takes their locks in sorted order, so two batch edits over
  * overlapping sets can never wait on each other in a cycle.
  */
-import type {Catalog} from '../catalog.js'
-
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<void>>()
 
@@ -52,13 +50,4 @@ export class KeyedMutex {
   get size(): number {
     return this.tails.size
   }
-}
-
-const LOCKS = new WeakMap<Catalog, KeyedMutex>()
-
-/** The lock table of a catalog: every edit service on the same catalog shares it. */
-export function lockFor(catalog: Catalog): KeyedMutex {
-  let m = LOCKS.get(catalog)
-  if (!m) LOCKS.set(catalog, (m = new KeyedMutex(catalog.store.withEntityLocks?.bind(catalog.store))))
-  return m
 }

@@ -8,7 +8,7 @@
  */
 import {BadRequestError, ConflictError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, SYSTEM_ACTOR} from '../catalog.js'
+import {type Actor, type Catalog, storeOf, SYSTEM_ACTOR} from '../catalog.js'
 import {deleteEntities, deleteReferences} from '../delete.js'
 import {summarize, typeOf, type EditSummary} from './common.js'
 import {runEdit} from './engine.js'
@@ -45,18 +45,18 @@ async function deleteWithReferences(catalog: Catalog, urn: string): Promise<void
 /** Deletes a tag and removes it from every entity that carries it; MANAGE_TAGS or DELETE_ENTITY on the tag. */
 export async function deleteTag(catalog: Catalog, actor: Actor, urn: string): Promise<void> {
   expectType(urn, 'tag', 'deleteTag')
-  await catalog.authorizer.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_TAGS'], ['DELETE_ENTITY']]}])
-  if (!(await catalog.store.exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Tag ${urn} does not exist`)
+  await catalog.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_TAGS'], ['DELETE_ENTITY']]}])
+  if (!(await storeOf(catalog).exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Tag ${urn} does not exist`)
   await deleteWithReferences(catalog, urn)
 }
 
 /** Deletes a domain that has no child domains, and unsets it on its entities; MANAGE_DOMAINS or DELETE_ENTITY. */
 export async function deleteDomain(catalog: Catalog, actor: Actor, urn: string): Promise<void> {
   expectType(urn, 'domain', 'deleteDomain')
-  await catalog.authorizer.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_DOMAINS'], ['DELETE_ENTITY']]}])
-  if (!(await catalog.store.exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Domain ${urn} does not exist`)
-  const {urns} = await catalog.store.listUrns({entityType: 'domain', includeSoftDeleted: true})
-  const children = [...(await catalog.store.getEntities(urns, ['domainProperties'])).values()].filter((e) => (e.aspects.domainProperties?.value as Obj | undefined)?.parentDomain === urn)
+  await catalog.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_DOMAINS'], ['DELETE_ENTITY']]}])
+  if (!(await storeOf(catalog).exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Domain ${urn} does not exist`)
+  const {urns} = await storeOf(catalog).listUrns({entityType: 'domain', includeSoftDeleted: true})
+  const children = [...(await storeOf(catalog).getEntities(urns, ['domainProperties'])).values()].filter((e) => (e.aspects.domainProperties?.value as Obj | undefined)?.parentDomain === urn)
   if (children.length > 0) throw new BadRequestError(`Cannot delete domain ${urn} which has child domains`)
   await deleteWithReferences(catalog, urn)
 }

@@ -51,8 +51,7 @@ export const ACCESS_QUERY_FIELDS: Record<string, Resolver> = {
     return {start, count, total: r.total, policies: r.policies.map(policyView)}
   },
   me: async (_s, _a, ctx: GqlContext) => {
-    const authz = ctx.catalog.authorizer as {grantedPrivileges?: (a: typeof ctx.actor) => Promise<Set<string>>}
-    const granted = authz.grantedPrivileges ? await authz.grantedPrivileges(ctx.actor) : new Set<string>(['*'])
+    const granted = await ctx.catalog.grantedPrivileges(ctx.actor)
     const has = (p: string) => granted.has('*') || granted.has(p)
     return {
       corpUser: new Ent(ctx.actor.urn, 'corpuser'),

@@ -33,7 +33,7 @@ function pageArgs(input: Obj): {start: number; count: number} {
 
 async function selected(ctx: GqlContext, types: string[], input: Obj): Promise<EntityRecord[]> {
   const q = typeof input.query === 'string' && input.query.trim() !== '' ? input.query : '*'
-  const res = await ctx.catalog.store.search({
+  const res = await ctx.catalog.search({
     types,
     query: q,
     start: 0,
@@ -42,7 +42,7 @@ async function selected(ctx: GqlContext, types: string[], input: Obj): Promise<E
     includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true,
   })
   if (res.total > MAX_BROWSE_ENTITIES) throw new BadRequestError(`This browse covers ${res.total} entities, over the ${MAX_BROWSE_ENTITIES} a browse reads; narrow it with a query or filters`)
-  const got = await ctx.catalog.store.getEntities(res.hits.map((h) => h.urn), BROWSE_ASPECTS)
+  const got = await ctx.catalog.entitiesAsStored(res.hits.map((h) => h.urn), BROWSE_ASPECTS)
   return res.hits.map((h) => got.get(h.urn) ?? {urn: h.urn, entityType: h.entityType, aspects: {}})
 }
 

@@ -22,7 +22,7 @@ function page(input: Obj | undefined, def = 20): {start: number; count: number} 
 async function listOf(ctx: GqlContext, type: string, input: Obj | undefined): Promise<{start: number; count: number; total: number; items: Ent[]}> {
   const {start, count} = page(input)
   const query = typeof input?.query === 'string' && input.query.trim() !== '' ? input.query : '*'
-  const r = await ctx.catalog.store.search({types: [type], query, start, count})
+  const r = await ctx.catalog.search({types: [type], query, start, count})
   return {start, count: r.hits.length, total: r.total, items: r.hits.map((h) => stub(h.urn, h.entityType))}
 }
 
@@ -86,12 +86,12 @@ async function autoComplete(ctx: GqlContext, type: string, query: string, limit:
   if (q === '') return {suggestions: [], entities: []}
   // Whole words first (the index); then names where a word starts with what was typed, from a
   // bounded page of the type, since the index matches whole words only.
-  const hits = (await ctx.catalog.store.search({types: [type], query: q, start: 0, count: limit})).hits
+  const hits = (await ctx.catalog.search({types: [type], query: q, start: 0, count: limit})).hits
   if (hits.length < limit) {
     const prefix = q.toLowerCase()
     const seen = new Set(hits.map((h) => h.urn))
     const wordStart = (name: string) => name.toLowerCase().split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).some((w) => w.startsWith(prefix)) || name.toLowerCase().startsWith(prefix)
-    for (const h of (await ctx.catalog.store.search({types: [type], query: '*', start: 0, count: AUTOCOMPLETE_SCAN})).hits) {
+    for (const h of (await ctx.catalog.search({types: [type], query: '*', start: 0, count: AUTOCOMPLETE_SCAN})).hits) {
       if (hits.length >= limit) break
       if (!seen.has(h.urn) && typeof h.name === 'string' && wordStart(h.name)) hits.push(h)
     }
@@ -121,7 +121,7 @@ export const COMPAT_QUERY_FIELDS: Record<string, Resolver> = {
     const asked: string[] = Array.isArray(input?.types) && input.types.length > 0 ? input.types.map((t: string) => registryType(t)).filter((t: string | undefined): t is string => !!t) : SERVED()
     const counts = []
     for (const type of asked) {
-      const r = await ctx.catalog.store.search({types: [type], query: '*', start: 0, count: 0})
+      const r = await ctx.catalog.search({types: [type], query: '*', start: 0, count: 0})
       counts.push({entityType: graphqlEntityType(type), count: r.total})
     }
     return {counts}

@@ -13,7 +13,7 @@ import {entityWithModelDefaults} from '../../model/defaults.js'
 import type {Actor, Catalog} from '../../catalog/catalog.js'
 import {entityByGraphqlType, findEntity, keyAspectOf, keyValueOf} from '../../model/registry.js'
 import {parseUrn} from '../../model/urn.js'
-import type {EntityRecord, MetadataStore} from '../../store/types.js'
+import type {EntityRecord} from '../../store/types.js'
 import type {Logger} from '../http.js'
 import type {ChangeLog} from '../../events/changelog.js'
 
@@ -101,7 +101,7 @@ export class EntityLoader {
   private readonly cache = new Map<string, Promise<EntityRecord | null>>()
   private queue: Array<{urn: string; resolve: (r: EntityRecord | null) => void; reject: (e: unknown) => void}> = []
 
-  constructor(private readonly store: MetadataStore) {}
+  constructor(private readonly catalog: Catalog) {}
 
   load(urn: string): Promise<EntityRecord | null> {
     let p = this.cache.get(urn)
@@ -123,7 +123,7 @@ export class EntityLoader {
   private flush(): void {
     const batch = this.queue
     this.queue = []
-    this.store.getEntities([...new Set(batch.map((b) => b.urn))]).then(
+    this.catalog.entitiesAsStored([...new Set(batch.map((b) => b.urn))]).then(
       (found) => batch.forEach((b) => {
         const rec = found.get(b.urn)
         b.resolve(rec ? entityWithModelDefaults(rec) : null)

@@ -12,7 +12,7 @@
  *   400 BAD_REQUEST, classification InvalidSyntax or ValidationError as graphql-java names them.
  */
 import {GraphQLError} from 'graphql'
-import {MdcliError} from '../../errors.js'
+import {BugError, MdcliError} from '../../errors.js'
 import type {Logger} from '../http.js'
 
 export const UNKNOWN_ERROR = 'An unknown error occurred.'
@@ -61,12 +61,13 @@ export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | E
       // A full store is the user's to fix (free space), not a bug: its message says so.
       if (orig.code === 'E_STORE_FULL' || orig.code === 'E_STORE_MEMORY') return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
       if (code === 500) {
-        logger.error(`GraphQL ${err.path.join('.')} failed: ${orig.stack ?? orig.message}`)
+        logger.error(`GraphQL ${err.path.join('.')} failed: ${orig instanceof BugError ? orig.logText() : (orig.stack ?? orig.message)}`)
         return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
       }
       return relocated(err, orig.message, extensions(code, 'DataFetchingException'))
     }
-    logger.error(`GraphQL ${err.path.join('.')} failed: ${orig?.stack ?? err.message}`)
+    const bug = new BugError(UNKNOWN_ERROR, {cause: orig ?? err})
+    logger.error(`GraphQL ${err.path.join('.')} failed: ${bug.logText()}`)
     return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
   }
 }

@@ -10,8 +10,8 @@ async function roots(ctx: GqlContext, entityType: string, infoAspect: string, in
   if (!Number.isInteger(start) || start < 0) throw new BadRequestError(`start must be a whole number >= 0, got ${String(start)}`)
   if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new BadRequestError(`count must be a whole number from 0 to 10000, got ${String(count)}`)
   // The search lists the type without its soft-deleted members, in a stable order.
-  const all = await ctx.catalog.store.search({types: [entityType], query: '*', start: 0, count: 1_000_000})
-  const infos = await ctx.catalog.store.getEntities(all.hits.map((h) => h.urn), [infoAspect])
+  const all = await ctx.catalog.search({types: [entityType], query: '*', start: 0, count: 1_000_000})
+  const infos = await ctx.catalog.entitiesAsStored(all.hits.map((h) => h.urn), [infoAspect])
   const top = all.hits.filter((h) => typeof (infos.get(h.urn)?.aspects[infoAspect]?.value as Obj | undefined)?.parentNode !== 'string')
   const page = top.slice(start, start + count)
   return {items: page.map((h) => stub(h.urn, entityType)), start, count: page.length, total: top.length}

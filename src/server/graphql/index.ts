@@ -6,14 +6,13 @@
  * document is looked up in the cache or parsed (token and byte limits) and validated (graphql's
  * rules plus the depth limit) once, then executed with a fresh context (actor, catalog, loader).
  */
-import type {IncomingMessage} from 'node:http'
 import {jsonTooDeep, MAX_JSON_DEPTH} from '../../model/limits.js'
 import {createHandler, type Response as HandlerResponse} from 'graphql-http'
 import {GraphQLError, parse, specifiedRules, validate} from 'graphql'
 import {CompiledExecutor} from './compiled.js'
 import type {Catalog} from '../../catalog/catalog.js'
-import {TooLargeError} from '../../errors.js'
-import {endResponse, type Logger, type RequestContext, type Router, sendJson} from '../http.js'
+import {BugError, TooLargeError} from '../../errors.js'
+import {type HttpRequest, type HttpResponse, json, type Logger, type RequestContext, type Router} from '../http.js'
 import {EntityLoader, type GqlContext} from './context.js'
 import {extensions, makeFormatError, UNKNOWN_ERROR} from './errors.js'
 import {
@@ -73,7 +72,7 @@ export function registerGraphql(router: Router, catalog: Catalog, opts: GraphqlO
 }
 
 /** The handler of `/api/graphql`: builds the schema (the costly part) when called. */
-export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: RequestContext) => Promise<void> {
+export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: RequestContext) => Promise<HttpResponse> {
   const schema = buildCatalogSchema()
   const maxResultWindow = opts.maxResultWindow ?? DEFAULT_MAX_RESULT_WINDOW
   const maxDocumentBytes = opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
@@ -102,7 +101,7 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
 
   const formatError = makeFormatError(logger)
   const executor = new CompiledExecutor(schema)
-  const handler = createHandler<IncomingMessage, RequestContext, GqlContext>({
+  const handler = createHandler<HttpRequest, RequestContext, GqlContext>({
     schema,
     formatError,
     execute: (args) => executor.execute(args),
@@ -123,39 +122,34 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
         if (!('errors' in entry) || params.query.length <= maxDocumentBytes) cache.set(params.query, entry)
       }
       if ('errors' in entry) return entry.errors
-      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog.store), maxResultWindow, logger, changeLog: opts.changeLog}
+      const context: GqlContext = {actor: req.context.actor, catalog, loader: new EntityLoader(catalog), maxResultWindow, logger, changeLog: opts.changeLog}
       return {schema, document: entry.document, operationName: params.operationName, variableValues: params.variables, contextValue: context}
     },
   })
 
-  const serve = async (ctx: RequestContext): Promise<void> => {
+  const serve = async (ctx: RequestContext): Promise<HttpResponse> => {
     let body: string | null = null
     if (ctx.method === 'POST') {
       try {
         body = await ctx.text()
       } catch (e) {
         if (!(e instanceof TooLargeError)) throw e
-        sendJson(ctx.res, 413, {errors: [{message: e.message, extensions: extensions(400, 'ValidationError')}]})
-        return
+        return json(413, {errors: [{message: e.message, extensions: extensions(400, 'ValidationError')}]})
       }
     }
     if (body !== null && jsonTooDeep(body)) {
-      sendJson(ctx.res, 400, {errors: [{message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels, the limit`, extensions: extensions(400, 'ValidationError')}]})
-      return
+      return json(400, {errors: [{message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels, the limit`, extensions: extensions(400, 'ValidationError')}]})
     }
     let result: HandlerResponse
     try {
-      result = await handler({method: ctx.method, url: ctx.req.url ?? '/api/graphql', headers: ctx.req.headers, body, raw: ctx.req, context: ctx})
+      result = await handler({method: ctx.method, url: ctx.request.url, headers: ctx.request.headers, body, raw: ctx.request, context: ctx})
     } catch (e) {
       // graphql-http rejects only on internal failures; the client learns nothing of them.
-      logger.error(`GraphQL request failed: ${(e as Error)?.stack ?? String(e)}`)
-      sendJson(ctx.res, 500, {errors: [{message: UNKNOWN_ERROR, extensions: extensions(500, 'DataFetchingException')}]})
-      return
+      logger.error(`GraphQL request failed: ${new BugError(UNKNOWN_ERROR, {cause: e}).logText()}`)
+      return json(500, {errors: [{message: UNKNOWN_ERROR, extensions: extensions(500, 'DataFetchingException')}]})
     }
     const [text, init] = result
-    // A length, not chunked encoding: the whole body is at hand.
-    ctx.res.writeHead(init.status, init.statusText, {...init.headers, 'content-length': text ? Buffer.byteLength(text) : 0})
-    endResponse(ctx.res, text ?? undefined)
+    return {status: init.status, statusText: init.statusText, headers: {...init.headers}, body: text ?? undefined}
   }
   return serve
 }

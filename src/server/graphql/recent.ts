@@ -14,7 +14,7 @@ export const RECENT_QUERY_FIELDS: Record<string, Resolver> = {
     // A few more than asked, since deleted entities and types without a GraphQL type are skipped.
     for (const c of ctx.changeLog.recentEntities(n * 2 + 10)) {
       const urn = c.mcl.entityUrn
-      if (!GQL_TYPE_NAME[c.mcl.entityType] || !(await ctx.catalog.store.exists(urn))) continue
+      if (!GQL_TYPE_NAME[c.mcl.entityType] || !(await ctx.catalog.exists(urn))) continue
       out.push({entity: stub(urn), time: c.mcl.created.time, actor: c.mcl.created.actor, aspectName: c.mcl.aspectName ?? null, changeType: c.mcl.changeType})
       if (out.length === n) break
     }

@@ -183,7 +183,7 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
     includeSoftDeleted: p.searchFlags?.includeSoftDeleted === true,
     facets: facetFieldsFor(info, p.searchFlags, p.acrossTypes !== false),
   }
-  const res = await ctx.catalog.store.search(req)
+  const res = await ctx.catalog.search(req)
   return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
 }
 
@@ -246,7 +246,7 @@ export const SEARCH_QUERY_FIELDS = {
       if (c.f !== f) throw new BadRequestError('This scrollId belongs to a different query (types, query, filters or flags changed); omit scrollId to start a new scroll')
       req.after = c.a
     }
-    const res = await ctx.catalog.store.search(req)
+    const res = await ctx.catalog.search(req)
     const nextScrollId = res.next ? Buffer.from(JSON.stringify({v: 1, f, a: res.next} satisfies ScrollCursor)).toString('base64url') : null
     return {nextScrollId, count: res.hits.length, total: res.total, searchResults: shapeResults(res, input.query), facets: shapeFacets(res, input.searchFlags?.maxAggValues)}
   },

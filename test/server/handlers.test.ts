@@ -1,0 +1,110 @@
+import {expect} from 'chai'
+import {bootstrapAccess} from '../../src/catalog/access/bootstrap.js'
+import {PolicyAuthorizer} from '../../src/catalog/access/policy-authorizer.js'
+import {TokenService} from '../../src/catalog/access/tokens.js'
+import {type Authorizer, denyAll} from '../../src/catalog/authorize.js'
+import {Catalog} from '../../src/catalog/catalog.js'
+import {ChangeLog} from '../../src/events/changelog.js'
+import {createApp} from '../../src/server/app.js'
+import {type HttpRequest, type HttpResponse, type Logger, type Router, STREAMED} from '../../src/server/http.js'
+import {createMemoryStore} from '../../src/store/index.js'
+
+// The handlers called in-process: a request value in, a response value out, on the in-memory
+// store — no child process, no socket. The binary tests (test/integration) cover the listener.
+
+const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,handlers.orders,PROD)'
+
+interface App {
+  catalog: Catalog
+  router: Router
+  errors: string[]
+  adminToken?: string
+}
+
+async function app(opts: {auth: boolean; authorizer?: (store: ReturnType<typeof createMemoryStore>) => Authorizer}): Promise<App> {
+  const store = createMemoryStore()
+  await store.open()
+  const catalog = new Catalog({store, authorizer: opts.authorizer?.(store)})
+  const errors: string[] = []
+  const logger: Logger = {info() {}, debug() {}, warn() {}, error: (m) => errors.push(m), debugEnabled: false}
+  const {router} = createApp(catalog, {logger, auth: opts.auth, tokens: new TokenService(catalog), changeLog: new ChangeLog()})
+  const {adminToken} = opts.auth ? await bootstrapAccess(catalog) : {adminToken: undefined}
+  return {catalog, router, errors, adminToken}
+}
+
+async function call(a: App, method: string, url: string, body?: unknown, token = a.adminToken): Promise<{status: number; json: any; response: HttpResponse}> {
+  const request: HttpRequest = {
+    method,
+    url,
+    headers: {...(token ? {authorization: `Bearer ${token}`} : {}), ...(body === undefined ? {} : {'content-type': 'application/json'})},
+    ...(body === undefined ? {} : {body: JSON.stringify(body)}),
+  }
+  const response = await a.router.respond(request)
+  if (response === STREAMED) throw new Error(`${method} ${url} streamed`)
+  const text = response.body === undefined ? '' : response.body.toString()
+  return {status: response.status, json: text === '' ? undefined : JSON.parse(text), response}
+}
+
+const proposal = (aspectName: string, json: unknown) => ({entityType: 'dataset', entityUrn: DATASET, changeType: 'UPSERT', aspectName, aspect: {json}})
+
+describe('REST handlers in-process (request value → response value)', () => {
+  it('writes an aspect and reads it back in the GMS shape', async () => {
+    const a = await app({auth: true, authorizer: (store) => new PolicyAuthorizer(store)})
+    const put = await call(a, 'POST', '/aspects?action=ingestProposal', {proposal: proposal('datasetProperties', {description: 'orders'})})
+    expect(put.status).to.equal(200)
+    expect(put.json).to.deep.equal({value: DATASET})
+    const got = await call(a, 'GET', `/aspects/${encodeURIComponent(DATASET)}?aspect=datasetProperties&version=0`)
+    expect(got.status).to.equal(200)
+    expect(got.response.headers['content-type']).to.equal('application/json; charset=utf-8')
+    expect(got.json.aspect['com.linkedin.dataset.DatasetProperties'].description).to.equal('orders')
+    expect(got.json.version).to.equal(0)
+  })
+
+  it('refuses an atomic batch with an invalid aspect: 400 E_INVALID_ASPECT, nothing written', async () => {
+    const a = await app({auth: true, authorizer: (store) => new PolicyAuthorizer(store)})
+    const r = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {
+      atomic: true,
+      proposals: [proposal('datasetProperties', {description: 'fine'}), proposal('status', {removed: 'not a boolean'})],
+    })
+    expect(r.status).to.equal(400)
+    expect(r.json.code).to.equal('E_INVALID_ASPECT')
+    expect(r.json.status).to.equal(400)
+    expect(await a.catalog.exists(DATASET, {includeSoftDeleted: true})).to.equal(false)
+  })
+
+  it('answers 404 E_NOT_FOUND for a missing aspect and for an unknown endpoint', async () => {
+    const a = await app({auth: true, authorizer: (store) => new PolicyAuthorizer(store)})
+    const missing = await call(a, 'GET', `/aspects/${encodeURIComponent(DATASET)}?aspect=datasetProperties`)
+    expect(missing.status).to.equal(404)
+    expect(missing.json.code).to.equal('E_NOT_FOUND')
+    const nowhere = await call(a, 'GET', '/no/such/endpoint')
+    expect(nowhere.status).to.equal(404)
+    expect(nowhere.json).to.deep.equal({status: 404, code: 'E_NOT_FOUND', message: 'No endpoint GET /no/such/endpoint'})
+  })
+
+  it('refuses a request without a token (401) and a write the authorizer denies (403)', async () => {
+    const secured = await app({auth: true, authorizer: (store) => new PolicyAuthorizer(store)})
+    const anonymous = await call(secured, 'GET', `/entitiesV2/${encodeURIComponent(DATASET)}`, undefined, '')
+    expect(anonymous.status).to.equal(401)
+    expect(anonymous.json.code).to.equal('E_UNAUTHENTICATED')
+    // Public routes need no token.
+    expect((await call(secured, 'GET', '/health', undefined, '')).status).to.equal(200)
+
+    const denied = await app({auth: false, authorizer: () => denyAll})
+    const r = await call(denied, 'POST', '/aspects?action=ingestProposal', {proposal: proposal('datasetProperties', {description: 'x'})})
+    expect(r.status).to.equal(403)
+    expect(r.json.code).to.equal('E_UNAUTHORIZED')
+    expect(await denied.catalog.exists(DATASET, {includeSoftDeleted: true})).to.equal(false)
+  })
+
+  it('turns an unexpected exception into 500 E_INTERNAL, the cause in the log only', async () => {
+    const a = await app({auth: false})
+    a.router.on('GET', '/boom', async () => {
+      throw new TypeError('secret internals')
+    })
+    const r = await call(a, 'GET', '/boom')
+    expect(r.status).to.equal(500)
+    expect(r.json).to.deep.equal({status: 500, code: 'E_INTERNAL', message: 'Internal server error; the server log has the details'})
+    expect(a.errors.join('\n')).to.contain('secret internals')
+  })
+})
