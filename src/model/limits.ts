@@ -26,18 +26,28 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   for (let i = text.indexOf('['); i !== -1 && open <= max; i = text.indexOf('[', i + 1)) open++
   if (open <= max) return false
   let depth = 0
-  let inString = false
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) {
+      // A string is skipped with native searches for its closing quote (most of an aspect's
+      // text is in strings), past quotes that an odd run of backslashes escapes.
+      let j = text.indexOf('"', i + 1)
+      while (j !== -1 && escaped(text, j)) j = text.indexOf('"', j + 1)
+      // Unterminated: not JSON, which the parser refuses with its own message.
+      if (j === -1) return false
+      i = j
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > max) return true
     } else if (c === 0x7d || c === 0x5d) depth--
   }
   return false
+}
+
+/** Whether the character at `at` follows an odd number of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let n = 0
+  for (let k = at - 1; k >= 0 && text.charCodeAt(k) === 0x5c; k--) n++
+  return n % 2 === 1
 }
 
 /** Throws BadRequestError when `text` nests deeper than MAX_JSON_DEPTH. */
