@@ -15,4 +15,14 @@ describe('jsonTooDeep', () => {
     expect(jsonTooDeep(JSON.stringify(Array.from({length: 500}, () => [1])))).to.equal(false)
     expect(jsonTooDeep(JSON.stringify({s: '"\\['.repeat(50), d: JSON.parse(nest(MAX_JSON_DEPTH + 5))}))).to.equal(true)
   })
+
+  it('ends a string only at a quote no backslash escapes (an even run of backslashes escapes nothing)', () => {
+    const deep = JSON.parse(nest(MAX_JSON_DEPTH + 1))
+    // A string ending in a backslash: the quote after it closes the string, the brackets after count.
+    expect(jsonTooDeep(JSON.stringify({s: 'x\\', d: deep}))).to.equal(true)
+    // Escaped quotes inside a string: the brackets between them stay inside the string.
+    expect(jsonTooDeep(JSON.stringify({s: `"${'['.repeat(300)}"\\"`}))).to.equal(false)
+    // JSON text inside a string (DataHub's aspect.value) is one string to the outer check.
+    expect(jsonTooDeep(JSON.stringify({value: JSON.stringify(deep)}))).to.equal(false)
+  })
 })
