@@ -87,6 +87,10 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
     if (act === 'getTimeseriesAspectValues') {
       const body = await ctx.json<{urn?: string; aspect?: string; startTimeMillis?: number; endTimeMillis?: number; limit?: number; latestValue?: boolean}>()
       if (typeof body?.urn !== 'string' || typeof body.aspect !== 'string') throw new BadRequestError('Request body needs "urn" and "aspect"')
+      for (const f of ['startTimeMillis', 'endTimeMillis', 'limit'] as const) {
+        const v = body[f]
+        if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && v >= 0)) throw new BadRequestError(`"${f}" must be a whole number (0 or more) of ${f === 'limit' ? 'rows' : 'milliseconds'}, not ${JSON.stringify(v)?.slice(0, 40)}`)
+      }
       const rows = await catalog.store.listTimeseries(body.urn, body.aspect, {
         startTime: body.startTimeMillis,
         endTime: body.endTimeMillis,

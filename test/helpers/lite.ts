@@ -7,6 +7,7 @@ import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {createTestDatabase, type TestDatabase} from './pg.js'
 
 /** Repository root (the compiled helper lives in dist/test/helpers). */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -51,8 +52,31 @@ export interface StartOptions {
   timeoutMs?: number
 }
 
+/**
+ * Which store a test server gets when the test names none: `MDCLI_TEST_STORE=postgres` runs the
+ * same suites on a fresh PostgreSQL database per server (`npm run test:pg`), dropped by
+ * `cleanup()`; anything else, a temporary embedded store.
+ */
+export const TEST_STORE = process.env.MDCLI_TEST_STORE === 'postgres' ? 'postgres' : 'embedded'
+const TEST_DATABASES = new Map<string, TestDatabase>()
+const DROPS: Array<Promise<void>> = []
+
+async function defaultStore(): Promise<string> {
+  if (TEST_STORE !== 'postgres') return tempDir('mdcli-store-')
+  const db = await createTestDatabase(process.env.MDCLI_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 'mdcli_suite')
+  TEST_DATABASES.set(db.url, db)
+  return db.url
+}
+
+/** Waits for the test databases `cleanup()` dropped (the mocha root hook calls it at the end). */
+export async function dropTestDatabases(): Promise<void> {
+  for (const db of TEST_DATABASES.values()) DROPS.push(db.drop())
+  TEST_DATABASES.clear()
+  await Promise.allSettled(DROPS)
+}
+
 export async function startLite(opts: StartOptions = {}): Promise<LiteProcess> {
-  const storeDir = opts.storeDir ?? tempDir('mdcli-store-')
+  const storeDir = opts.storeDir ?? (await defaultStore())
   const home = opts.home ?? tempDir('mdcli-home-')
   const baseEnv: NodeJS.ProcessEnv = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1', ...opts.env}
   delete baseEnv.METADATA_GMS_URL
@@ -191,5 +215,12 @@ export async function eventually(cond: () => boolean, timeoutMs = 3000): Promise
 
 /** Removes test directories; one a skipped suite never made (undefined) is passed over. */
 export function cleanup(...dirs: Array<string | undefined>): void {
-  for (const d of dirs) if (d) rmSync(d, {recursive: true, force: true})
+  for (const d of dirs) {
+    if (!d) continue
+    const db = TEST_DATABASES.get(d)
+    if (db) {
+      TEST_DATABASES.delete(d)
+      DROPS.push(db.drop().catch(() => undefined))
+    } else rmSync(d, {recursive: true, force: true})
+  }
 }

@@ -9,7 +9,11 @@
 import {existsSync} from 'node:fs'
 import {createConnection} from 'node:net'
 import {join} from 'node:path'
-import {ROOT} from './lite.js'
+import {fileURLToPath} from 'node:url'
+
+// Not imported from lite.ts: that helper imports this module (through pg.ts), and a cycle would
+// leave the constant uninitialised when this one loads first.
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /** DataHub's fixtures beside the repository (not part of it). */
 export const SHARED_FIXTURES = join(ROOT, '..', 'shared', 'fixtures')

@@ -210,10 +210,20 @@ export class PgStore implements MetadataStore {
       await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
       const dirty = new Set<string>()
       const b = await this.prefetch(c, ops, urns)
-      for (const op of ops) {
+      for (let i = 0; i < ops.length; ) {
+        const op = ops[i]!
+        if (op.op === 'deleteEntity') {
+          // A run of entity deletes (a bulk delete, a rollback) goes in five statements, not five per entity.
+          let j = i
+          while (j < ops.length && ops[j]!.op === 'deleteEntity') j++
+          results.push(...(await this.deleteEntities(c, ops.slice(i, j).map((o) => o.urn), dirty, b)))
+          i = j
+          continue
+        }
         results.push(await this.apply(c, op, dirty, b))
         if (op.op === 'upsert' || op.op === 'timeseries') b.known.set(op.urn, true)
         else await this.reread(c, b, op.urn)
+        i++
       }
       await this.flush(c, b)
       await this.reindexEntities(c, [...dirty])
@@ -431,6 +441,34 @@ export class PgStore implements MetadataStore {
         return this.result({...none, changed: d.rowCount! > 0, rowsRemoved: d.rowCount!})
       }
     }
+  }
+
+  /** Hard deletes of whole entities, in order; an urn named twice is gone by its second delete. */
+  private async deleteEntities(c: pg.PoolClient, urns: string[], dirty: Set<string>, b: Batch): Promise<WriteResult[]> {
+    await this.flush(c, b)
+    const gone = new Set(urns.filter((u) => b.known.get(u) === true))
+    const rows = new Map<string, number>()
+    if (gone.size > 0) {
+      const list = [...gone]
+      const counted = await c.query<{urn: string; n: string}>(
+        `WITH a AS (DELETE FROM metadata_aspect_v2 WHERE urn = ANY($1) RETURNING urn),
+              t AS (DELETE FROM mdcli_timeseries WHERE urn = ANY($1) RETURNING urn)
+         SELECT urn, count(*) AS n FROM (SELECT urn FROM a UNION ALL SELECT urn FROM t) x GROUP BY urn`,
+        [list],
+      )
+      for (const r of counted.rows) rows.set(r.urn, Number(r.n))
+      await c.query('DELETE FROM mdcli_reference WHERE urn = ANY($1)', [list])
+      await c.query('DELETE FROM mdcli_entity WHERE urn = ANY($1)', [list])
+      for (const k of b.current.keys()) if (gone.has(k.slice(0, k.indexOf('\u0000')))) b.current.set(k, null)
+      for (const u of list) {
+        b.known.set(u, false)
+        dirty.add(u)
+      }
+    }
+    return urns.map((urn) => {
+      const first = gone.delete(urn)
+      return {urn, changed: first, createdEntity: false, rowsRemoved: first ? (rows.get(urn) ?? 0) : 0}
+    })
   }
 
   private result(r: WriteResult): WriteResult {

@@ -1,0 +1,16 @@
+/**
+ * Mocha root hooks (loaded by `.mocharc*.json`'s `require`). Under `MDCLI_TEST_STORE=postgres`
+ * every server a suite starts gets a database of its own: the run needs PostgreSQL (skipped with a
+ * visible reason without one, failed in CI), and the databases are dropped at the end.
+ */
+import {dropTestDatabases, TEST_STORE} from './lite.js'
+import {requirePostgres} from './requires.js'
+
+export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    if (TEST_STORE === 'postgres') await requirePostgres(this)
+  },
+  async afterAll() {
+    await dropTestDatabases()
+  },
+}
