@@ -80,6 +80,7 @@ export interface QueryPlan {
   questions: string[]
 }
 
+/** The words of a query, and those of them the store must look up before it writes the tsquery. */
 export function planQuery(q: string): QueryPlan {
   const typed = q.split(SPLIT).filter((w) => w.length > 0)
   const questions = new Set<string>()
@@ -168,23 +169,32 @@ async function knownWords(db: pg.Pool, questions: string[]): Promise<Set<string>
 }
 
 /**
- * A search over `mdcli_search_doc` in one statement (after one probe of the query's words): the
- * matches, their total, the page (by rank, or after a cursor by entity id) and the facet counts.
+ * A search over `mdcli_search_doc`: the matches, their total, the page (by rank, or after a
+ * cursor by entity id) and the facet counts, in one statement.
+ *
+ * A query's words are first taken as known. When anything matches, every word of that tsquery is
+ * in some document, so the guess was right; only a query that matches nothing looks its words up
+ * and runs again if that changes the tsquery. Common words, whose lookup costs a read of their
+ * whole posting list, are thus never looked up.
  */
 export async function searchDocs(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[]): Promise<SearchResponse> {
+  const q = req.query.trim()
+  if (q === '' || q === '*') return runSearch(db, req, searchableTypes, undefined)
+  const plan = planQuery(q)
+  const guess = tsqueryOf(plan, new Set(plan.questions))
+  if (guess === undefined) return emptyResponse(req)
+  const res = await runSearch(db, req, searchableTypes, guess)
+  if (res.total > 0 || plan.questions.length === 0) return res
+  const tsquery = tsqueryOf(plan, await knownWords(db, plan.questions))!
+  return tsquery === guess ? res : runSearch(db, req, searchableTypes, tsquery)
+}
+
+async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
   const types = req.types && req.types.length > 0 ? req.types : searchableTypes
   const q = req.query.trim()
-  const all = q === '' || q === '*'
   const cursorMode = req.after !== undefined
   const count = Math.max(0, req.count ?? 10)
   const facetFields = (req.facets ?? []).filter((f) => (FACET_FIELDS as readonly string[]).includes(f))
-
-  let tsquery: string | undefined
-  if (!all) {
-    const plan = planQuery(q)
-    tsquery = tsqueryOf(plan, await knownWords(db, plan.questions))
-    if (tsquery === undefined) return emptyResponse(req, cursorMode)
-  }
 
   const p = new Params()
   const where = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
@@ -271,7 +281,8 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
 }
 
 /** The answer to a query with no word in it (`--`, `.`): nothing matches. */
-function emptyResponse(req: SearchRequest, cursorMode: boolean): SearchResponse {
+function emptyResponse(req: SearchRequest): SearchResponse {
+  const cursorMode = req.after !== undefined
   const facets = req.facets && req.facets.length > 0 ? Object.fromEntries(req.facets.map((f) => [f, []])) : undefined
   return {total: 0, hits: [], ...(facets ? {facets} : {}), ...(cursorMode ? {next: null} : {})}
 }
