@@ -37,12 +37,20 @@ export interface LiteChild {
   kill(): Promise<void>
 }
 
+/** Servers a benchmark started: a benchmark that throws must not leave one running (and its store growing). */
+const CHILDREN = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const c of CHILDREN) c.kill('SIGKILL')
+})
+
 export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = [], home = tempDir('mdcli-bench-home-')): Promise<LiteChild> {
   const t0 = performance.now()
   const proc = spawn(process.execPath, [...nodeArgs, BIN, 'lite', '--port', '0', '--store', storeDir, ...extraArgs], {
     env: {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false'},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  CHILDREN.add(proc)
+  proc.once('exit', () => CHILDREN.delete(proc))
   let out = ''
   proc.stderr!.on('data', (d) => (out += d))
   const url = await new Promise<string>((resolve, reject) => {

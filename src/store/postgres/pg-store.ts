@@ -52,6 +52,35 @@ export interface PgStoreOptions {
 }
 
 const TS_EXPR = `(round(extract(epoch from createdon) * 1000))::bigint`
+
+/** A row of GET_ENTITIES_SQL: the entity, and one aspect of it (none when it has no aspect left). */
+interface EntityReadRow {
+  urn: string
+  entity_type: string
+  kind: 't' | 'v' | null
+  aspect: string | null
+  version: string | null
+  metadata: string
+  systemmetadata: string | null
+  created_ms: string
+  createdon: string
+  createdby: string
+}
+
+/** $1 urns, $2 aspect names or NULL for all. Timeseries rows first, so versioned ones overwrite. */
+const GET_ENTITIES_SQL = `
+SELECT e.urn, e.entity_type, x.kind, x.aspect, x.version, x.metadata, x.systemmetadata, x.created_ms, x.created_ms AS createdon, x.createdby
+FROM mdcli_entity e
+LEFT JOIN LATERAL (
+  (SELECT DISTINCT ON (t.aspect) 't' AS kind, t.aspect, 0::bigint AS version, t.metadata, t.systemmetadata, t.createdon AS created_ms, t.createdby
+     FROM mdcli_timeseries t WHERE t.urn = e.urn AND ($2::text[] IS NULL OR t.aspect = ANY($2))
+     ORDER BY t.aspect, t.ts DESC, t.createdon DESC)
+  UNION ALL
+  SELECT 'v', m.aspect, m.version, m.metadata, m.systemmetadata, ${TS_EXPR.replace('createdon', 'm.createdon')}, m.createdby
+    FROM metadata_aspect_v2 m WHERE m.urn = e.urn AND m.version = 0 AND ($2::text[] IS NULL OR m.aspect = ANY($2))
+) x ON true
+WHERE e.urn = ANY($1::text[])
+ORDER BY e.urn, x.kind`
 const toTimestamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
 
 interface AspectRow {
@@ -629,6 +658,7 @@ export class PgStore implements MetadataStore {
   }
 
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    if (version === 0) return (await this.getEntities([urn], [aspectName])).get(urn)?.aspects[aspectName] ?? null
     const type = (await this.types([urn])).get(urn)
     if (!type) return null
     const v = await this.db.query<AspectRow>(`SELECT urn, aspect, version, metadata, systemmetadata, ${TS_EXPR} AS created_ms, createdby FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = $3`, [urn, aspectName, version])
@@ -645,26 +675,21 @@ export class PgStore implements MetadataStore {
   async getEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
     const out = new Map<string, EntityRecord>()
     if (urns.length === 0) return out
-    const types = await this.types(urns)
-    const found = [...types.keys()]
-    if (found.length === 0) return out
     const names = aspectNames && aspectNames.length > 0 ? aspectNames : null
-    const v = await this.db.query<AspectRow>(
-      `SELECT urn, aspect, version, metadata, systemmetadata, ${TS_EXPR} AS created_ms, createdby FROM metadata_aspect_v2
-       WHERE urn = ANY($1) AND version = 0 AND ($2::text[] IS NULL OR aspect = ANY($2))`,
-      [found, names],
-    )
-    const t = await this.db.query<TsRow>(
-      `SELECT DISTINCT ON (urn, aspect) * FROM mdcli_timeseries WHERE urn = ANY($1) AND ($2::text[] IS NULL OR aspect = ANY($2))
-       ORDER BY urn, aspect, ts DESC, createdon DESC`,
-      [found, names],
-    )
-    for (const u of urns) {
-      const type = types.get(u)
-      if (type) out.set(u, {urn: u, entityType: type, aspects: {}})
+    // One round trip (a prepared statement): the entities, their latest versioned rows and their
+    // latest timeseries row per aspect. Reads are the hot path, and PostgreSQL shares the cores.
+    const {rows} = await this.db.query<EntityReadRow>({name: 'mdcli_get_entities', text: GET_ENTITIES_SQL, values: [urns, names]})
+    const byUrn = new Map<string, EntityRecord>()
+    for (const r of rows) {
+      let e = byUrn.get(r.urn)
+      if (!e) byUrn.set(r.urn, (e = {urn: r.urn, entityType: r.entity_type, aspects: Object.create(null) as Record<string, StoredAspect>}))
+      // A versioned row wins over a timeseries row of the same name (rows come timeseries first).
+      if (r.aspect !== null) e.aspects[r.aspect] = r.kind === 'v' ? this.versioned(r as unknown as AspectRow, r.entity_type) : this.series(r as unknown as TsRow, r.entity_type)
     }
-    for (const r of t.rows) out.get(r.urn)!.aspects[r.aspect] = this.series(r, types.get(r.urn)!)
-    for (const r of v.rows) out.get(r.urn)!.aspects[r.aspect] = this.versioned(r, types.get(r.urn)!)
+    for (const u of urns) {
+      const e = byUrn.get(u)
+      if (e) out.set(u, e)
+    }
     return out
   }
 
