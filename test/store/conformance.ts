@@ -398,6 +398,144 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await q('SampleKafkaDatasetX')).to.deep.equal([])
     })
 
+    it('ranks exact names first, then a word in the name above one only in the text, then the older entity', async () => {
+      await store.write([up(DS('rk.one'), 'datasetProperties', {name: 'alpha', description: 'zeta mentioned here'})])
+      await store.write([up(DS('rk.two'), 'datasetProperties', {name: 'zeta orders', description: 'other'})])
+      await store.write([up(DS('rk.three'), 'datasetProperties', {name: 'Zeta', description: 'other'})])
+      await store.write([up(DS('rk.four'), 'datasetProperties', {name: 'beta', description: 'zeta again'})])
+      const q = async (query: string) => (await store.search({types: ['dataset'], query})).hits.map((h) => h.urn)
+      expect(await q('zeta')).to.deep.equal([DS('rk.three'), DS('rk.two'), DS('rk.one'), DS('rk.four')])
+      expect(await q('ZETA')).to.deep.equal([DS('rk.three'), DS('rk.two'), DS('rk.one'), DS('rk.four')])
+      // Pages of a ranked result follow that order.
+      const page = await store.search({types: ['dataset'], query: 'zeta', start: 1, count: 2})
+      expect(page.total).to.equal(4)
+      expect(page.hits.map((h) => h.urn)).to.deep.equal([DS('rk.two'), DS('rk.one')])
+      expect((await store.search({types: ['dataset'], query: 'zeta', start: 10, count: 2})).hits).to.deep.equal([])
+    })
+
+    it('matches a known word whole and other words by their parts; only the last word as a prefix, from three letters', async () => {
+      await store.write([
+        up(DS('kw.one'), 'datasetProperties', {name: 'w1a', description: 'first'}),
+        up(DS('kw.two'), 'datasetProperties', {name: 'w 1 a', description: 'second'}),
+        up(DS('kw.three'), 'datasetProperties', {name: 'kafkaesque', description: 'third'}),
+      ])
+      const q = async (query: string) => (await store.search({types: ['dataset'], query})).hits.map((h) => h.urn).sort()
+      // `w1a` is a word of the catalog: it is not split into w, 1, a (which kw.two holds apart).
+      expect(await q('w1a')).to.deep.equal([DS('kw.one')])
+      expect(await q('W1A')).to.deep.equal([DS('kw.one')])
+      // `w1` is not: its parts must all match, which both names hold.
+      expect(await q('w1 a')).to.deep.equal([DS('kw.one'), DS('kw.two')].sort())
+      expect(await q('kafkaes')).to.deep.equal([DS('kw.three')])
+      expect(await q('kw kafkaes')).to.deep.equal([DS('kw.three')])
+      expect(await q('kafkaes kw')).to.deep.equal([])
+      expect(await q('ka')).to.deep.equal([])
+      expect(await q('-- .')).to.deep.equal([])
+    })
+
+    describe('filters and facets', () => {
+      const F1 = 'urn:li:dataset:(urn:li:dataPlatform:hive,fx.orders,PROD)'
+      const F2 = 'urn:li:dataset:(urn:li:dataPlatform:hive,fx.refunds,PROD)'
+      const F3 = 'urn:li:dataset:(urn:li:dataPlatform:kafka,fx.clicks,DEV)'
+      const F4 = 'urn:li:dataset:(urn:li:dataPlatform:snowflake,fx.gone,PROD)'
+      const CH = 'urn:li:chart:(looker,fx-orders-chart)'
+      const C1 = 'urn:li:container:fx-c1'
+      const tags = (...t: string[]) => ({tags: t.map((x) => ({tag: `urn:li:tag:${x}`}))})
+      const owners = (...o: string[]) => ({owners: o.map((x) => ({owner: `urn:li:corpuser:${x}`, type: 'DATAOWNER'}))})
+      const P = (p: string) => `urn:li:dataPlatform:${p}`
+      beforeEach(async () => {
+        await store.write([
+          up(F1, 'datasetProperties', {name: 'fx_orders', description: 'daily orders'}),
+          up(F1, 'globalTags', tags('pii', 'gold')),
+          up(F1, 'ownership', owners('alice')),
+          up(F1, 'container', {container: C1}),
+          up(F1, 'subTypes', {typeNames: ['Table']}),
+          up(F2, 'datasetProperties', {name: 'fx_refunds', description: 'orders refunded'}),
+          up(F2, 'globalTags', tags('pii')),
+          up(F2, 'ownership', owners('bob')),
+          up(F2, 'subTypes', {typeNames: ['View']}),
+          up(F3, 'datasetProperties', {name: 'fx_clicks', description: 'click orders stream'}),
+          up(F3, 'ownership', owners('alice', 'bob')),
+          up(F3, 'container', {container: C1}),
+          up(F3, 'subTypes', {typeNames: ['Topic']}),
+          up(F4, 'datasetProperties', {name: 'fx_gone', description: 'orders'}),
+          up(F4, 'globalTags', tags('pii')),
+          up(F4, 'status', {removed: true}),
+          up(CH, 'chartInfo', {title: 'Orders chart', description: 'orders by day'}),
+        ])
+      })
+
+      it('counts facets over every match, most frequent first then by value, whatever the page', async () => {
+        const facets = ['_entityType', 'platform', 'origin', 'tags', 'owners', 'domains', 'container', 'typeNames'] as const
+        const r = await store.search({query: 'orders', facets: [...facets], count: 1})
+        expect(r.total).to.equal(4)
+        expect(r.hits).to.have.length(1)
+        expect(r.facets).to.deep.equal({
+          _entityType: [{value: 'dataset', count: 3}, {value: 'chart', count: 1}],
+          platform: [{value: P('hive'), count: 2}, {value: P('kafka'), count: 1}, {value: P('looker'), count: 1}],
+          origin: [{value: 'PROD', count: 2}, {value: 'DEV', count: 1}],
+          tags: [{value: 'urn:li:tag:pii', count: 2}, {value: 'urn:li:tag:gold', count: 1}],
+          owners: [{value: 'urn:li:corpuser:alice', count: 2}, {value: 'urn:li:corpuser:bob', count: 2}],
+          domains: [],
+          container: [{value: C1, count: 2}],
+          typeNames: [{value: 'Table', count: 1}, {value: 'Topic', count: 1}, {value: 'View', count: 1}],
+        })
+        const soft = await store.search({types: ['dataset'], query: '*', facets: ['tags', 'platform'], includeSoftDeleted: true, count: 0})
+        expect(soft.total).to.equal(4)
+        expect(soft.hits).to.deep.equal([])
+        expect(soft.facets!.tags).to.deep.equal([{value: 'urn:li:tag:pii', count: 3}, {value: 'urn:li:tag:gold', count: 1}])
+        expect(soft.facets!.platform).to.deep.equal([{value: P('hive'), count: 2}, {value: P('kafka'), count: 1}, {value: P('snowflake'), count: 1}])
+        const none = await store.search({query: 'nothingmatches', facets: ['tags']})
+        expect(none).to.deep.include({total: 0, hits: []})
+        expect(none.facets).to.deep.equal({tags: []})
+      })
+
+      it('filters by an OR of AND groups, negated too, by urn, removed and type, on fields a document may lack', async () => {
+        const q = async (filters: Parameters<MetadataStore['search']>[0]['filters'], extra: Partial<Parameters<MetadataStore['search']>[0]> = {}) =>
+          (await store.search({types: ['dataset'], query: 'orders', filters, ...extra})).hits.map((h) => h.urn).sort()
+        expect(await q([[{field: 'tags', values: ['urn:li:tag:pii']}]])).to.deep.equal([F1, F2].sort())
+        expect(await q([[{field: 'tags', values: ['urn:li:tag:pii'], negated: true}]])).to.deep.equal([F3])
+        // F2 has no container: a negated filter keeps it.
+        expect(await q([[{field: 'container', values: [C1], negated: true}]])).to.deep.equal([F2])
+        expect(await q([[{field: 'platform', values: [P('kafka')]}], [{field: 'owners', values: ['urn:li:corpuser:bob']}, {field: 'tags', values: ['urn:li:tag:pii']}]])).to.deep.equal([F2, F3].sort())
+        expect(await q([[{field: 'origin', values: ['DEV'], negated: true}, {field: 'typeNames', values: ['View'], negated: true}]])).to.deep.equal([F1])
+        expect(await q([[{field: 'owners', values: ['urn:li:corpuser:alice', 'urn:li:corpuser:carol']}]])).to.deep.equal([F1, F3].sort())
+        expect(await q([[{field: 'urn', values: [F1, F4]}]])).to.deep.equal([F1])
+        expect(await q([[{field: 'urn', values: [F1, F4]}]], {includeSoftDeleted: true})).to.deep.equal([F1, F4].sort())
+        expect(await q([[{field: 'removed', values: ['true']}]], {includeSoftDeleted: true})).to.deep.equal([F4])
+        expect(await q([[{field: 'removed', values: ['true']}]])).to.deep.equal([])
+        expect(await q([[]])).to.deep.equal([F1, F2, F3].sort())
+        expect(await q([[{field: 'tags', values: ['urn:li:tag:nosuch']}]])).to.deep.equal([])
+        const across = await store.search({query: '*', filters: [[{field: '_entityType', values: ['chart']}]], facets: ['_entityType']})
+        expect(across.hits.map((h) => h.urn)).to.deep.equal([CH])
+        expect(across.facets!._entityType).to.deep.equal([{value: 'chart', count: 1}])
+      })
+
+      it('walks matches with a cursor: the total of all matches on every page, the same facets, null after the last', async () => {
+        const whole = await store.search({query: 'orders', facets: ['tags', '_entityType']})
+        const seen: string[] = []
+        let after: string | null = null
+        let pages = 0
+        do {
+          const r: Awaited<ReturnType<MetadataStore['search']>> = await store.search({query: 'orders', count: 3, after, facets: ['tags', '_entityType']})
+          expect(r.total).to.equal(4)
+          expect(r.facets).to.deep.equal(whole.facets)
+          seen.push(...r.hits.map((h) => h.urn))
+          after = r.next ?? null
+          pages++
+        } while (after !== null && pages < 10)
+        expect(pages).to.equal(2)
+        expect(seen.sort()).to.deep.equal([F1, F2, F3, CH].sort())
+        // A page that holds the last match ends the walk.
+        expect((await store.search({query: 'orders', count: 4, after: null})).next).to.equal(null)
+        const listing = await store.search({types: ['dataset'], query: '*', count: 2, after: null})
+        expect(listing.total).to.equal(3)
+        expect(listing.next).to.be.a('string')
+        const rest = await store.search({types: ['dataset'], query: '*', count: 2, after: listing.next})
+        expect([...listing.hits, ...rest.hits].map((h) => h.urn).sort()).to.deep.equal([F1, F2, F3].sort())
+        expect(rest.next).to.equal(null)
+      })
+    })
+
     it('applies concurrent batches completely', async () => {
       await Promise.all(Array.from({length: 40}, (_, i) => store.write([up(DS(`c${i}`), 'status', {removed: false}), up(DS('shared'), 'globalTags', {tags: [{tag: `urn:li:tag:${i}`}]})])))
       expect((await store.listUrns({entityType: 'dataset'})).total).to.equal(41)

@@ -1,10 +1,12 @@
+import {expect} from 'chai'
+import pg from 'pg'
 import {SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {PgStore} from '../../src/store/postgres/pg-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore} from '../../src/store/types.js'
 import {createTestDatabase} from '../helpers/pg.js'
 import {requirePostgres} from '../helpers/requires.js'
-import {storeConformance} from './conformance.js'
+import {storeConformance, up} from './conformance.js'
 
 let adminUrl = ''
 const made: Array<() => Promise<void>> = []
@@ -38,5 +40,81 @@ describe('PostgreSQL store', function () {
         await db.drop()
       },
     }
+  })
+})
+
+describe('PostgreSQL search', function () {
+  let url = ''
+  let drop: () => Promise<void> = async () => undefined
+  const stores: PgStore[] = []
+  const open = async () => {
+    const s = new PgStore({url, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, poolMax: 4})
+    await s.open()
+    stores.push(s)
+    return s
+  }
+  const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
+  const q = async (s: PgStore, query: string) => (await s.search({types: ['dataset'], query})).hits.map((h) => h.urn)
+
+  beforeEach(async function () {
+    const db = await createTestDatabase(await requirePostgres(this))
+    url = db.url
+    drop = db.drop
+  })
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close()
+    await drop()
+  })
+
+  it('answers from the database: a write through one store is found at once through another', async () => {
+    const a = await open()
+    const b = await open()
+    await a.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])
+    // No wait for a notification: there is no copy of the index to bring up to date.
+    expect(await q(b, 'kafka')).to.deep.equal([KAFKA])
+    await b.write([up(KAFKA, 'status', {removed: true})])
+    expect(await q(a, 'kafka')).to.deep.equal([])
+  })
+
+  it('migrates a version 2 database: documents indexed by to_tsvector get the search vector before the version moves', async () => {
+    const s = await open()
+    await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events about each customer'})])
+    await s.close()
+    stores.length = 0
+    // The table as migrations 1 and 2 left it.
+    const c = new pg.Client({connectionString: url})
+    await c.connect()
+    try {
+      await c.query(`DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key;
+        ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'C')) STORED;
+        CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
+        DELETE FROM mdcli_schema_version WHERE version > 2`)
+      const s2 = await open()
+      expect(await q(s2, 'kafka')).to.deep.equal([KAFKA])
+      expect(await q(s2, 'Customer')).to.deep.equal([KAFKA])
+      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(3)
+      // A document written without a vector (by an older server during an upgrade) is filled on the next open.
+      await c.query('UPDATE mdcli_search_doc SET tsv = NULL, name_key = NULL')
+      expect(await q(s2, 'kafka')).to.deep.equal([])
+      expect(await q(await open(), 'SampleKaf')).to.deep.equal([KAFKA])
+    } finally {
+      await c.end()
+    }
+  })
+
+  it('rebuilds the search vectors on `store reindex`', async () => {
+    const s = await open()
+    await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])
+    const c = new pg.Client({connectionString: url})
+    await c.connect()
+    try {
+      await c.query(`UPDATE mdcli_search_doc SET tsv = ''::tsvector`)
+    } finally {
+      await c.end()
+    }
+    expect(await q(s, 'kafka')).to.deep.equal([])
+    await s.reindex()
+    expect(await q(s, 'kafka')).to.deep.equal([KAFKA])
+    expect((await s.search({types: ['dataset'], query: 'samplekafkadataset'})).hits.map((h) => h.name)).to.deep.equal(['SampleKafkaDataset'])
   })
 })

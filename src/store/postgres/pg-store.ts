@@ -7,19 +7,19 @@
  * advisory lock per urn it touches (in sorted order, so two batches never deadlock). Writers of
  * the same entity are thus serialised whichever process they run in, and no update is lost.
  *
- * Search: documents are kept in `mdcli_search_doc` (tsvector + facet columns); queries are
- * answered by the same in-process index as the embedded store, loaded from that table on open
- * and updated by this process's writes, so both stores rank and window alike.
+ * Search: documents are kept in `mdcli_search_doc` (search vector + facet columns), written in
+ * the transaction of the batch that changed them, and queries are answered by PostgreSQL from
+ * that table (search-sql.ts) with the embedded store's word analysis, so every replica sees every
+ * committed write at once and none holds an index in memory.
  *
  * Replicas: every write batch NOTIFYs the urns it touched on `mdcli_write` (delivered at
- * COMMIT). Each process LISTENs, refreshes those search documents and tells the catalog, whose
- * caches (tokens, policies, group members) drop what changed. Read-modify-write edits take
+ * COMMIT). Each process LISTENs and tells the catalog, whose caches (tokens, policies, group
+ * members) drop what changed. Read-modify-write edits take
  * session advisory locks (two-int key space, distinct from the writers' bigint one) on a
  * separate small pool, so edits of one entity on two replicas run one after the other.
  */
 import pg from 'pg'
 import {buildSearchDoc, type SearchDoc} from '../../model/search-doc.js'
-import {SearchIndex} from '../search-index.js'
 import type {
   EntityRecord,
   EntityRules,
@@ -36,7 +36,8 @@ import type {
   WriteOp,
   WriteResult,
 } from '../types.js'
-import {migrate} from './schema.js'
+import {fillSearchVectors, migrate} from './schema.js'
+import {nameKey, searchDocs, searchVector} from './search-sql.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
 
@@ -101,42 +102,6 @@ interface TsRow {
   createdby: string
 }
 
-interface DocRow {
-  entity_id: string
-  urn: string
-  entity_type: string
-  name: string
-  body: string
-  removed: boolean
-  platform: string | null
-  origin: string | null
-  container: string | null
-  tags: string[]
-  owners: string[]
-  domains: string[]
-  glossary_terms: string[]
-  type_names: string[]
-}
-
-function rowDoc(r: DocRow): SearchDoc {
-  return {
-    name: r.name,
-    text: r.body,
-    removed: r.removed,
-    facets: {
-      platform: r.platform ?? undefined,
-      origin: r.origin ?? undefined,
-      container: r.container ?? undefined,
-      tags: r.tags,
-      owners: r.owners,
-      domains: r.domains,
-      glossaryTerms: r.glossary_terms,
-      typeNames: r.type_names,
-    },
-  }
-}
-
-
 const CHANNEL = 'mdcli_write'
 
 /**
@@ -164,9 +129,6 @@ export class PgStore implements MetadataStore {
   private pool: pg.Pool | null = null
   private lockPool: pg.Pool | null = null
   private listener: pg.Client | null = null
-  private index = new SearchIndex()
-  /** Search id per urn in the in-process index. */
-  private ids = new Map<string, number>()
   private readonly instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
   private readonly external: Array<(urns: string[]) => void> = []
   private closing = false
@@ -191,6 +153,7 @@ export class PgStore implements MetadataStore {
     }
     try {
       await migrate(c)
+      await fillSearchVectors(c)
     } finally {
       c.release()
     }
@@ -199,7 +162,6 @@ export class PgStore implements MetadataStore {
     this.lockPool.on('error', () => undefined)
     this.closing = false
     await this.listen()
-    await this.loadIndex()
   }
 
   private async listen(): Promise<void> {
@@ -213,48 +175,19 @@ export class PgStore implements MetadataStore {
         return
       }
       if (msg.s === this.instance) return
-      void this.refresh(msg.u).then(
-        () => {
-          for (const l of this.external) l(msg.u)
-        },
-        () => undefined,
-      )
+      for (const l of this.external) l(msg.u)
     })
     client.on('error', () => {
-      // The connection is gone: notifications may have been missed, so reload everything once back.
       if (this.closing) return
       this.listener = null
       setTimeout(() => {
         if (this.closing || !this.pool) return
-        this.listen()
-          .then(() => this.loadIndex())
-          .catch(() => undefined)
+        this.listen().catch(() => undefined)
       }, 1000).unref()
     })
     await client.connect()
     await client.query(`LISTEN ${CHANNEL}`)
     this.listener = client
-  }
-
-  /** Reloads the search documents of urns another process wrote. */
-  private async refresh(urns: string[]): Promise<void> {
-    if (!this.pool) return
-    const {rows} = await this.pool.query('SELECT * FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
-    const seen = new Set<string>()
-    for (const r of rows) {
-      seen.add(r.urn)
-      const id = Number(r.entity_id)
-      const old = this.ids.get(r.urn)
-      if (old !== undefined && old !== id) this.index.remove(old)
-      this.index.upsert(id, r.urn, r.entity_type, rowDoc(r))
-      this.ids.set(r.urn, id)
-    }
-    for (const u of urns) {
-      if (seen.has(u)) continue
-      const old = this.ids.get(u)
-      if (old !== undefined) this.index.remove(old)
-      this.ids.delete(u)
-    }
   }
 
   onExternalWrite(listen: (urns: string[]) => void): void {
@@ -283,18 +216,6 @@ export class PgStore implements MetadataStore {
     }
   }
 
-  private async loadIndex(): Promise<void> {
-    const idx = new SearchIndex()
-    const ids = new Map<string, number>()
-    const {rows} = await this.db.query<DocRow>('SELECT * FROM mdcli_search_doc ORDER BY entity_id')
-    for (const r of rows) {
-      idx.upsert(Number(r.entity_id), r.urn, r.entity_type, rowDoc(r))
-      ids.set(r.urn, Number(r.entity_id))
-    }
-    this.index = idx
-    this.ids = ids
-  }
-
   async close(): Promise<void> {
     this.closing = true
     const p = this.pool
@@ -310,7 +231,6 @@ export class PgStore implements MetadataStore {
 
   async write(ops: WriteOp[]): Promise<WriteResult[]> {
     const c = await this.db.connect()
-    let searchChanges: () => void = () => undefined
     const results: WriteResult[] = []
     try {
       await c.query('BEGIN')
@@ -335,7 +255,7 @@ export class PgStore implements MetadataStore {
         i++
       }
       await this.flush(c, b)
-      searchChanges = await this.reindexEntities(c, [...dirty])
+      await this.reindexEntities(c, [...dirty])
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
       let chunk: string[] = []
       let size = 0
@@ -357,8 +277,6 @@ export class PgStore implements MetadataStore {
     } finally {
       c.release()
     }
-    // The in-process index follows only what is committed.
-    searchChanges()
     return results
   }
 
@@ -613,10 +531,10 @@ export class PgStore implements MetadataStore {
     dirty.add(urn)
   }
 
-  /** Rewrites the search documents of entities in the transaction (four statements for any number); returns the index update to apply after COMMIT. */
-  private async reindexEntities(c: pg.PoolClient, urns: string[]): Promise<() => void> {
-    if (urns.length === 0) return () => undefined
-    const old = await c.query<{urn: string; entity_id: string}>('DELETE FROM mdcli_search_doc WHERE urn = ANY($1) RETURNING urn, entity_id', [urns])
+  /** Rewrites the search documents of entities in the transaction (four statements for any number). */
+  private async reindexEntities(c: pg.PoolClient, urns: string[]): Promise<void> {
+    if (urns.length === 0) return
+    await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
     const ents = await c.query<{id: string; urn: string; entity_type: string}>('SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     const rows = await c.query<{urn: string; aspect: string; metadata: string}>('SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0', [urns])
     const byUrn = new Map<string, Array<{aspect: string; metadata: string}>>()
@@ -631,7 +549,7 @@ export class PgStore implements MetadataStore {
       for (const r of byUrn.get(e.urn) ?? []) if (this.opts.rules.feedsSearch(e.entity_type, r.aspect)) parsed[r.aspect] = JSON.parse(r.metadata)
       docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, parsed)})
     }
-    // 14 parameters a row, under the protocol's 65,535 per statement.
+    // 16 parameters a row, under the protocol's 65,535 per statement.
     for (let i = 0; i < docs.length; i += 1000) {
       const part = docs.slice(i, i + 1000)
       const params: unknown[] = []
@@ -639,22 +557,13 @@ export class PgStore implements MetadataStore {
         const f = d.doc.facets
         const at = params.length
         params.push(d.id, d.urn, d.type, d.doc.name, d.doc.text, d.doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames)
-        return `(${Array.from({length: 14}, (_x, j) => `$${at + j + 1}`).join(',')})`
+        params.push(searchVector(d.urn, d.doc.name, d.doc.text), nameKey(d.doc.name))
+        return `(${Array.from({length: 16}, (_x, j) => `$${at + j + 1}`).join(',')})`
       })
       await c.query(
-        `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names) VALUES ${values.join(',')}`,
+        `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names, tsv, name_key) VALUES ${values.join(',')}`,
         params,
       )
-    }
-    return () => {
-      const kept = new Set(docs.map((d) => d.id))
-      for (const o of old.rows) if (!kept.has(Number(o.entity_id))) this.index.remove(Number(o.entity_id))
-      const live = new Set(docs.map((d) => d.urn))
-      for (const u of urns) if (!live.has(u)) this.ids.delete(u)
-      for (const d of docs) {
-        this.index.upsert(d.id, d.urn, d.type, d.doc)
-        this.ids.set(d.urn, d.id)
-      }
     }
   }
 
@@ -712,7 +621,6 @@ export class PgStore implements MetadataStore {
       onProgress?.(done)
       after = rows[rows.length - 1]!.urn
     }
-    await this.loadIndex()
     return {entities: done, removed: gone.rowCount ?? 0}
   }
 
@@ -820,8 +728,7 @@ export class PgStore implements MetadataStore {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    this.db // throws when closed
-    return this.index.query(req, this.opts.searchableTypes)
+    return searchDocs(this.db, req, this.opts.searchableTypes)
   }
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {

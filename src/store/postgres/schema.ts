@@ -5,11 +5,19 @@
  * under an advisory lock, so replicas starting together never race on DDL.
  */
 import type {PoolClient} from 'pg'
+import {nameKey, searchVector} from './search-sql.js'
 
 /** Any constant shared by every replica; it only has to be the same everywhere. */
 export const MIGRATION_LOCK_KEY = 7_342_001
 
-export const MIGRATIONS: ReadonlyArray<{version: number; sql: string}> = [
+export interface Migration {
+  version: number
+  sql: string
+  /** Work SQL cannot do, run after `sql` in the same transaction. */
+  then?: (c: PoolClient) => Promise<unknown>
+}
+
+export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
     version: 1,
     sql: `
@@ -100,6 +108,22 @@ DO $$ BEGIN
 END $$;
 `,
   },
+  {
+    // Search is answered by PostgreSQL: the search vector is written by the store from the
+    // embedded store's word analysis (camelCase and digit parts), which to_tsvector cannot do,
+    // and the lower-cased name ranks exact name matches first. Existing documents are rebuilt
+    // from their stored name and text before the version moves.
+    version: 3,
+    sql: `
+ALTER TABLE mdcli_search_doc DROP COLUMN IF EXISTS tsv;
+ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector;
+ALTER TABLE mdcli_search_doc ADD COLUMN name_key text;
+CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
+-- Documents written without a vector (by a server of an older version during an upgrade) are found and filled on open.
+CREATE INDEX mdcli_search_unfilled_idx ON mdcli_search_doc (entity_id) WHERE tsv IS NULL;
+`,
+    then: fillSearchVectors,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */
@@ -114,6 +138,7 @@ export async function migrate(c: PoolClient): Promise<number> {
       await c.query('BEGIN')
       try {
         await c.query(m.sql)
+        await m.then?.(c)
         await c.query('INSERT INTO mdcli_schema_version (version) VALUES ($1)', [m.version])
         await c.query('COMMIT')
       } catch (err) {
@@ -124,5 +149,26 @@ export async function migrate(c: PoolClient): Promise<number> {
     return MIGRATIONS[MIGRATIONS.length - 1]!.version
   } finally {
     await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+  }
+}
+
+/**
+ * Writes the search vector and name key of every document that has none, page by page. Returns
+ * how many it filled.
+ */
+export async function fillSearchVectors(c: PoolClient): Promise<number> {
+  let filled = 0
+  for (;;) {
+    const {rows} = await c.query<{entity_id: string; urn: string; name: string; body: string}>(
+      'SELECT entity_id, urn, name, body FROM mdcli_search_doc WHERE tsv IS NULL ORDER BY entity_id LIMIT 1000',
+    )
+    if (rows.length === 0) return filled
+    // A row a writer replaced since it was read already has its newer vector: only empty ones are filled.
+    await c.query('UPDATE mdcli_search_doc d SET tsv = x.v::tsvector, name_key = x.k FROM unnest($1::bigint[], $2::text[], $3::text[]) AS x(id, v, k) WHERE d.entity_id = x.id AND d.tsv IS NULL', [
+      rows.map((r) => r.entity_id),
+      rows.map((r) => searchVector(r.urn, r.name, r.body)),
+      rows.map((r) => nameKey(r.name)),
+    ])
+    filled += rows.length
   }
 }

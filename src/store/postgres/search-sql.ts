@@ -1,0 +1,288 @@
+/**
+ * Search answered by PostgreSQL from `mdcli_search_doc`, with the embedded store's analysis and
+ * semantics (`search-index.ts`): the same words are indexed, a query means the same words, and
+ * filters, facets, windows and cursors behave alike — the store conformance suite holds both.
+ *
+ * Glossary:
+ * - search vector: a document's `tsv`, written by the store from `indexTokens` (PostgreSQL's own
+ *   parsers split `SampleKafkaDataset` or `orders2024` differently, so they are not used). The
+ *   display name and the urn's words carry weight A, the whole text weight C.
+ * - known word: a word some document is indexed under (the embedded index's vocabulary). A typed
+ *   word that is known is matched whole; one that is not, by its parts; the last word, when not
+ *   known, also as a prefix.
+ * - name key: the lower-cased display name; a document whose name key is the query ranks first.
+ */
+import type pg from 'pg'
+import {FACET_FIELDS, type FacetField, urnWords} from '../../model/search-doc.js'
+import {indexTokens, wordParts} from '../search-index.js'
+import type {FacetFilter, SearchRequest, SearchResponse} from '../types.js'
+
+/** The query splitter of `search-index.ts`: runs of letters and digits. */
+const SPLIT = /[^\p{L}\p{N}]+/u
+
+/** PostgreSQL refuses a lexeme of 2 KiB or more; no one types such a word, so it is left out. */
+const MAX_LEXEME_BYTES = 2046
+/**
+ * Positions kept per lexeme. `ts_rank` weighs a word's later occurrences by 1/n², so a few carry
+ * all of its score; the rest would only grow the vector.
+ */
+const MAX_POSITIONS = 8
+/** PostgreSQL's last position; later words share it. */
+const MAX_POSITION = 16_383
+/** A tsvector must stay under 1 MiB; a document bigger than this keeps its first words. */
+const MAX_VECTOR_BYTES = 900_000
+
+function quoteLexeme(w: string): string {
+  return `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
+}
+
+/** The lower-cased display name, compared as `SearchIndex` compares names. */
+export function nameKey(name: string): string {
+  return name.toLowerCase()
+}
+
+/**
+ * A document's search vector as tsvector text: the words of its name and urn at weight A, then
+ * every word of its text at weight C, each with its positions (what `ts_rank` weighs).
+ */
+export function searchVector(urn: string, name: string, text: string): string {
+  const lexemes = new Map<string, string[]>()
+  let pos = 0
+  let bytes = 0
+  const add = (tokens: string[], weight: string) => {
+    for (const t of tokens) {
+      pos = Math.min(pos + 1, MAX_POSITION)
+      let at = lexemes.get(t)
+      if (!at) {
+        const size = Buffer.byteLength(t)
+        if (size > MAX_LEXEME_BYTES || bytes + size > MAX_VECTOR_BYTES) continue
+        bytes += size + 8
+        lexemes.set(t, (at = []))
+      }
+      if (at.length < MAX_POSITIONS) {
+        at.push(`${pos}${weight}`)
+        bytes += 2
+      }
+    }
+  }
+  add(indexTokens(`${name} ${urnWords(urn)}`), 'A')
+  add(indexTokens(text), 'C')
+  const out: string[] = []
+  for (const [w, at] of lexemes) out.push(`${quoteLexeme(w)}:${at.join(',')}`)
+  return out.join(' ')
+}
+
+/** What the store needs to know about a query's words before it can write the tsquery. */
+export interface QueryPlan {
+  /** The typed words, as in the query. */
+  typed: string[]
+  /** Words whose being known changes the tsquery. */
+  questions: string[]
+}
+
+/** The words of a query, and those of them the store must look up before it writes the tsquery. */
+export function planQuery(q: string): QueryPlan {
+  const typed = q.split(SPLIT).filter((w) => w.length > 0)
+  const questions = new Set<string>()
+  typed.forEach((w, i) => {
+    const parts = wordParts(w)
+    if (parts.length > 1) questions.add(w.toLowerCase())
+    if (i === typed.length - 1) {
+      // The last word is either the typed word whole or its last part; a prefix only from 3 letters.
+      const lower = w.toLowerCase()
+      const lastPart = parts[parts.length - 1]!
+      if (lower.length >= 3) questions.add(lower)
+      if (lastPart.length >= 3) questions.add(lastPart)
+    }
+  })
+  return {typed, questions: [...questions]}
+}
+
+/**
+ * The tsquery of a query, given which of its questioned words are known: every word must match,
+ * the last one also as a prefix when it is not a known word. Undefined when the query has no word.
+ */
+export function tsqueryOf(plan: QueryPlan, known: ReadonlySet<string>): string | undefined {
+  const words = plan.typed.flatMap((w) => (known.has(w.toLowerCase()) ? [w.toLowerCase()] : wordParts(w)))
+  if (words.length === 0) return undefined
+  const last = words[words.length - 1]!
+  const lastTerm = last.length >= 3 && !known.has(last) ? `${quoteLexeme(last)}:*` : quoteLexeme(last)
+  return [...words.slice(0, -1).map(quoteLexeme), lastTerm].join(' & ')
+}
+
+/** The column of each facet field, and whether it holds one value or a list. */
+const FACET_COLUMNS: Record<FacetField, {col: string; list: boolean}> = {
+  _entityType: {col: 'entity_type', list: false},
+  platform: {col: 'platform', list: false},
+  origin: {col: 'origin', list: false},
+  container: {col: 'container', list: false},
+  tags: {col: 'tags', list: true},
+  owners: {col: 'owners', list: true},
+  domains: {col: 'domains', list: true},
+  glossaryTerms: {col: 'glossary_terms', list: true},
+  typeNames: {col: 'type_names', list: true},
+}
+
+class Params {
+  readonly values: unknown[] = []
+  add(v: unknown, cast: string): string {
+    this.values.push(v)
+    return `$${this.values.length}::${cast}`
+  }
+}
+
+/** One filter as an SQL condition that is true or false, never null (negation must not drop rows). */
+function filterSql(f: FacetFilter, p: Params): string {
+  let hit: string
+  if (f.field === 'urn') hit = `urn = ANY(${p.add(f.values, 'text[]')})`
+  else if (f.field === 'removed') hit = `removed::text = ANY(${p.add(f.values, 'text[]')})`
+  else {
+    const c = (FACET_COLUMNS as Partial<Record<string, {col: string; list: boolean}>>)[f.field]
+    if (!c) hit = 'false'
+    else if (c.list) hit = `${c.col} && ${p.add(f.values, 'text[]')}`
+    else hit = `coalesce(${c.col} = ANY(${p.add(f.values, 'text[]')}), false)`
+  }
+  return f.negated ? `NOT (${hit})` : `(${hit})`
+}
+
+interface ResultRow {
+  part: number
+  f: string | null
+  v: string | null
+  n: string
+  entity_id: string | null
+  urn: string | null
+  entity_type: string | null
+  name: string | null
+  exact: boolean | null
+  rank: number | null
+}
+
+/** Which words of `questions` some document is indexed under: one GIN probe each, one round trip. */
+async function knownWords(db: pg.Pool, questions: string[]): Promise<Set<string>> {
+  if (questions.length === 0) return new Set()
+  const {rows} = await db.query<{w: string}>(
+    `SELECT t.w FROM unnest($1::text[], $2::tsquery[]) AS t(w, q) WHERE EXISTS (SELECT 1 FROM mdcli_search_doc d WHERE d.tsv @@ t.q)`,
+    [questions, questions.map(quoteLexeme)],
+  )
+  return new Set(rows.map((r) => r.w))
+}
+
+/**
+ * A search over `mdcli_search_doc`: the matches, their total, the page (by rank, or after a
+ * cursor by entity id) and the facet counts, in one statement.
+ *
+ * A query's words are first taken as known. When anything matches, every word of that tsquery is
+ * in some document, so the guess was right; only a query that matches nothing looks its words up
+ * and runs again if that changes the tsquery. Common words, whose lookup costs a read of their
+ * whole posting list, are thus never looked up.
+ */
+export async function searchDocs(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[]): Promise<SearchResponse> {
+  const q = req.query.trim()
+  if (q === '' || q === '*') return runSearch(db, req, searchableTypes, undefined)
+  const plan = planQuery(q)
+  const guess = tsqueryOf(plan, new Set(plan.questions))
+  if (guess === undefined) return emptyResponse(req)
+  const res = await runSearch(db, req, searchableTypes, guess)
+  if (res.total > 0 || plan.questions.length === 0) return res
+  const tsquery = tsqueryOf(plan, await knownWords(db, plan.questions))!
+  return tsquery === guess ? res : runSearch(db, req, searchableTypes, tsquery)
+}
+
+async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
+  const types = req.types && req.types.length > 0 ? req.types : searchableTypes
+  const q = req.query.trim()
+  const cursorMode = req.after !== undefined
+  const count = Math.max(0, req.count ?? 10)
+  const facetFields = (req.facets ?? []).filter((f) => (FACET_FIELDS as readonly string[]).includes(f))
+
+  const p = new Params()
+  const where = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
+  if (req.includeSoftDeleted !== true) where.push('NOT removed')
+  let ranked = ''
+  if (tsquery !== undefined) {
+    const tq = p.add(tsquery, 'tsquery')
+    where.push(`tsv @@ ${tq}`)
+    // The rank is needed only to order an offset page.
+    if (!cursorMode) ranked = `, (name_key = ${p.add(nameKey(q), 'text')}) AS exact, ts_rank(tsv, ${tq}) AS rank`
+  }
+  if (req.filters && req.filters.length > 0) {
+    where.push(`(${req.filters.map((g) => (g.length === 0 ? 'true' : g.map((f) => filterSql(f, p)).join(' AND '))).join(' OR ')})`)
+  }
+  const facetCols = [...new Set(facetFields.map((f) => FACET_COLUMNS[f].col))].filter((c) => c !== 'entity_type')
+  const cols = ['entity_id', 'entity_type', ...facetCols].join(', ')
+
+  let page: string
+  const limit = p.add(cursorMode ? count + 1 : count, 'bigint')
+  if (cursorMode) {
+    const after = req.after ? Number.parseInt(req.after, 36) : -1
+    const from = Number.isFinite(after) ? Math.min(after, Number.MAX_SAFE_INTEGER) : -1
+    page = `SELECT entity_id FROM m WHERE entity_id > ${p.add(from, 'bigint')} ORDER BY entity_id LIMIT ${limit}`
+  } else {
+    const order = ranked ? 'exact DESC, rank DESC, entity_id' : 'entity_id'
+    page = `SELECT entity_id${ranked ? ', exact, rank' : ''} FROM m ORDER BY ${order} OFFSET ${p.add(Math.max(0, req.start ?? 0), 'bigint')} LIMIT ${limit}`
+  }
+  const pageCols = ranked ? 'pg.exact, pg.rank' : 'NULL::boolean, NULL::real'
+  const parts = [
+    `SELECT 0 AS part, NULL::text AS f, NULL::text AS v, count(*) AS n, NULL::bigint AS entity_id, NULL::text AS urn, NULL::text AS entity_type, NULL::text AS name, NULL::boolean AS exact, NULL::real AS rank FROM m`,
+    `SELECT 1, NULL, NULL, 0, d.entity_id, d.urn, d.entity_type, d.name, ${pageCols} FROM (${page}) pg JOIN mdcli_search_doc d ON d.entity_id = pg.entity_id`,
+  ]
+  for (const f of facetFields) {
+    const {col, list} = FACET_COLUMNS[f]
+    const name = p.add(f, 'text')
+    parts.push(
+      list
+        ? `SELECT 2, ${name}, x.v, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM m CROSS JOIN LATERAL unnest(m.${col}) AS x(v) GROUP BY x.v`
+        : `SELECT 2, ${name}, m.${col}, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM m WHERE m.${col} IS NOT NULL GROUP BY m.${col}`,
+    )
+  }
+  // A word query's matches are gathered once (they are all ranked anyway); a listing is left
+  // inline, so that its page reads the type's index in id order and stops at the limit.
+  const sql = `WITH m AS ${tsquery !== undefined ? '' : 'NOT '}MATERIALIZED (SELECT ${cols}${ranked} FROM mdcli_search_doc WHERE ${where.join(' AND ')})
+${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
+  const {rows} = await db.query<ResultRow>(sql, p.values)
+
+  let total = 0
+  const hits: ResultRow[] = []
+  const counted = new Map<string, Array<{value: string; count: number}>>()
+  for (const r of rows) {
+    if (r.part === 0) total = Number(r.n)
+    else if (r.part === 1) hits.push(r)
+    else {
+      let l = counted.get(r.f!)
+      if (!l) counted.set(r.f!, (l = []))
+      l.push({value: r.v!, count: Number(r.n)})
+    }
+  }
+  // The rows of a UNION come in no promised order: the page is put back in its own.
+  hits.sort((a, b) => {
+    if (ranked) {
+      if (a.exact !== b.exact) return a.exact ? -1 : 1
+      if (a.rank !== b.rank) return b.rank! - a.rank!
+    }
+    return Number(a.entity_id) - Number(b.entity_id)
+  })
+  let next: string | null | undefined
+  if (cursorMode) {
+    next = hits.length > count && count > 0 ? Number(hits[count - 1]!.entity_id).toString(36) : null
+    hits.length = Math.min(hits.length, count)
+  }
+  let facets: SearchResponse['facets']
+  if (req.facets && req.facets.length > 0) {
+    facets = {}
+    for (const f of req.facets) facets[f] = (counted.get(f) ?? []).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+  }
+  return {
+    total,
+    hits: hits.map((h) => ({urn: h.urn!, entityType: h.entity_type!, name: h.name!})),
+    ...(facets ? {facets} : {}),
+    ...(cursorMode ? {next} : {}),
+  }
+}
+
+/** The answer to a query with no word in it (`--`, `.`): nothing matches. */
+function emptyResponse(req: SearchRequest): SearchResponse {
+  const cursorMode = req.after !== undefined
+  const facets = req.facets && req.facets.length > 0 ? Object.fromEntries(req.facets.map((f) => [f, []])) : undefined
+  return {total: 0, hits: [], ...(facets ? {facets} : {}), ...(cursorMode ? {next: null} : {})}
+}
