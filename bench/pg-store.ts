@@ -1,6 +1,7 @@
 /**
  * PostgreSQL store benchmark (127.0.0.1 only; its own database, dropped after): batch ingest
- * through REST with 8 clients, entity reads at concurrency 32 and p50 at concurrency 1, search
+ * through REST with 8 clients, entity reads at concurrency 32 and p50 at concurrency 1, the GraphQL
+ * entity query at c=32 on one replica and on two replicas of the same database together, search
  * p50 through GraphQL, and disk per aspect (pg_database_size / aspects).
  *
  * Bounded: BENCH_PG_ASPECTS aspects (default 200,000, 5 per entity) and a 10-minute cap on the
@@ -78,6 +79,41 @@ export async function main(): Promise<Record<string, number>> {
       while (issued++ < reads32) await read(pick())
     }))
     const qps32 = reads32 / ((performance.now() - t1) / 1000)
+    // The GraphQL entity query at c=32, as the issue counts it.
+    // One document with the urn as a variable, as DataHub's pages send it (a document per urn would
+    // measure GraphQL's parse, validation and compilation instead).
+    const gqlQuery = 'query ($urn: String!) { dataset(urn: $urn) { urn name properties { description } ownership { owners { owner { ... on CorpUser { urn } } } } } }'
+    const gqlBody = (urn: string) => JSON.stringify({query: gqlQuery, variables: {urn}})
+    const gqlRead = async (p: Pool, auth: Record<string, string>, urn: string) => {
+      const res = await p.request({path: '/api/graphql', method: 'POST', headers: {'content-type': 'application/json', ...auth}, body: gqlBody(urn)})
+      await res.body.text()
+      if (res.statusCode !== 200) throw new Error(`graphql read ${res.statusCode}`)
+    }
+    const burst = async (targets: Array<{p: Pool; auth: Record<string, string>}>, perTarget: number) => {
+      const t = performance.now()
+      await Promise.all(
+        targets.map(async ({p, auth}) => {
+          let n = 0
+          await Promise.all(Array.from({length: 32}, async () => {
+            while (n++ < perTarget) await gqlRead(p, auth, pick())
+          }))
+        }),
+      )
+      return (targets.length * perTarget) / ((performance.now() - t) / 1000)
+    }
+    const gql32 = await burst([{p: pool, auth: lite.auth}], 5000)
+    // A second replica on the same database (tokens live in the database, so the first one's
+    // works there): both at c=32 together, against the one alone.
+    const second = await startLiteChild(url)
+    const pool2 = new Pool(second.url, {connections: 32, pipelining: 1})
+    let both = 0
+    try {
+      both = await burst([{p: pool, auth: lite.auth}, {p: pool2, auth: lite.auth}], 5000)
+    } finally {
+      await pool2.close()
+      await second.stop()
+    }
+    console.log(`GraphQL dataset(urn): ${gql32.toFixed(0)}/s at c=32 on one replica; two replicas together ${both.toFixed(0)}/s (c=32 each)`)
     const lat: number[] = []
     for (let i = 0; i < 1000; i++) lat.push(await read(pick()))
     lat.sort((x, y) => x - y)
@@ -103,12 +139,14 @@ export async function main(): Promise<Record<string, number>> {
     const disk = Number(size.rows[0]!.d)
     const perAspect = disk / written
     console.log(`search p50 ${searchP50.toFixed(2)} ms; database ${mib(disk)} = ${perAspect.toFixed(0)} bytes per aspect`)
-    const figures = {aspects: written, aspectsPerSec: Math.round(perSec), entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
+    const figures = {aspects: written, aspectsPerSec: Math.round(perSec), entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), gqlEntityPerSecC32: Math.round(gql32), gqlEntityTwoReplicasPerSec: Math.round(both), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
     console.log(JSON.stringify({bench: 'pg-store', ...figures}))
     return figures
   } finally {
     await lite.stop().catch(() => undefined)
-    await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
+    // BENCH_PG_KEEP=1 leaves the database for a look at its plans (EXPLAIN); it is named here.
+    if (process.env.BENCH_PG_KEEP === '1') console.log(`kept database ${name}`)
+    else await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined)
     await a.end()
   }
 }

@@ -40,7 +40,7 @@ export function createStore(opts: OpenStoreOptions): MetadataStore {
 export async function openStore(opts: OpenStoreOptions): Promise<MetadataStore> {
   // The PostgreSQL driver loads only for a PostgreSQL store: an embedded start does not pay for it.
   const s = isStoreUrl(opts.dir)
-    ? new (await import('./postgres/pg-store.js')).PgStore({url: opts.dir, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
+    ? new (await import('./postgres/pg-store.js')).PgStore({url: opts.dir, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, warn: opts.warn})
     : createStore(opts)
   await s.open()
   return s

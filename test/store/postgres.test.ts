@@ -85,7 +85,7 @@ describe('PostgreSQL search', function () {
     const c = new pg.Client({connectionString: url})
     await c.connect()
     try {
-      await c.query(`DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key;
+      await c.query(`DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key, DROP COLUMN name_tsv;
         ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'C')) STORED;
         CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
         DELETE FROM mdcli_schema_version WHERE version > 2`)

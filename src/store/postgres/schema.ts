@@ -5,7 +5,7 @@
  * under an advisory lock, so replicas starting together never race on DDL.
  */
 import type {PoolClient} from 'pg'
-import {nameKey, searchVector} from './search-sql.js'
+import {nameKey, nameVector, searchVector} from './search-sql.js'
 
 /** Any constant shared by every replica; it only has to be the same everywhere. */
 export const MIGRATION_LOCK_KEY = 7_342_001
@@ -118,6 +118,7 @@ END $$;
 ALTER TABLE mdcli_search_doc DROP COLUMN IF EXISTS tsv;
 ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector;
 ALTER TABLE mdcli_search_doc ADD COLUMN name_key text;
+ALTER TABLE mdcli_search_doc ADD COLUMN name_tsv tsvector;
 CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
 -- Documents written without a vector (by a server of an older version during an upgrade) are found and filled on open.
 CREATE INDEX mdcli_search_unfilled_idx ON mdcli_search_doc (entity_id) WHERE tsv IS NULL;
@@ -164,10 +165,11 @@ export async function fillSearchVectors(c: PoolClient): Promise<number> {
     )
     if (rows.length === 0) return filled
     // A row a writer replaced since it was read already has its newer vector: only empty ones are filled.
-    await c.query('UPDATE mdcli_search_doc d SET tsv = x.v::tsvector, name_key = x.k FROM unnest($1::bigint[], $2::text[], $3::text[]) AS x(id, v, k) WHERE d.entity_id = x.id AND d.tsv IS NULL', [
+    await c.query('UPDATE mdcli_search_doc d SET tsv = x.v::tsvector, name_key = x.k, name_tsv = x.n::tsvector FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(id, v, k, n) WHERE d.entity_id = x.id AND d.tsv IS NULL', [
       rows.map((r) => r.entity_id),
       rows.map((r) => searchVector(r.urn, r.name, r.body)),
       rows.map((r) => nameKey(r.name)),
+      rows.map((r) => nameVector(r.urn, r.name)),
     ])
     filled += rows.length
   }
