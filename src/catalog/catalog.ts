@@ -230,7 +230,9 @@ export class Catalog {
     }
     // A change log needs the values the write replaces: read them first (callers hold the urns' locks).
     const urns = [...new Set(ops.map((o) => o.urn))]
-    const before = await this.store.getEntities(urns)
+    // Only the aspects the ops touch (an entity delete needs to know just that the entity was there).
+    const touched = [...new Set(ops.flatMap((o) => ('aspectName' in o ? [o.aspectName] : [])))]
+    const before = await this.store.getEntities(urns, touched.length > 0 ? touched : undefined)
     const commit = this.outbox?.intent(ops)
     let results: WriteResult[]
     try {
@@ -275,19 +277,25 @@ export class Catalog {
    * platform privilege guarding access-control entities and memberships.
    */
   private async proposalRequests(prepared: PreparedProposal[]): Promise<AuthzRequest[]> {
-    const requests: AuthzRequest[] = []
+    // The existence checks go out together, not one after another: a shared store answers a
+    // batch's worth in one round trip instead of one per entity.
+    const requests: Array<AuthzRequest | Promise<AuthzRequest>> = []
     const seen = new Set<string>()
     for (const p of prepared) {
       const key = `${p.urn}\u0000${p.changeType}`
       if (!seen.has(key)) {
         seen.add(key)
-        const privileges = p.changeType === 'DELETE' ? [['DELETE_ENTITY']] : (await this.store.exists(p.urn)) ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]
-        requests.push({resourceUrn: p.urn, privileges})
+        const urn = p.urn
+        requests.push(
+          p.changeType === 'DELETE'
+            ? {resourceUrn: urn, privileges: [['DELETE_ENTITY']]}
+            : this.store.exists(urn).then((found) => ({resourceUrn: urn, privileges: found ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
+        )
       }
       const platform = GUARDED_TYPES[p.entityType] ?? GUARDED_ASPECTS[p.aspectName]
       if (platform) requests.push({privileges: [[platform]]})
     }
-    return requests
+    return Promise.all(requests)
   }
 
   // ------------------------------------------------------------------ reads

@@ -69,6 +69,33 @@ interface EntityReadRow {
   createdby: string
 }
 
+/**
+ * A versioned row whose value is parsed on first read: the change log reads the previous values
+ * of a batch's entities as text, and a GraphQL query reads only the aspects it selects.
+ */
+class RowAspect implements StoredAspect {
+  readonly kind = 'versioned' as const
+  private parsed?: unknown
+  constructor(
+    readonly urn: string,
+    readonly entityType: string,
+    readonly aspectName: string,
+    readonly version: number,
+    readonly valueText: string,
+    readonly created: {time: number; actor: string},
+    readonly systemMetadata: SystemMetadata,
+  ) {}
+
+  get value(): unknown {
+    if (this.parsed === undefined) this.parsed = JSON.parse(this.valueText)
+    return this.parsed
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {urn: this.urn, entityType: this.entityType, aspectName: this.aspectName, kind: this.kind, version: this.version, value: this.value, created: this.created, systemMetadata: this.systemMetadata}
+  }
+}
+
 /** getEntities calls of one turn that ask for the same aspects. */
 interface ReadBatch {
   names: string[] | null
@@ -656,16 +683,7 @@ export class PgStore implements MetadataStore {
   // ---------------------------------------------------------------- reads
 
   private versioned(r: AspectRow, type: string): StoredAspect {
-    return {
-      urn: r.urn,
-      entityType: type,
-      aspectName: r.aspect,
-      kind: 'versioned',
-      version: Number(r.version),
-      value: JSON.parse(r.metadata),
-      created: {time: Number(r.created_ms), actor: r.createdby},
-      systemMetadata: JSON.parse(r.systemmetadata ?? '{}'),
-    }
+    return new RowAspect(r.urn, type, r.aspect, Number(r.version), r.metadata, {time: Number(r.created_ms), actor: r.createdby}, JSON.parse(r.systemmetadata ?? '{}') as SystemMetadata)
   }
 
   private series(r: TsRow, type: string): StoredAspect {
@@ -777,9 +795,33 @@ export class PgStore implements MetadataStore {
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
-    const {rows} = await this.db.query<{removed: boolean}>('SELECT removed FROM mdcli_entity WHERE urn = $1', [urn])
-    if (rows.length === 0) return false
-    return opts.includeSoftDeleted === false ? !rows[0]!.removed : true
+    // Checks of one turn (a batch's authorization asks one per entity) share one statement.
+    let waiting = this.pendingExists.get(urn)
+    if (!waiting) {
+      this.pendingExists.set(urn, (waiting = []))
+      if (this.pendingExists.size === 1) setImmediate(() => this.checkPending())
+    }
+    const w = waiting
+    const removed = await new Promise<boolean | undefined>((resolve, reject) => w.push({resolve, reject}))
+    if (removed === undefined) return false
+    return opts.includeSoftDeleted === false ? !removed : true
+  }
+
+  /** Urns whose existence was asked this turn; each answer is the entity's removed flag, or undefined. */
+  private readonly pendingExists = new Map<string, Array<{resolve: (removed: boolean | undefined) => void; reject: (e: unknown) => void}>>()
+
+  private checkPending(): void {
+    const asked = new Map(this.pendingExists)
+    this.pendingExists.clear()
+    this.db.query<{urn: string; removed: boolean}>({name: 'mdcli_exists', text: 'SELECT urn, removed FROM mdcli_entity WHERE urn = ANY($1::text[])', values: [[...asked.keys()]]}).then(
+      ({rows}) => {
+        const removed = new Map(rows.map((r) => [r.urn, r.removed]))
+        for (const [urn, ws] of asked) for (const w of ws) w.resolve(removed.get(urn))
+      },
+      (err: unknown) => {
+        for (const ws of asked.values()) for (const w of ws) w.reject(err)
+      },
+    )
   }
 
   async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
