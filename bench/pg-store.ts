@@ -40,7 +40,7 @@ export async function main(): Promise<Record<string, number>> {
     }
     bodies.push({body: Buffer.from(JSON.stringify({proposals: props})), n: props.length})
   }
-  const lite = await startLiteChild(url)
+  const lite = await startLiteChild(url, [], process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : [])
   try {
     const pool = new Pool(lite.url, {connections: 32, pipelining: 1})
     let next = 0
