@@ -17,6 +17,7 @@
  * Bounded: every phase has a deadline, traffic stays on 127.0.0.1, the server is stopped and its
  * store removed at the end.
  */
+import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {Pool} from 'undici'
@@ -186,6 +187,27 @@ function send(pool: Pool, headers: Record<string, string>, body: string): Promis
   })
 }
 
+/**
+ * A bare node:http server in a child process that reads each request's body and answers `body`
+ * (with content-length) to every request: the comparison point for the entity query.
+ */
+async function startBare(body: string): Promise<{url: string; pid: number; stop: () => void}> {
+  const script = `const http = require('node:http'); const b = Buffer.from(process.env.BARE_BODY);
+http.createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, {'content-type': 'application/json', 'content-length': b.length}); res.end(b) }) })
+  .listen(0, '127.0.0.1', function () { process.stdout.write('port ' + this.address().port + '\\n') })`
+  const child = spawn(process.execPath, ['-e', script], {env: {...process.env, BARE_BODY: body}, stdio: ['ignore', 'pipe', 'inherit']})
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d) => {
+      out += d
+      const m = /port (\d+)/.exec(out)
+      if (m) resolve(Number(m[1]))
+    })
+    child.once('exit', (c) => reject(new Error(`bare server exited ${c}`)))
+  })
+  return {url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill()}
+}
+
 /** Runs `concurrency` loops of `body()` until the deadline; latencies in ms. */
 async function drive(pool: Pool, concurrency: number, seconds: number, body: () => string, serverPid?: number): Promise<ScenarioResult> {
   const cpu0 = cpuSeconds(serverPid)
@@ -307,6 +329,24 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
         const r = await drive(pool, c, seconds, body, pid)
         scenarios[`${name}_c${c}`] = r
         log(describe(name, r))
+      }
+    }
+
+    // The same client against a bare node:http server (its own process, like lite) that answers
+    // every request with one fixed entity response: the floor of what serving costs here.
+    if (wanted('entity') && scenarios.entity_c32) {
+      const sample = await send(pool, {'content-type': 'application/json', ...AUTH}, entityBody())
+      const bare = await startBare(sample.body.toString())
+      const barePool = new Pool(bare.url, {connections: 32, pipelining: 1, keepAliveTimeout: 30_000})
+      try {
+        await drive(barePool, 32, warmup, entityBody)
+        const r = await drive(barePool, 32, seconds, entityBody, bare.pid)
+        scenarios.bare_http_c32 = r
+        log(describe('bare node:http', r))
+        log(`entity query at c=32 against bare node:http with a fixed body: ${(scenarios.entity_c32.rps / r.rps).toFixed(2)} of its throughput`)
+      } finally {
+        await barePool.close()
+        bare.stop()
       }
     }
 
