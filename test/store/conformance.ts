@@ -339,6 +339,31 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.exists(DS('proto'))).to.equal(true)
     })
 
+    it('answers concurrent reads each with what it asked for', async () => {
+      // A shared store may answer reads of one moment together; every caller still gets its own urns and aspects.
+      await store.write([up(DS('cr.a'), 'status', {removed: false}), up(DS('cr.a'), 'datasetProperties', {name: 'a'}), up(DS('cr.b'), 'status', {removed: true})])
+      const [ab, aOnly, bProps, aStatus, aExists, bLive, gone, again] = await Promise.all([
+        store.getEntities([DS('cr.b'), DS('cr.missing'), DS('cr.a')]),
+        store.getEntities([DS('cr.a')], ['datasetProperties']),
+        store.getEntity(DS('cr.b'), ['datasetProperties']),
+        store.getAspect(DS('cr.a'), 'status'),
+        store.exists(DS('cr.a')),
+        store.exists(DS('cr.b'), {includeSoftDeleted: false}),
+        store.exists(DS('cr.missing')),
+        store.getEntities([DS('cr.a'), DS('cr.a')]),
+      ])
+      expect([...ab.keys()]).to.deep.equal([DS('cr.b'), DS('cr.a')])
+      expect(Object.keys(ab.get(DS('cr.a'))!.aspects).sort()).to.deep.equal(['datasetKey', 'datasetProperties', 'status'])
+      expect(Object.keys(aOnly.get(DS('cr.a'))!.aspects)).to.deep.equal(['datasetProperties'])
+      expect(Object.keys(bProps!.aspects)).to.deep.equal([])
+      expect(aStatus!.value).to.deep.equal({removed: false})
+      expect([aExists, bLive, gone]).to.deep.equal([true, false, false])
+      expect([...again.keys()]).to.deep.equal([DS('cr.a')])
+      // Records are the caller's own: changing one leaves what another caller got alone.
+      delete ab.get(DS('cr.a'))!.aspects.status
+      expect(again.get(DS('cr.a'))!.aspects.status).to.not.equal(undefined)
+    })
+
     it('finds the entities that reference an urn', async () => {
       await store.write([
         up(DS('down'), 'upstreamLineage', {upstreams: [{dataset: DS('up'), type: 'TRANSFORMED'}]}),

@@ -333,7 +333,7 @@ export class PgStore implements MetadataStore {
     this.docsWritten += docs
     if (this.docsWritten < this.analyzeAt || this.closing) return
     this.analyzeAt = this.docsWritten * 2
-    this.db.query('ANALYZE mdcli_search_doc, mdcli_entity').catch((e: unknown) => this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`))
+    Promise.resolve().then(() => this.db.query('ANALYZE mdcli_search_doc, mdcli_entity')).catch((e: unknown) => this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`))
   }
 
   /**
@@ -750,7 +750,8 @@ export class PgStore implements MetadataStore {
     for (const b of batches) {
       // One round trip (a prepared statement): the entities, their latest versioned rows and
       // their latest timeseries row per aspect.
-      this.db.query<EntityReadRow>({name: 'mdcli_get_entities', text: GET_ENTITIES_SQL, values: [[...b.urns], b.names]}).then(
+      // Promise.resolve().then: a store closed since the call rejects its waiters, never throws here.
+      Promise.resolve().then(() => this.db.query<EntityReadRow>({name: 'mdcli_get_entities', text: GET_ENTITIES_SQL, values: [[...b.urns], b.names]})).then(
         ({rows}) => {
           const byUrn = new Map<string, EntityReadRow[]>()
           for (const r of rows) {
@@ -818,7 +819,7 @@ export class PgStore implements MetadataStore {
   private checkPending(): void {
     const asked = new Map(this.pendingExists)
     this.pendingExists.clear()
-    this.db.query<{urn: string; removed: boolean}>({name: 'mdcli_exists', text: 'SELECT urn, removed FROM mdcli_entity WHERE urn = ANY($1::text[])', values: [[...asked.keys()]]}).then(
+    Promise.resolve().then(() => this.db.query<{urn: string; removed: boolean}>({name: 'mdcli_exists', text: 'SELECT urn, removed FROM mdcli_entity WHERE urn = ANY($1::text[])', values: [[...asked.keys()]]})).then(
       ({rows}) => {
         const removed = new Map(rows.map((r) => [r.urn, r.removed]))
         for (const [urn, ws] of asked) for (const w of ws) w.resolve(removed.get(urn))
