@@ -138,6 +138,28 @@ describe('lowdb store files', () => {
     await b.close()
   })
 
+  it('checkpoints once the journal outgrows the snapshot, so a bulk load rewrites the shards a logarithmic number of times', async () => {
+    const a = createStore({dir, checkpointBytes: 1})
+    await a.open()
+    const gen = () => (existsSync(join(dir, 'manifest.json')) ? (JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).gen as number) : 0)
+    const genPasses = async (n: number) => {
+      for (let t = 0; t < 250 && gen() <= n; t++) await new Promise((r) => setTimeout(r, 20))
+      return gen()
+    }
+    // The first write checkpoints (the threshold is 1 byte while the snapshot is empty).
+    await a.write([up(DS('cp0'), 'datasetProperties', {description: 'x'.repeat(20_000)})])
+    const first = await genPasses(0)
+    expect(first).to.be.greaterThan(0)
+    // Small writes whose journal stays under the snapshot's ~20 KB: no checkpoint.
+    for (let i = 1; i <= 5; i++) await a.write([up(DS(`cp${i}`), 'status', {removed: false})])
+    await new Promise((r) => setTimeout(r, 300))
+    expect(gen()).to.equal(first)
+    // Past the snapshot's size: a checkpoint.
+    await a.write([up(DS('cp9'), 'datasetProperties', {description: 'y'.repeat(30_000)})])
+    expect(await genPasses(first)).to.be.greaterThan(first)
+    await a.close()
+  })
+
   it('checkpoints into shard files and trims the journal', async () => {
     const a = createStore({dir, checkpointBytes: 1})
     await a.open()
