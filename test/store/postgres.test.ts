@@ -76,6 +76,26 @@ describe('PostgreSQL search', function () {
     expect(await q(a, 'kafka')).to.deep.equal([])
   })
 
+  it('refreshes the planner statistics of the search table after a bulk load itself (autovacuum comes a minute or more later)', async () => {
+    const s = await open()
+    const ds = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,bulk.t${i},PROD)`
+    const ops = Array.from({length: 1000}, (_, i) => up(ds(i), 'datasetProperties', {name: `t${i}`}))
+    await s.write(ops)
+    const c = new pg.Client({connectionString: url})
+    await c.connect()
+    try {
+      let analysed = false
+      for (let t = 0; t < 100 && !analysed; t++) {
+        const {rows} = await c.query<{n: string}>("SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'mdcli_search_doc'")
+        analysed = Number(rows[0]?.n ?? 0) > 0
+        if (!analysed) await new Promise((r) => setTimeout(r, 50))
+      }
+      expect(analysed).to.equal(true)
+    } finally {
+      await c.end()
+    }
+  })
+
   it('migrates a version 2 database: documents indexed by to_tsvector get the search vector before the version moves', async () => {
     const s = await open()
     await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events about each customer'})])
