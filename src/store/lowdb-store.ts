@@ -606,13 +606,16 @@ export class LowdbStore implements MetadataStore {
         if (got.size !== want.size) throw this.corrupt(path, `has ${got.size} bytes, the manifest recorded ${want.size} (truncated or altered)`)
         if (got.sha256 !== want.sha256) throw this.corrupt(path, 'does not match the checksum the manifest recorded (altered)')
       }
-      const isLastSeg = seq === segs[segs.length - 1]
+      // A torn tail is an interrupted write only in the newest segment holding records: a
+      // checkpoint creates the next (empty) segment before the last write to this one ends, so a
+      // kill -9 in that window leaves a torn tail followed by empty segments.
+      const isLastSeg = segs.every((later) => later <= seq || statSync(join(walDir, segName(later))).size === 0)
       let pos = 0
       while (pos < buf.length) {
         const nl = buf.indexOf(10, pos)
         if (nl === -1) {
           // A tail without its newline is a batch whose sync never finished: never acknowledged.
-          if (!isLastSeg) throw this.corrupt(path, 'ends in a torn record but is not the newest segment')
+          if (!isLastSeg) throw this.corrupt(path, 'ends in a torn record but is not the newest segment with records')
           this.opts.warn?.(`journal ${path}: dropped an incomplete last record (${buf.length - pos} bytes) from an interrupted write`)
           await this.cutSegment(path, pos)
           buf = buf.subarray(0, pos)
