@@ -55,59 +55,52 @@ describe('lowdb store files', () => {
     await b.close()
   })
 
-  it('cuts a torn last journal record (a write whose sync never finished) and starts', async () => {
+  /**
+   * A store left as a kill -9 leaves it: one acknowledged write, the journal's last segment ending
+   * in half a record, and `then` (when given) written as the next segment. Returns that segment.
+   */
+  async function tornJournal(urn: string, then?: (whole: string) => string): Promise<string> {
     const a = createStore({dir})
     await a.open()
-    await a.write([up(DS('t1'), 'status', {removed: false})])
+    await a.write([up(urn, 'status', {removed: false})])
     writeFileSync(join(dir, 'LOCK'), '999999999')
     const wal = readdirSync(join(dir, 'wal')).sort().at(-1)!
+    const whole = readFileSync(join(dir, 'wal', wal), 'utf8').split('\n')[0]!
     appendFileSync(join(dir, 'wal', wal), '{"l":99,"o":[{"op":"ups')
+    if (then) writeFileSync(join(dir, 'wal', String(Number.parseInt(wal, 10) + 1).padStart(8, '0') + '.log'), then(whole))
+    return join(dir, 'wal', wal)
+  }
+
+  async function opensCuttingTheTail(urn: string): Promise<MetadataStore> {
     const warnings: string[] = []
     const b = createStore({dir, warn: (m) => warnings.push(m)})
     await b.open()
-    expect(await b.exists(DS('t1'))).to.equal(true)
+    expect(await b.exists(urn)).to.equal(true)
     expect(warnings.join('\n')).to.match(/incomplete last record/)
+    return b
+  }
+
+  it('cuts a torn last journal record (a write whose sync never finished) and starts', async () => {
+    await tornJournal(DS('t1'))
+    await (await opensCuttingTheTail(DS('t1'))).close()
+  })
+
+  it('cuts a torn record followed only by an empty segment (a kill -9 while a checkpoint rotates) and starts', async () => {
+    await tornJournal(DS('r1'), () => '')
+    const b = await opensCuttingTheTail(DS('r1'))
+    await b.write([up(DS('r2'), 'status', {removed: false})])
     await b.close()
   })
 
-  it('cuts a torn record followed only by an empty segment (a kill -9 while a checkpoint rotates) and starts; refuses one followed by records', async () => {
-    const a = createStore({dir})
-    await a.open()
-    await a.write([up(DS('r1'), 'status', {removed: false})])
-    writeFileSync(join(dir, 'LOCK'), '999999999')
-    const wal = readdirSync(join(dir, 'wal')).sort().at(-1)!
-    const next = String(Number.parseInt(wal, 10) + 1).padStart(8, '0') + '.log'
-    appendFileSync(join(dir, 'wal', wal), '{"l":99,"o":[{"op":"ups')
-    writeFileSync(join(dir, 'wal', next), '')
-    const warnings: string[] = []
-    const b = createStore({dir, warn: (m) => warnings.push(m)})
-    await b.open()
-    expect(await b.exists(DS('r1'))).to.equal(true)
-    expect(warnings.join('\n')).to.match(/incomplete last record/)
-    await b.write([up(DS('r2'), 'status', {removed: false})])
-    await b.close()
-
-    // A torn record with records after it is not an interrupted write: the start stops, changing nothing.
-    const dir2 = tempDir('mdcli-store-')
-    try {
-      const c = createStore({dir: dir2})
-      await c.open()
-      await c.write([up(DS('s1'), 'status', {removed: false})])
-      writeFileSync(join(dir2, 'LOCK'), '999999999')
-      const w = readdirSync(join(dir2, 'wal')).sort().at(-1)!
-      const n = String(Number.parseInt(w, 10) + 1).padStart(8, '0') + '.log'
-      appendFileSync(join(dir2, 'wal', w), '{"l":99,"o":[{"op":"ups')
-      const whole = readFileSync(join(dir2, 'wal', w), 'utf8').split('\n')[0]!
-      writeFileSync(join(dir2, 'wal', n), `${whole}\n`)
-      const before = readFileSync(join(dir2, 'wal', w), 'utf8')
-      const d = createStore({dir: dir2})
-      let err: unknown
-      await d.open().catch((e: unknown) => (err = e))
-      expect(String(err)).to.match(/torn record but is not the newest segment with records/)
-      expect(readFileSync(join(dir2, 'wal', w), 'utf8')).to.equal(before)
-    } finally {
-      cleanup(dir2)
-    }
+  it('refuses a torn record followed by records (not an interrupted write), changing nothing', async () => {
+    const torn = await tornJournal(DS('s1'), (whole) => `${whole}\n`)
+    const before = readFileSync(torn, 'utf8')
+    let err: unknown
+    await createStore({dir})
+      .open()
+      .catch((e: unknown) => (err = e))
+    expect(String(err)).to.match(/torn record but is not the newest segment with records/)
+    expect(readFileSync(torn, 'utf8')).to.equal(before)
   })
 
   it('refuses to start on an unreadable shard and leaves it untouched', async () => {
