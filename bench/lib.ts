@@ -4,7 +4,7 @@
  * stops by itself.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {createWriteStream, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {cpus, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -45,7 +45,9 @@ process.once('exit', () => {
 
 export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = [], home = tempDir('mdcli-bench-home-')): Promise<LiteChild> {
   const t0 = performance.now()
-  const proc = spawn(process.execPath, [...nodeArgs, BIN, 'lite', '--port', '0', '--store', storeDir, ...extraArgs], {
+  // BENCH_NODE_ARGS (e.g. `--trace-gc`) and BENCH_SERVER_LOG (a file for the server's output) are for looking into a run.
+  const extraNode = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0)
+  const proc = spawn(process.execPath, [...nodeArgs, ...extraNode, BIN, 'lite', '--port', '0', '--store', storeDir, ...extraArgs], {
     env: {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false'},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -53,6 +55,11 @@ export async function startLiteChild(storeDir: string, extraArgs: string[] = [],
   proc.once('exit', () => CHILDREN.delete(proc))
   let out = ''
   proc.stderr!.on('data', (d) => (out += d))
+  if (process.env.BENCH_SERVER_LOG) {
+    const log = createWriteStream(process.env.BENCH_SERVER_LOG, {flags: 'a'})
+    proc.stdout!.pipe(log)
+    proc.stderr!.pipe(log)
+  }
   const url = await new Promise<string>((resolve, reject) => {
     proc.stdout!.on('data', (d) => {
       out += d
