@@ -1083,7 +1083,7 @@ export class LowdbStore implements MetadataStore {
 
   /**
    * Full-text search runs on its own thread: parsing aspects, building documents and updating
-   * FlexSearch took a fifth of the write path's CPU, and the index's memory stays out of the
+   * the word index took a fifth of the write path's CPU, and the index's memory stays out of the
    * heap the main thread collects. Unref'd, so an open store never keeps a process alive.
    */
   private startWorker(): void {

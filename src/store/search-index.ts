@@ -1,19 +1,15 @@
 /**
- * In-memory full-text search for the embedded store, on FlexSearch.
- *
- * FlexSearch's `Index` over one concatenated text field was the fastest option measured on this
- * machine kind (perf-baseline §3: p50 0.2 ms, p99 8 ms with totals at 100k documents, against
- * MiniSearch's 127 ms p99, which scores every match). Multi-word queries match documents holding
- * every word; ranking is FlexSearch's (earlier, closer words first), ties in insertion order.
+ * In-memory full-text search for the embedded store, on the compact inverted index of
+ * `term-index.ts`. Multi-word queries match documents holding every word; ranking is the search
+ * contract's: the exact name first, then documents with every word in the name or urn, then the
+ * rest, older entities first within each group (as the PostgreSQL store ranks).
  *
  * Each entity has a small integer id, assigned once and never reused while the process lives;
  * cursor walks (scroll) order by it, so an entity that exists throughout a walk is seen once.
  */
-import flexsearch from 'flexsearch'
-import type {FacetField, SearchDoc} from '../model/search-doc.js'
+import {type FacetField, type SearchDoc, urnWords} from '../model/search-doc.js'
+import {Arena, TermIndex} from './term-index.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from './types.js'
-
-const {Index} = flexsearch as unknown as {Index: typeof import('flexsearch').Index}
 
 const SPLIT = /[^\p{L}\p{N}]+/u
 /** Where a word breaks inside a name: `sampleKafka`, `HTTPServer`, `orders2024`, `v2data`. */
@@ -82,137 +78,87 @@ export function queryWords(q: string): string[] {
 /** How many indexed words a last-word prefix expands to, at most. */
 const PREFIX_EXPANSIONS = 24
 
-export interface IndexedDoc {
-  id: number
-  urn: string
-  type: string
-  name: string
-  removed: boolean
-  /**
-   * Facet values as codes of the index's dictionary, field after field in CODED_FIELDS order,
-   * each run preceded by its length: one small typed array instead of a few string arrays, and
-   * counting a facet over 100,000 matches is array arithmetic, not string hashing.
-   */
-  fc: Int32Array
-  /** Hash of the indexed text: an unchanged text skips FlexSearch's update. */
-  textHash: number
-}
-
 function hashText(s: string): number {
   let h = 0x811c9dc5
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
   return (h ^ s.length) >>> 0
 }
 
-/** Facet fields held as codes, in the order of their runs in `IndexedDoc.fc`. */
+/**
+ * Facet fields held as codes of the index's dictionary, field after field in this order, each
+ * run preceded by its length: counting a facet over 100,000 matches is array arithmetic, not
+ * string hashing.
+ */
 const CODED_FIELDS = ['platform', 'origin', 'container', 'tags', 'owners', 'domains', 'glossaryTerms', 'typeNames'] as const
 type CodedField = (typeof CODED_FIELDS)[number]
 const FIELD_INDEX = new Map<string, number>(CODED_FIELDS.map((f, i) => [f, i]))
 
-/** Start of field `fi`'s run in `fc` (the position of its length). */
-function runStart(fc: Int32Array, fi: number): number {
-  let p = 0
-  for (let i = 0; i < fi; i++) p += fc[p]! + 1
-  return p
-}
-
 const PRESENT = 1
 const REMOVED = 2
 
+/**
+ * Everything is kept per document id in flat arrays (no object per document): at a million
+ * aspects the index holds 200,000 documents, and an object, a typed array and a name set for
+ * each cost more than the words.
+ */
 export class SearchIndex {
-  // Lower-cased runs of letters and digits: `db.orders_2024` → db, orders, 2024. FlexSearch's
-  // Default encoder also folds look-alike letters and splits digits, which made `table_5`
-  // match `table_55`; this plain one is faster too. fastupdate keeps a register of each id's
-  // entries: without it update/remove scan the whole index (about 5 ms per call at 20,000
-  // documents), and every edit re-indexes its entity.
-  private readonly ix = new Index({tokenize: 'strict', encoder: ((t: string) => this.encodeText(t)) as never, resolution: 9, fastupdate: true})
-  /** Every word ever indexed (for prefix expansion), and the same sorted, rebuilt when it grew. */
-  private readonly vocab = new Set<string>()
-  private sortedVocab: string[] = []
-  private vocabSorted = true
-  /** True while a document is being indexed: the encoder then also learns its words. */
-  private indexing = false
-  /** Documents by their lower-cased display name: exact name matches rank first. */
-  private readonly byName = new Map<string, Set<number>>()
-
-  /** FlexSearch's encoder: a document's text into its index words; a query (already split into words) as it is. */
-  private encodeText(text: string): string[] {
-    if (!this.indexing) return text.split(' ').filter((w) => w.length > 0)
-    const words = indexTokens(text)
-    for (const w of words) {
-      if (!this.vocab.has(w)) {
-        this.vocab.add(w)
-        this.vocabSorted = false
-      }
-    }
-    return words
-  }
-
-  /** Indexed words that start with `prefix`, the word itself first when it is one. */
-  private expand(prefix: string): string[] {
-    if (!this.vocabSorted) {
-      this.sortedVocab = [...this.vocab].sort()
-      this.vocabSorted = true
-    }
-    const v = this.sortedVocab
-    let lo = 0
-    let hi = v.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (v[mid]! < prefix) lo = mid + 1
-      else hi = mid
-    }
-    const out: string[] = []
-    for (let i = lo; i < v.length && v[i]!.startsWith(prefix); i++) out.push(v[i]!)
-    // The word itself, then the shortest completions (the likeliest), up to the cap.
-    return out.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, PREFIX_EXPANSIONS)
-  }
-
-  private nameKey(name: string): string {
-    return name.toLowerCase()
-  }
-  private readonly docs = new Map<number, IndexedDoc>()
+  private readonly terms = new TermIndex()
+  private count = 0
+  private readonly urnOf: Array<string | undefined> = []
+  private readonly nameOf: Array<string | undefined> = []
+  /** Per id: hash of the lower-cased name (exact name matches rank first), hash of the indexed text (unchanged text skips the word index). */
+  private nameHash = new Uint32Array(1024)
+  private textHash = new Uint32Array(1024)
+  /** Per id, its facet runs (see CODED_FIELDS). */
+  private readonly facetRuns = new Arena()
   /** Facet values ↔ codes, shared by all fields; values are never forgotten (they are few). */
   private readonly codeOf = new Map<string, number>()
   private readonly valueOf: string[] = []
-  /** The same documents by id: an array read is cheaper than a Map lookup for the tens of thousands a facet count visits. */
-  private readonly docById: Array<IndexedDoc | undefined> = []
   /** Ids per entity type, ascending: the order of `*` listings and of cursor walks. */
   private readonly byType = new Map<string, number[]>()
-  /**
-   * Per id, the entity type as a small code and a present/removed flag: the checks a plain page
-   * of results needs for every match, without a Map lookup per match (a head word can match
-   * two thirds of 100,000 documents).
-   */
+  /** Per id, the entity type as a small code and a present/removed flag. */
   private readonly typeCodes = new Map<string, number>()
+  private readonly typeNames: string[] = []
   private typeOfId = new Uint16Array(1024)
   private flagsOfId = new Uint8Array(1024)
   private maxId = 0
 
   get size(): number {
-    return this.docs.size
+    return this.count
+  }
+
+  private grow(id: number): void {
+    if (id < this.flagsOfId.length) return
+    let n = this.flagsOfId.length
+    while (n <= id) n *= 2
+    const wider = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(a: T, make: (n: number) => T): T => {
+      const t = make(n)
+      t.set(a)
+      return t
+    }
+    this.typeOfId = wider(this.typeOfId, (k) => new Uint16Array(k))
+    this.flagsOfId = wider(this.flagsOfId, (k) => new Uint8Array(k))
+    this.nameHash = wider(this.nameHash, (k) => new Uint32Array(k))
+    this.textHash = wider(this.textHash, (k) => new Uint32Array(k))
   }
 
   private setFlags(id: number, type: string | undefined, removed: boolean): void {
-    if (id >= this.flagsOfId.length) {
-      let n = this.flagsOfId.length
-      while (n <= id) n *= 2
-      const t = new Uint16Array(n)
-      t.set(this.typeOfId)
-      this.typeOfId = t
-      const f = new Uint8Array(n)
-      f.set(this.flagsOfId)
-      this.flagsOfId = f
-    }
     if (type === undefined) {
       this.flagsOfId[id] = 0
       return
     }
     let code = this.typeCodes.get(type)
-    if (code === undefined) this.typeCodes.set(type, (code = this.typeCodes.size))
+    if (code === undefined) {
+      this.typeCodes.set(type, (code = this.typeCodes.size))
+      this.typeNames.push(type)
+    }
     this.typeOfId[id] = code
     this.flagsOfId[id] = PRESENT | (removed ? REMOVED : 0)
     if (id > this.maxId) this.maxId = id
+  }
+
+  private typeOf(id: number): string {
+    return this.typeNames[this.typeOfId[id]!]!
   }
 
   /**
@@ -237,29 +183,27 @@ export class SearchIndex {
     // (`SampleKafka`, `orders2024`) by its parts. Parts like `w`, `1` match most of a catalog,
     // so splitting only when needed keeps common queries fast and exact.
     const words = q
-      .split(/[^\p{L}\p{N}]+/u)
+      .split(SPLIT)
       .filter((w) => w.length > 0)
-      .flatMap((w) => (this.vocab.has(w.toLowerCase()) ? [w.toLowerCase()] : wordParts(w)))
+      .flatMap((w) => (this.terms.has(w.toLowerCase()) ? [w.toLowerCase()] : wordParts(w)))
     if (words.length === 0) return []
-    const limit = Math.max(this.docs.size, 1)
-    // With fastupdate, FlexSearch answers `undefined` rather than [] once a term's last document is gone.
-    const search = (ws: string[]) => (this.ix.search(ws.join(' '), {limit}) as number[] | undefined) ?? []
     const head = words.slice(0, -1)
     const last = words[words.length - 1]!
     // The last word is a prefix while it is not a word of the catalog yet (`SampleKaf`, `cust`);
     // one or two letters would expand to the most common words, so those match exactly.
-    const lasts = last.length >= 3 && !this.vocab.has(last) ? this.expand(last) : [last]
-    let ids: number[]
-    if (lasts.length <= 1) ids = search([...head, lasts[0] ?? last])
-    else {
-      const seen = new Set<number>()
-      ids = []
-      for (const w of lasts) for (const id of search([...head, w])) if (!seen.has(id)) (seen.add(id), ids.push(id))
+    const postings = last.length >= 3 && !this.terms.has(last) ? this.terms.match(head, this.terms.expand(last, PREFIX_EXPANSIONS)) : this.terms.match(words)
+    const key = q.trim().toLowerCase()
+    const keyHash = hashText(key)
+    const first: number[] = []
+    const named: number[] = []
+    const rest: number[] = []
+    for (const p of postings) {
+      const id = p >>> 1
+      if (this.nameHash[id] === keyHash && this.nameOf[id]!.toLowerCase() === key) first.push(id)
+      else if (p & 1) named.push(id)
+      else rest.push(id)
     }
-    const exact = this.byName.get(this.nameKey(q.trim()))
-    if (!exact || exact.size === 0) return ids
-    const first = ids.filter((id) => exact.has(id))
-    return first.length === 0 ? ids : [...first, ...ids.filter((id) => !exact.has(id))]
+    return first.length === 0 && named.length === 0 ? rest : [...first, ...named, ...rest]
   }
 
   private code(v: string): number {
@@ -272,7 +216,7 @@ export class SearchIndex {
     return c
   }
 
-  private encode(facets: SearchDoc['facets']): Int32Array {
+  private encode(facets: SearchDoc['facets']): number[] {
     const out: number[] = []
     for (const f of CODED_FIELDS) {
       const v = facets[f]
@@ -280,24 +224,25 @@ export class SearchIndex {
       out.push(list.length)
       for (const x of list) out.push(this.code(x))
     }
-    return Int32Array.from(out)
+    return out
   }
 
   /** Counts of the facets' values over the matched documents, all in one pass over them. */
-  private countFacets(docs: IndexedDoc[], fields: readonly FacetField[]): Map<string, Map<string, number>> {
+  private countFacets(ids: number[], fields: readonly FacetField[]): Map<string, Map<string, number>> {
     const out = new Map<string, Map<string, number>>()
     if (fields.includes('_entityType')) {
       const m = new Map<string, number>()
-      for (const d of docs) m.set(d.type, (m.get(d.type) ?? 0) + 1)
+      for (const id of ids) m.set(this.typeOf(id), (m.get(this.typeOf(id)) ?? 0) + 1)
       out.set('_entityType', m)
     }
     const wanted = CODED_FIELDS.map((f) => fields.includes(f))
     const counts = CODED_FIELDS.map((_, i) => (wanted[i] ? new Uint32Array(this.valueOf.length) : undefined))
     const touched: number[][] = CODED_FIELDS.map(() => [])
     const n = CODED_FIELDS.length
-    for (const d of docs) {
-      const fc = d.fc
-      let p = 0
+    const fc = this.facetRuns.values
+    for (const id of ids) {
+      let p = this.facetRuns.start(id)
+      if (p < 0) continue
       for (let fi = 0; fi < n; fi++) {
         const len = fc[p]!
         const c = counts[fi]
@@ -320,50 +265,50 @@ export class SearchIndex {
   }
 
   /** A filter group as a test of one document (the values looked up once, not per document). */
-  private groupTest(group: FacetFilter[]): (d: IndexedDoc) => boolean {
+  private groupTest(group: FacetFilter[]): (id: number) => boolean {
     const tests = group.map((f) => {
-      let hit: (d: IndexedDoc) => boolean
-      if (f.field === '_entityType') hit = (d) => f.values.includes(d.type)
-      else if (f.field === 'urn') hit = (d) => f.values.includes(d.urn)
-      else if (f.field === 'removed') hit = (d) => f.values.includes(String(d.removed))
+      let hit: (id: number) => boolean
+      if (f.field === '_entityType') hit = (id) => f.values.includes(this.typeOf(id))
+      else if (f.field === 'urn') hit = (id) => f.values.includes(this.urnOf[id]!)
+      else if (f.field === 'removed') hit = (id) => f.values.includes(String((this.flagsOfId[id]! & REMOVED) !== 0))
       else {
         const fi = FIELD_INDEX.get(f.field as CodedField)
         const codes = new Set(f.values.map((v) => this.codeOf.get(v)).filter((c): c is number => c !== undefined))
-        hit = (d) => {
-          if (fi === undefined) return false
-          const p = runStart(d.fc, fi)
-          for (let k = p + 1, end = p + 1 + d.fc[p]!; k < end; k++) if (codes.has(d.fc[k]!)) return true
+        hit = (id) => {
+          const at = this.facetRuns.start(id)
+          if (fi === undefined || at < 0) return false
+          const fc = this.facetRuns.values
+          let p = at
+          for (let i = 0; i < fi; i++) p += fc[p]! + 1
+          for (let k = p + 1, end = p + 1 + fc[p]!; k < end; k++) if (codes.has(fc[k]!)) return true
           return false
         }
       }
       const negated = Boolean(f.negated)
-      return (d: IndexedDoc) => hit(d) !== negated
+      return (id: number) => hit(id) !== negated
     })
-    return (d) => tests.every((t) => t(d))
+    return (id) => tests.every((t) => t(id))
   }
 
   upsert(id: number, urn: string, type: string, doc: SearchDoc): void {
     this.generation++
-    const prev = this.docs.get(id)
+    this.grow(id)
+    const known = this.urnOf[id] !== undefined
     const textHash = hashText(doc.text)
-    const indexed = {id, urn, type, name: doc.name, removed: doc.removed, fc: this.encode(doc.facets), textHash}
-    this.docs.set(id, indexed)
-    this.docById[id] = indexed
-    this.setFlags(id, type, doc.removed)
-    if (prev) this.byName.get(this.nameKey(prev.name))?.delete(id)
-    const key = this.nameKey(doc.name)
-    let named = this.byName.get(key)
-    if (!named) this.byName.set(key, (named = new Set()))
-    named.add(id)
-    this.indexing = true
-    try {
-      if (prev) {
-        if (prev.textHash !== textHash) this.ix.update(id, doc.text)
-      } else this.ix.add(id, doc.text)
-    } finally {
-      this.indexing = false
+    if (!known || this.textHash[id] !== textHash) {
+      // The name and urn words are the head of the text (`buildSearchDoc` writes them first).
+      const headText = `${doc.name} ${urnWords(urn)}`
+      const rest = doc.text.startsWith(headText) ? doc.text.slice(headText.length) : doc.text
+      this.terms.set(id, indexTokens(headText), indexTokens(rest))
     }
-    if (!prev) {
+    if (!known) this.count++
+    this.urnOf[id] = urn
+    this.nameOf[id] = doc.name
+    this.nameHash[id] = hashText(doc.name.toLowerCase())
+    this.textHash[id] = textHash
+    this.facetRuns.set(id, this.encode(doc.facets))
+    this.setFlags(id, type, doc.removed)
+    if (!known) {
       let ids = this.byType.get(type)
       if (!ids) this.byType.set(type, (ids = []))
       // Ids grow monotonically, so appending keeps the array sorted except after a rebuild
@@ -374,21 +319,24 @@ export class SearchIndex {
   }
 
   remove(id: number): void {
-    const d = this.docs.get(id)
-    if (!d) return
+    if (this.urnOf[id] === undefined) return
     this.generation++
-    this.docs.delete(id)
-    this.docById[id] = undefined
-    const named = this.byName.get(this.nameKey(d.name))
-    named?.delete(id)
-    if (named?.size === 0) this.byName.delete(this.nameKey(d.name))
+    const type = this.typeOf(id)
+    this.count--
+    this.urnOf[id] = undefined
+    this.nameOf[id] = undefined
+    this.facetRuns.delete(id)
     this.setFlags(id, undefined, false)
-    this.ix.remove(id)
-    const ids = this.byType.get(d.type)
+    this.terms.remove(id)
+    const ids = this.byType.get(type)
     if (ids) {
       const i = lowerBound(ids, id)
       if (ids[i] === id) ids.splice(i, 1)
     }
+  }
+
+  private hit(id: number): {urn: string; entityType: string; name: string} {
+    return {urn: this.urnOf[id]!, entityType: this.typeOf(id), name: this.nameOf[id]!}
   }
 
   /**
@@ -418,8 +366,7 @@ export class SearchIndex {
     else if (types.length === 1) for (const id of this.byType.get(types[0]!) ?? []) visit(id)
     // Several types listed in id order: a scan of the id range is cheaper than merging lists.
     else for (let id = 1; id <= this.maxId; id++) visit(id)
-    const hits = page.map((id) => this.docs.get(id)!).map((d) => ({urn: d.urn, entityType: d.type, name: d.name}))
-    return {total, hits}
+    return {total, hits: page.map((id) => this.hit(id))}
   }
 
   query(req: SearchRequest, searchableTypes: readonly string[]): SearchResponse {
@@ -436,15 +383,13 @@ export class SearchIndex {
     const skip = req.includeSoftDeleted === true ? 0 : REMOVED
     const flags = this.flagsOfId
     const typeOf = this.typeOfId
-    const byId = this.docById
     const groups = req.filters && req.filters.length > 0 ? req.filters.map((g) => this.groupTest(g)) : undefined
-    const matched: IndexedDoc[] = []
-    // The flag checks first (no object touched); the document only for what passes them.
+    const matched: number[] = []
+    // The flag checks first; the filters only for what passes them.
     const visit = (id: number) => {
       const f = flags[id]!
       if ((f & PRESENT) === 0 || (f & skip) !== 0 || allowed[typeOf[id]!] === 0) return
-      const d = byId[id]
-      if (d && (!groups || groups.some((g) => g(d)))) matched.push(d)
+      if (!groups || groups.some((g) => g(id))) matched.push(id)
     }
     if (all) {
       // Listings are in id order: one type's ascending list, or a scan of the id range for several.
@@ -452,18 +397,18 @@ export class SearchIndex {
       else for (let id = 1; id <= this.maxId; id++) visit(id)
     } else {
       for (const id of this.matchIds(q)) visit(id)
-      if (cursorMode) matched.sort((a, b) => a.id - b.id)
+      if (cursorMode) matched.sort((a, b) => a - b)
     }
 
     const total = matched.length
     const count = Math.max(0, req.count ?? 10)
-    let page: IndexedDoc[]
+    let page: number[]
     let next: string | null | undefined
     if (cursorMode) {
       const after = req.after ? Number.parseInt(req.after, 36) : -1
-      const from = after < 0 ? 0 : upperBoundDocs(matched, after)
+      const from = after < 0 ? 0 : upperBound(matched, after)
       page = matched.slice(from, from + count)
-      next = from + count < matched.length && page.length > 0 ? page[page.length - 1]!.id.toString(36) : null
+      next = from + count < matched.length && page.length > 0 ? page[page.length - 1]!.toString(36) : null
     } else {
       const start = Math.max(0, req.start ?? 0)
       page = matched.slice(start, start + count)
@@ -482,7 +427,7 @@ export class SearchIndex {
     }
     return {
       total,
-      hits: page.map((d) => ({urn: d.urn, entityType: d.type, name: d.name})),
+      hits: page.map((id) => this.hit(id)),
       ...(facets ? {facets} : {}),
       ...(cursorMode ? {next} : {}),
     }
@@ -500,12 +445,12 @@ function lowerBound(a: number[], x: number): number {
   return lo
 }
 
-function upperBoundDocs(a: IndexedDoc[], x: number): number {
+function upperBound(a: number[], x: number): number {
   let lo = 0
   let hi = a.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (a[mid]!.id <= x) lo = mid + 1
+    if (a[mid]! <= x) lo = mid + 1
     else hi = mid
   }
   return lo

@@ -1,7 +1,7 @@
 /**
  * The search index's thread. The store's main thread sends it the search-relevant aspects of
  * changed entities (as JSON text) and queries; this thread parses them, builds the search
- * documents and keeps FlexSearch. Messages are handled in arrival order, so a query sees every
+ * documents and keeps the index (`search-index.ts`). Messages are handled in arrival order, so a query sees every
  * change sent before it.
  *
  * Glossary:
