@@ -15,6 +15,8 @@ export interface SearchDoc {
   name: string
   /** Space-joined words to index. */
   text: string
+  /** The start of `text` made of the name and the urn's words: a match there ranks above one only in the rest. */
+  head: string
   removed: boolean
   facets: {
     platform?: string
@@ -101,6 +103,7 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   const name = displayName(entityType, urn, a)
   push(words, name)
   push(words, urnWords(urn))
+  const head = words.join(' ')
 
   for (const k of PROPERTY_ASPECTS) {
     const p = a[k]
@@ -156,6 +159,7 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   return {
     name,
     text: words.join(' '),
+    head,
     removed: a.status?.removed === true,
     facets: {
       platform,

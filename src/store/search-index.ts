@@ -7,7 +7,7 @@
  * Each entity has a small integer id, assigned once and never reused while the process lives;
  * cursor walks (scroll) order by it, so an entity that exists throughout a walk is seen once.
  */
-import {type FacetField, type SearchDoc, urnWords} from '../model/search-doc.js'
+import type {FacetField, SearchDoc} from '../model/search-doc.js'
 import {Arena, TermIndex} from './term-index.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from './types.js'
 
@@ -296,10 +296,8 @@ export class SearchIndex {
     const known = this.urnOf[id] !== undefined
     const textHash = hashText(doc.text)
     if (!known || this.textHash[id] !== textHash) {
-      // The name and urn words are the head of the text (`buildSearchDoc` writes them first).
-      const headText = `${doc.name} ${urnWords(urn)}`
-      const rest = doc.text.startsWith(headText) ? doc.text.slice(headText.length) : doc.text
-      this.terms.set(id, indexTokens(headText), indexTokens(rest))
+      const rest = doc.text.startsWith(doc.head) ? doc.text.slice(doc.head.length) : doc.text
+      this.terms.set(id, indexTokens(doc.head), indexTokens(rest))
     }
     if (!known) this.count++
     this.urnOf[id] = urn

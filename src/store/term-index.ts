@@ -167,16 +167,21 @@ export class TermIndex {
    * word in both counts as head). Only the words that came or went touch the postings.
    */
   set(id: number, head: readonly string[], rest: readonly string[]): void {
-    const bits = new Map<number, number>()
-    for (const w of head) bits.set(this.termId(w), 1)
-    for (const w of rest) {
-      const t = this.termId(w)
-      if (!bits.has(t)) bits.set(t, 0)
+    // Term numbers with the head bit, sorted; of a term's duplicates the last (head) one is kept.
+    // A document repeats many words, so each distinct word is looked up in the vocabulary once.
+    const seen = new Set<string>()
+    const ids: number[] = []
+    for (const w of head) {
+      if (seen.has(w)) continue
+      seen.add(w)
+      ids.push(this.termId(w) * 2 + 1)
     }
-    const next = new Int32Array(bits.size)
-    let k = 0
-    for (const [t, h] of bits) next[k++] = t * 2 + h
-    next.sort()
+    for (const w of rest) {
+      if (seen.has(w)) continue
+      seen.add(w)
+      ids.push(this.termId(w) * 2)
+    }
+    const next = Int32Array.from(ids).sort()
     const at = this.docTerms.start(id)
     const prev = at < 0 ? new Int32Array(0) : this.docTerms.values.slice(at, at + this.docTerms.length(id))
     this.docTerms.set(id, next)

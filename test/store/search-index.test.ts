@@ -17,8 +17,8 @@ function rng(seed: number): () => number {
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'orders', 'customer', 'kafka', 'w1', 'w2', 'x9']
 
-function doc(name: string, text: string): SearchDoc {
-  return {name, text, removed: false, facets: {tags: [], owners: [], domains: [], glossaryTerms: [], typeNames: []}}
+function doc(urn: string, name: string, text: string): SearchDoc {
+  return {name, text, head: `${name} ${urnWords(urn)}`, removed: false, facets: {tags: [], owners: [], domains: [], glossaryTerms: [], typeNames: []}}
 }
 
 describe('search index (embedded store)', () => {
@@ -54,7 +54,7 @@ describe('search index (embedded store)', () => {
         const urn = `urn:li:dataset:(urn:li:dataPlatform:hive,t${id},PROD)`
         const name = r() < 0.2 ? pick() : `${pick()} ${pick()}`
         const text = `${name} ${urnWords(urn)} ${Array.from({length: Math.floor(r() * 6)}, pick).join(' ')}`
-        ix.upsert(id, urn, 'dataset', doc(name, text))
+        ix.upsert(id, urn, 'dataset', doc(urn, name, text))
         live.set(id, {urn, name, text})
       }
       if (step % 100 === 99) {
