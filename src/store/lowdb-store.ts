@@ -32,16 +32,19 @@
  * acknowledged) is cut off; any other unreadable file stops the start with a StoreCorruptError
  * and is left as it is.
  *
- * In memory every aspect value stays JSON text, parsed only when read: strings are far more
- * compact than object graphs, and the text is what the journal and the shards hold anyway.
+ * In memory every latest aspect value stays JSON text, parsed only when read: text is far more
+ * compact than object graphs, and it is what the journal and the shards hold anyway. The texts
+ * live outside V8's heap, in the value arena (`embedded/values.ts`); old versions are on disk.
  */
+import {isAscii as bufferIsAscii} from 'node:buffer'
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
 import {readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Low, type Adapter} from 'lowdb'
 import {StoreCorruptError} from '../errors.js'
-import {HistoryFile, type OldRow} from './embedded/history.js'
+import {HistoryFile, type HistoryRecord, type OldRow} from './embedded/history.js'
+import {ValueArena} from './embedded/values.js'
 import {DirLock} from './embedded/lock.js'
 import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
@@ -73,14 +76,18 @@ const FORMAT_2 = 'mdcli-lowdb-2'
 /** Stores written before the manifest accounted for every file: read, then rewritten in FORMAT. */
 const LEGACY_FORMAT = 'mdcli-lowdb-1'
 
-/** [value JSON, created time, created actor, system metadata]; the version is the array index. */
-type Row = [string, number, string, SystemMetadata]
+/**
+ * [value JSON (a ref into the value arena), created time, created actor, system metadata]; the
+ * version is the array index.
+ */
+type Row = [number, number, string, SystemMetadata]
 /** Timeseries row: a Row plus its timestampMillis. */
 type TsRow = [string, number, string, SystemMetadata, number]
 /** A version of a versioned aspect: the latest is a Row in memory; older ones are on disk. */
 type Version = Row | OldRow
 
-const isOld = (r: Version | TsRow): r is OldRow => typeof r[0] === 'number'
+/** An old version's [3] is its time; a Row's and a TsRow's, their system metadata. */
+const isOld = (r: Version | TsRow): r is OldRow => typeof r[3] === 'number'
 const runIdOf = (r: Version | TsRow): string | undefined => (isOld(r) ? r[2] : r[3].runId)
 const timeOf = (r: Version | TsRow): number => (isOld(r) ? r[3] : r[1])
 
@@ -120,44 +127,78 @@ interface ShardData {
  */
 const SHARD_MAGIC = 'mdcli-shard 3\n'
 
-/** Reads a shard file of any format into ShardData (rows as [text, time, actor or index, sm or index]). */
-function decodeShard(buf: Buffer): ShardData {
-  if (buf.length < SHARD_MAGIC.length || buf.toString('latin1', 0, SHARD_MAGIC.length) !== SHARD_MAGIC) return JSON.parse(buf.toString('utf8')) as ShardData
-  const nl = buf.indexOf(10, SHARD_MAGIC.length)
-  if (nl < 0) throw new Error('shard has no end of its JSON line')
-  const data = JSON.parse(buf.toString('utf8', SHARD_MAGIC.length, nl)) as ShardData
-  const base = nl + 1
-  const text = (off: number, len: number): string => {
-    if (base + off + len > buf.length) throw new Error(`shard value at ${off} (${len} bytes) runs past the end of the file`)
-    return buf.toString('utf8', base + off, base + off + len)
+/** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
+interface ShardContext {
+  values: ValueArena
+  shared(sm: SystemMetadata): SystemMetadata
+  interned(actor: string): string
+}
+
+/**
+ * Reads a shard file of any format into ShardData with rows as they live in memory: a latest
+ * version as [ref, time, actor, sm], a timeseries row as [text, time, actor, sm, timestamp], old
+ * versions as they are ([offset, length, run id, time] in history.log).
+ */
+function decodeShard(buf: Buffer, ctx: ShardContext): ShardData {
+  const magic = buf.length >= SHARD_MAGIC.length && buf.toString('latin1', 0, SHARD_MAGIC.length) === SHARD_MAGIC
+  let data: ShardData
+  let base = 0
+  if (!magic) data = JSON.parse(buf.toString('utf8')) as ShardData
+  else {
+    const nl = buf.indexOf(10, SHARD_MAGIC.length)
+    if (nl < 0) throw new Error('shard has no end of its JSON line')
+    data = JSON.parse(buf.toString('utf8', SHARD_MAGIC.length, nl)) as ShardData
+    base = nl + 1
   }
+  const bounds = (off: number, len: number): void => {
+    if (base + off + len > buf.length) throw new Error(`shard value at ${off} (${len} bytes) runs past the end of the file`)
+  }
+  // Rows of a shard with tables point into them (one shared object per distinct value); shards
+  // written before the tables hold the values.
+  const sms = data.sm?.map((v) => ctx.shared(v))
+  const actors = data.actors?.map((v) => ctx.interned(v))
+  const sm = (x: unknown): SystemMetadata => (typeof x === 'number' && sms ? sms[x]! : ctx.shared(x as SystemMetadata))
+  const actor = (x: unknown): string => (typeof x === 'number' && actors ? actors[x]! : ctx.interned(x as string))
   for (const e of Object.values(data.entities)) {
-    for (const rows of Object.values(e.a) as unknown as number[][][]) {
+    for (const rows of Object.values(e.a) as unknown as unknown[][]) {
       for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!
-        // Five numbers: a value in this file. Four (with a run id): an old version in history.log.
-        if (r.length === 5) rows[i] = [text(r[0]!, r[1]!), r[2]!, r[3]!, r[4]!] as unknown as number[]
+        const r = rows[i] as unknown[]
+        if (magic && r.length === 5) {
+          // A value in this file: [offset, length, time, actor, sm]. Four entries are an old version.
+          const [off, len] = r as number[]
+          bounds(off!, len!)
+          const ascii = isAscii(buf, base + off!, len!)
+          rows[i] = [ctx.values.putBytes(buf, base + off!, len!, ascii), r[2], actor(r[3]), sm(r[4])]
+        } else if (!magic && typeof r[0] === 'string') rows[i] = [ctx.values.put(r[0]), r[1], actor(r[2]), sm(r[3])]
       }
     }
-    for (const rows of Object.values(e.s ?? {}) as unknown as number[][][]) {
+    for (const rows of Object.values(e.s ?? {}) as unknown as unknown[][]) {
       for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!
-        rows[i] = [text(r[0]!, r[1]!), r[2]!, r[3]!, r[4]!, r[5]!] as unknown as number[]
+        const r = rows[i] as unknown[]
+        if (magic) {
+          const [off, len] = r as number[]
+          bounds(off!, len!)
+          rows[i] = [buf.toString('utf8', base + off!, base + off! + len!), r[2], actor(r[3]), sm(r[4]), r[5]]
+        } else rows[i] = [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]
       }
     }
   }
   return data
 }
 
+/** Whether `len` bytes from `start` are all below 0x80 (so latin1 decoding is exact and fastest). */
+function isAscii(buf: Buffer, start: number, len: number): boolean {
+  return bufferIsAscii(buf.subarray(start, start + len))
+}
+
 /** A shard file: system metadata and actors as tables (see ShardData), value texts raw after the JSON. */
-function encodeShard(data: ShardData): Buffer {
-  const texts: string[] = []
+function encodeShard(data: ShardData, values: ValueArena): Buffer {
+  const texts: Buffer[] = []
   let bytes = 0
-  const at = (t: string): [number, number] => {
-    const len = Buffer.byteLength(t, 'utf8')
-    texts.push(t)
-    bytes += len
-    return [bytes - len, len]
+  const at = (b: Buffer): [number, number] => {
+    texts.push(b)
+    bytes += b.length
+    return [bytes - b.length, b.length]
   }
   const smIx = new Map<SystemMetadata, number>()
   const actorIx = new Map<string, number>()
@@ -174,16 +215,17 @@ function encodeShard(data: ShardData): Buffer {
   const parts: string[] = []
   for (const [urn, e] of Object.entries(data.entities)) {
     const a: Record<string, unknown[]> = {}
-    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [...at(r[0]), r[1], actor(r[2]), sm(r[3])])))
+    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [...at(values.view(r[0])), r[1], actor(r[2]), sm(r[3])])))
     let s: Record<string, unknown[]> | undefined
     if (e.s) {
       s = {}
-      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [...at(r[0]), r[1], actor(r[2]), sm(r[3]), r[4]]))
+      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [...at(Buffer.from(r[0], 'utf8')), r[1], actor(r[2]), sm(r[3]), r[4]]))
     }
     parts.push(`${JSON.stringify(urn)}:${JSON.stringify({id: e.id, t: e.t, l: e.l, a, s})}`)
   }
   const head = `${SHARD_MAGIC}{"format":${JSON.stringify(data.format)},"sm":${JSON.stringify([...smIx.keys()])},"actors":${JSON.stringify([...actorIx.keys()])},"entities":{${parts.join(',')}}}\n`
-  return Buffer.concat([Buffer.from(head, 'utf8'), Buffer.from(texts.join(''), 'utf8')])
+  // The views into the arena are copied here, before anything can move them.
+  return Buffer.concat([Buffer.from(head, 'utf8'), ...texts])
 }
 
 /** Size and SHA-256 of a file the manifest accounts for. */
@@ -366,6 +408,17 @@ export class LowdbStore implements MetadataStore {
   private readonly dirLock: DirLock
   /** Old versions of aspects, on disk (see embedded/history.ts). */
   private readonly history: HistoryFile
+  /** Latest value texts, outside the heap (see embedded/values.ts). */
+  private readonly values = new ValueArena()
+  /** Shard files into memory: texts into the arena, metadata and actors shared. */
+  private readonly decodeShard = (buf: Buffer): ShardData =>
+    decodeShard(buf, {values: this.values, shared: (v) => this.shared(v), interned: (v) => this.interned(v)})
+
+  /** A latest value's text, decoded when asked for (see ReferenceIndex.add). */
+  private latestText(rows: Version[]): () => string {
+    const ref = (rows[0] as Row)[0]
+    return () => this.values.text(ref)
+  }
 
   constructor(opts: LowdbStoreOptions) {
     this.opts = opts
@@ -394,8 +447,9 @@ export class LowdbStore implements MetadataStore {
       this.history.open(manifest.historyBytes ?? 0, (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`))
       await this.loadShards(manifest)
       // Before the replay, which keeps it up to date as it applies the journal.
-      for (const [urn, e] of this.ents) for (const name of Object.keys(e.a)) this.refs.add(urn, name, (e.a[name]![0] as Row)[0])
+      for (const [urn, e] of this.ents) for (const name of Object.keys(e.a)) if (this.refs.indexes(name)) this.refs.add(urn, name, this.latestText(e.a[name]!))
       const {last: lastSeq, sums} = await this.replay(manifest)
+      if (this.values.compactionDue) this.compactValues()
       // Segments replayed now are closed for good: the manifest records them, so that a later
       // start notices one that went missing or changed.
       if (this.legacy) for (let i = 0; i < this.nShards; i++) this.dirty.add(i)
@@ -498,7 +552,7 @@ export class LowdbStore implements MetadataStore {
     if (this.legacy) {
       for (const f of present) {
         if (!LEGACY_SHARD.test(f)) continue
-        await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, 'shards', f), JSON.stringify))
+        await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, 'shards', f), JSON.stringify, undefined, undefined, undefined, this.decodeShard))
       }
       return
     }
@@ -512,7 +566,7 @@ export class LowdbStore implements MetadataStore {
       const path = join(this.dir, rel)
       const mine = ahead!
       ahead = i + 1 < entries.length ? readAhead(join(this.dir, entries[i + 1]![0])) : undefined
-      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine, decodeShard))
+      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine, this.decodeShard))
     }
     // A failed start may leave one read ahead; its error is the start's error already.
     ahead?.catch(() => undefined)
@@ -533,29 +587,10 @@ export class LowdbStore implements MetadataStore {
       throw this.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return
-    // Rows of a shard with tables point into them: one shared object per distinct value.
-    const sms = db.data.sm?.map((v) => this.shared(v))
-    const actors = db.data.actors?.map((v) => this.interned(v))
     for (const [urn, e] of Object.entries(db.data.entities)) {
       // Runs are counted here, in the one pass over the rows, and kept by replay's ops after.
-      for (const rows of Object.values(e.a)) {
-        for (const r of rows) {
-          if (sms && actors && !isOld(r)) {
-            r[2] = actors[r[2] as unknown as number]!
-            r[3] = sms[r[3] as unknown as number]!
-          }
-          this.countRun(runIdOf(r), timeOf(r), 1)
-        }
-      }
-      for (const rows of Object.values(e.s ?? {})) {
-        for (const r of rows) {
-          if (sms && actors) {
-            r[2] = actors[r[2] as unknown as number]!
-            r[3] = sms[r[3] as unknown as number]!
-          }
-          this.countRun(r[3].runId, r[1], 1)
-        }
-      }
+      for (const rows of Object.values(e.a)) for (const r of rows) this.countRun(runIdOf(r), timeOf(r), 1)
+      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3].runId, r[1], 1)
       this.track(urn, e)
       // Stores of an earlier format kept old versions in the shards: move them to the history
       // file, and rewrite the shard at the next checkpoint.
@@ -563,7 +598,8 @@ export class LowdbStore implements MetadataStore {
         for (let i = 1; i < rows.length; i++) {
           const r = rows[i]!
           if (!isOld(r)) {
-            rows[i] = this.history.append(r[0], r[1], r[2], r[3])
+            rows[i] = this.history.append(this.values.text(r[0]), r[1], r[2], r[3])
+            this.values.free(r[0])
             this.dirty.add(this.shardOf(urn))
           }
         }
@@ -736,6 +772,7 @@ export class LowdbStore implements MetadataStore {
           this.opts.warn?.(`old versions could not be written to ${this.history.path} (${(e as Error).message}); kept in memory until there is space`)
         }
         this.scheduleIndex()
+        if (this.values.compactionDue) this.compactValues()
         if (this.walBytesSinceCheckpoint >= this.checkpointDue() && !this.checkpointing) {
           void this.checkpoint().catch((e) => this.opts.warn?.(`checkpoint failed: ${(e as Error).message}`))
         }
@@ -743,6 +780,20 @@ export class LowdbStore implements MetadataStore {
     } finally {
       this.flushing = null
     }
+  }
+
+  /**
+   * Moves the live value texts to fresh chunks once replaced ones outweigh them: one pass over
+   * the latest rows, paid for by at least as many bytes of writes since the last.
+   */
+  private compactValues(): void {
+    this.values.compact((move) => {
+      for (const e of this.ents.values()) {
+        for (const rows of Object.values(e.a)) {
+          for (const r of rows) if (!isOld(r)) r[0] = move(r[0])
+        }
+      }
+    })
   }
 
   /** Cuts the current segment back to its last whole, synced record. */
@@ -823,7 +874,7 @@ export class LowdbStore implements MetadataStore {
           this.track(op.urn, e)
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            put(e.a, op.keyAspect.name, [[op.keyAspect.value, op.created.time, op.created.actor, sm]])
+            put(e.a, op.keyAspect.name, [[this.values.put(op.keyAspect.value), op.created.time, op.created.actor, sm]])
             this.countRun(op.systemMetadata.runId, op.created.time, 1)
           }
         }
@@ -831,22 +882,25 @@ export class LowdbStore implements MetadataStore {
         let changed = true
         if (op.op === 'upsert') {
           const rows = own(e.a, op.aspectName)
-          const row: Row = [op.value, op.created.time, op.created.actor, sm]
           const top = rows?.[0] as Row | undefined
+          // The text goes into the arena only when it becomes a version: an identical write stores nothing.
+          const row = (): Row => [this.values.put(op.value), op.created.time, op.created.actor, sm]
           if (!rows || !top) {
-            put(e.a, op.aspectName, [row])
+            put(e.a, op.aspectName, [row()])
             this.refs.add(op.urn, op.aspectName, op.value)
-          } else if (top[0] === op.value) {
+          } else if (this.values.text(top[0]) === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
             const prev = top[3]
             top[3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
             changed = false
           } else {
             // The version it replaces goes to disk; memory keeps where it lies.
-            rows.push(this.history.append(top[0], top[1], top[2], top[3]))
-            this.refs.remove(op.urn, op.aspectName, top[0])
+            const prevText = this.values.text(top[0])
+            rows.push(this.history.append(prevText, top[1], top[2], top[3]))
+            this.refs.remove(op.urn, op.aspectName, prevText)
             this.refs.add(op.urn, op.aspectName, op.value)
-            rows[0] = row
+            this.values.free(top[0])
+            rows[0] = row()
           }
         } else {
           const s = (e.s ??= {})
@@ -869,7 +923,8 @@ export class LowdbStore implements MetadataStore {
         if (!existing) return {urn: op.urn, changed: false, createdEntity: false, rowsRemoved: 0}
         let removed = 0
         for (const [name, rows] of Object.entries(existing.a)) {
-          this.refs.remove(op.urn, name, (rows[0] as Row)[0])
+          this.refs.remove(op.urn, name, this.latestText(rows))
+          this.values.free((rows[0] as Row)[0])
           for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
         }
         for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
@@ -883,7 +938,10 @@ export class LowdbStore implements MetadataStore {
         const rows: Array<Version | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
         for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
         const latest = own(existing.a, op.aspectName)?.[0] as Row | undefined
-        if (latest) this.refs.remove(op.urn, op.aspectName, latest[0])
+        if (latest) {
+          this.refs.remove(op.urn, op.aspectName, () => this.values.text(latest[0]))
+          this.values.free(latest[0])
+        }
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
         this.noteSearchValue(op.urn, op.aspectName, undefined)
@@ -897,10 +955,14 @@ export class LowdbStore implements MetadataStore {
         if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const top = rows[0]!
         this.countRun(runIdOf(top), timeOf(top), -1)
-        this.refs.remove(op.urn, op.aspectName, (top as Row)[0])
+        this.refs.remove(op.urn, op.aspectName, this.latestText(rows))
+        this.values.free((top as Row)[0])
         if (rows.length > 1) {
-          rows[0] = this.materialize(rows.pop()!)
-          this.refs.add(op.urn, op.aspectName, (rows[0] as Row)[0])
+          const popped = rows.pop()!
+          const back = this.materialize(popped)
+          if (!isOld(popped)) this.values.free(popped[0])
+          rows[0] = [this.values.put(back.value), back.time, back.actor, back.systemMetadata]
+          this.refs.add(op.urn, op.aspectName, back.value)
         } else delete existing.a[op.aspectName]
         this.noteSearchValue(op.urn, op.aspectName, undefined)
         existing.l = lsn
@@ -1039,7 +1101,7 @@ export class LowdbStore implements MetadataStore {
         for (const k of Object.keys(files)) if (k.startsWith(`shards/shard-${String(i).padStart(2, '0')}.`)) delete files[k]
         if (Object.keys(entities).length === 0) continue
         const rel = shardFile(i, gen)
-        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), (d) => encodeShard(d!))
+        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), (d) => encodeShard(d!, this.values))
         const db = new Low<ShardData | null>(file, null)
         db.data = {format: FORMAT, entities}
         try {
@@ -1159,7 +1221,7 @@ export class LowdbStore implements MetadataStore {
     const projected = this.searchValues.get(urn)
     if (projected) this.searchValues.delete(urn)
     for (const [name, rows] of Object.entries(e.a)) {
-      if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? (rows[0] as Row)[0]
+      if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? this.values.text((rows[0] as Row)[0])
     }
     return {id: e.id, urn, type: e.t, aspects}
   }
@@ -1199,16 +1261,15 @@ export class LowdbStore implements MetadataStore {
 
   // ---------------------------------------------------------------- reads
 
-  /** An old version read back from the history file; a Row as it is. */
-  private materialize(r: Version): Row {
-    if (!isOld(r)) return r
-    const h = this.history.read(r)
-    return [h.value, h.time, h.actor, h.systemMetadata]
+  /** A version as text and metadata: an old one read back from the history file, a latest one decoded. */
+  private materialize(r: Version | TsRow): HistoryRecord {
+    if (isOld(r)) return this.history.read(r)
+    return {value: typeof r[0] === 'string' ? r[0] : this.values.text(r[0]), time: r[1], actor: r[2], systemMetadata: r[3]}
   }
 
   private envelope(urn: string, e: Ent, name: string, version: Version | TsRow, v: number, kind: 'versioned' | 'timeseries'): StoredAspect {
-    const row = isOld(version as Version) ? this.materialize(version as OldRow) : (version as Row | TsRow)
-    return new LazyAspect(urn, e.t, name, kind, v, row[0], {time: row[1], actor: row[2]}, row[3])
+    const row = this.materialize(version)
+    return new LazyAspect(urn, e.t, name, kind, v, row.value, {time: row.time, actor: row.actor}, row.systemMetadata)
   }
 
   private latestTs(rows: TsRow[] | undefined): TsRow | undefined {
@@ -1277,7 +1338,8 @@ export class LowdbStore implements MetadataStore {
   }
 
   private removed(e: Ent): boolean {
-    return this.opts.rules.isRemoved((own(e.a, this.opts.rules.softDeleteAspect)?.[0] as Row | undefined)?.[0])
+    const row = own(e.a, this.opts.rules.softDeleteAspect)?.[0] as Row | undefined
+    return this.opts.rules.isRemoved(row === undefined ? undefined : this.values.text(row[0]))
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
@@ -1324,7 +1386,7 @@ export class LowdbStore implements MetadataStore {
     for (const [u, e] of this.ents) {
       for (const [name, rows] of Object.entries(e.a)) {
         if (opts.aspects && !opts.aspects.includes(name)) continue
-        const text = (rows[0] as Row)[0]
+        const text = this.values.text((rows[0] as Row)[0])
         if (few) {
           for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
         } else if (text.includes('urn:li:')) {
@@ -1358,8 +1420,8 @@ export class LowdbStore implements MetadataStore {
         rows.forEach((r, v) => {
           if (runIdOf(r) !== runId) return
           // The actor of an old version is on disk; read only for the rows of this run.
-          const row = this.materialize(r)
-          out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: row[1], actor: row[2]}})
+          const created = isOld(r) ? this.history.read(r) : {time: r[1], actor: r[2]}
+          out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: created.time, actor: created.actor}})
         })
       }
       for (const [name, rows] of Object.entries(e.s ?? {})) {

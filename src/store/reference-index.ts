@@ -29,10 +29,13 @@ export class ReferenceIndex {
 
   constructor(readonly indexes: (aspectName: string) => boolean) {}
 
-  /** Records the references of a latest value (`text`) of `source`'s `aspect`. */
-  add(source: string, aspect: string, text: string): void {
+  /**
+   * Records the references of a latest value (`text`) of `source`'s `aspect`. The text may be a
+   * function: a store that keeps values encoded decodes only those of the aspects indexed here.
+   */
+  add(source: string, aspect: string, text: string | (() => string)): void {
     if (!this.indexes(aspect)) return
-    for (const t of urnsIn(text)) {
+    for (const t of urnsIn(typeof text === 'function' ? text() : text)) {
       if (t === source) continue
       let sources = this.byTarget.get(t)
       if (!sources) this.byTarget.set(t, (sources = new Map()))
@@ -43,9 +46,9 @@ export class ReferenceIndex {
   }
 
   /** Forgets the references of a value that is no longer the latest. */
-  remove(source: string, aspect: string, text: string): void {
+  remove(source: string, aspect: string, text: string | (() => string)): void {
     if (!this.indexes(aspect)) return
-    for (const t of urnsIn(text)) {
+    for (const t of urnsIn(typeof text === 'function' ? text() : text)) {
       const sources = this.byTarget.get(t)
       const aspects = sources?.get(source)
       if (!sources || !aspects) continue

@@ -1,0 +1,135 @@
+/**
+ * The latest value text of every aspect of the embedded store, as bytes outside V8's heap.
+ *
+ * Why: at a million aspects the texts were half of the server's heap (about 265 MiB of strings),
+ * and V8 keeps a heap's worth of slack above what is live, marks it and copies it as strings are
+ * promoted: the texts cost their size twice in RSS and a share of every collection. Here a text
+ * is copied once into a large buffer, and memory holds a number (a ref) where it held the string.
+ * A read decodes the bytes again (a fraction of a microsecond for a typical aspect).
+ *
+ * Glossary:
+ * - chunk: a 16 MiB buffer texts are appended to; a text larger than a chunk gets one of its own.
+ * - ref: `chunk index * CHUNK + byte offset` of a record: a 4-byte length (its top bit set when
+ *   the text is not plain ASCII), then the UTF-8 bytes.
+ * - dead bytes: records of texts that are no longer anyone's latest value. Once they outweigh the
+ *   live ones (and pass a floor), `compact` copies the live records to fresh chunks and the store
+ *   rewrites its refs, so memory follows the live data, not the history of writes.
+ */
+
+const CHUNK = 16 * 2 ** 20
+const NON_ASCII = 0x80000000
+const LENGTH = 0x7fffffff
+/** Dead bytes below this are never worth a compaction (the store scans all its rows for one). */
+const COMPACT_FLOOR = 8 * 2 ** 20
+
+export class ValueArena {
+  private chunks: Array<Buffer | undefined> = []
+  private cur = -1
+  /** Bytes used in the current chunk. */
+  private curUsed = 0
+  private live = 0
+  private dead = 0
+
+  /** Bytes held by live records and by dead ones not yet compacted away. */
+  get bytes(): {live: number; dead: number} {
+    return {live: this.live, dead: this.dead}
+  }
+
+  /** Room for `need` bytes at the end of the current chunk, or a chunk that has it. */
+  private room(need: number): void {
+    if (this.cur >= 0 && this.curUsed + need <= CHUNK) return
+    this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK, need)))
+    this.cur = this.chunks.length - 1
+    this.curUsed = 0
+  }
+
+  put(text: string): number {
+    // A string of n characters is at most 3n UTF-8 bytes; only a text near a chunk's end needs
+    // its exact length first.
+    const worst = text.length * 3 + 4
+    if (this.cur < 0 || this.curUsed + worst > CHUNK) this.room(Buffer.byteLength(text, 'utf8') + 4)
+    const chunk = this.chunks[this.cur]!
+    const at = this.curUsed
+    const n = chunk.write(text, at + 4, 'utf8')
+    chunk.writeUInt32LE(((n === text.length ? 0 : NON_ASCII) | n) >>> 0, at)
+    this.curUsed += n + 4
+    this.live += n + 4
+    return this.cur * CHUNK + at
+  }
+
+  /** Copies an encoded text (from a shard file) without making a string of it. */
+  putBytes(src: Buffer, start: number, length: number, ascii: boolean): number {
+    this.room(length + 4)
+    const chunk = this.chunks[this.cur]!
+    const at = this.curUsed
+    src.copy(chunk, at + 4, start, start + length)
+    chunk.writeUInt32LE(((ascii ? 0 : NON_ASCII) | length) >>> 0, at)
+    this.curUsed += length + 4
+    this.live += length + 4
+    return this.cur * CHUNK + at
+  }
+
+  private locate(ref: number): {chunk: Buffer; at: number; length: number; ascii: boolean} {
+    const chunk = this.chunks[Math.floor(ref / CHUNK)]
+    if (!chunk) throw new Error(`value ref ${ref} points at no chunk`)
+    const at = ref % CHUNK
+    const head = chunk.readUInt32LE(at)
+    return {chunk, at: at + 4, length: head & LENGTH, ascii: (head & NON_ASCII) === 0}
+  }
+
+  text(ref: number): string {
+    const {chunk, at, length, ascii} = this.locate(ref)
+    return chunk.toString(ascii ? 'latin1' : 'utf8', at, at + length)
+  }
+
+  /** The record's UTF-8 bytes: a view, valid until the next compaction. */
+  view(ref: number): Buffer {
+    const {chunk, at, length} = this.locate(ref)
+    return chunk.subarray(at, at + length)
+  }
+
+  /** Whether the text is plain ASCII (one byte per character). */
+  ascii(ref: number): boolean {
+    return this.locate(ref).ascii
+  }
+
+  /** The text at `ref` is no longer a latest value. */
+  free(ref: number): void {
+    const n = this.locate(ref).length + 4
+    this.live -= n
+    this.dead += n
+  }
+
+  get compactionDue(): boolean {
+    return this.dead > COMPACT_FLOOR && this.dead > this.live
+  }
+
+  /**
+   * Moves every live record to fresh chunks. `walk` must call `move` once with each live ref and
+   * store the ref it returns in its place; records it does not name are dropped.
+   */
+  compact(walk: (move: (ref: number) => number) => void): void {
+    const old = this.chunks
+    const oldLocate = (ref: number) => {
+      const chunk = old[Math.floor(ref / CHUNK)]!
+      const at = ref % CHUNK
+      const head = chunk.readUInt32LE(at)
+      return {chunk, at, size: (head & LENGTH) + 4}
+    }
+    this.chunks = []
+    this.cur = -1
+    this.curUsed = 0
+    this.live = 0
+    this.dead = 0
+    walk((ref) => {
+      const {chunk, at, size} = oldLocate(ref)
+      this.room(size)
+      const to = this.chunks[this.cur]!
+      chunk.copy(to, this.curUsed, at, at + size)
+      const moved = this.cur * CHUNK + this.curUsed
+      this.curUsed += size
+      this.live += size
+      return moved
+    })
+  }
+}

@@ -1,0 +1,86 @@
+import {expect} from 'chai'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {ValueArena} from '../../src/store/embedded/values.js'
+import {createStore} from '../../src/store/index.js'
+import type {WriteOp} from '../../src/store/types.js'
+
+describe('value arena (embedded store)', () => {
+  it('gives back every text as written: ASCII, multi-byte, empty, and one larger than a chunk', () => {
+    const a = new ValueArena()
+    const texts = ['{"a":1}', 'é à ü 漢字 🎉 "q" \\ \n', '', 'x'.repeat(17 * 2 ** 20), '{"after":"big"}']
+    const refs = texts.map((t) => a.put(t))
+    texts.forEach((t, i) => expect(a.text(refs[i]!)).to.equal(t))
+    expect(a.ascii(refs[1]!)).to.equal(false)
+    expect(a.ascii(refs[0]!)).to.equal(true)
+    // Bytes copied from a file keep their encoding.
+    const src = Buffer.from('..é..', 'utf8')
+    expect(a.text(a.putBytes(src, 2, 2, false))).to.equal('é')
+  })
+
+  it('compacts once replaced texts outweigh the live ones, keeping the live ones and their refs', () => {
+    const a = new ValueArena()
+    let live = new Map<number, string>()
+    for (let i = 0; i < 100; i++) live.set(i, `{"v":${i},"pad":"${'p'.repeat(4000)}"}`)
+    const refs = new Map<number, number>([...live].map(([k, t]) => [k, a.put(t)]))
+    for (let round = 0; round < 40; round++) {
+      for (const k of live.keys()) {
+        a.free(refs.get(k)!)
+        const t = `{"v":${k},"round":${round},"pad":"${'q'.repeat(4000)}"}`
+        live.set(k, t)
+        refs.set(k, a.put(t))
+      }
+    }
+    expect(a.compactionDue).to.equal(true)
+    a.compact((move) => {
+      for (const [k, r] of refs) refs.set(k, move(r))
+    })
+    expect(a.bytes.dead).to.equal(0)
+    expect(a.compactionDue).to.equal(false)
+    for (const [k, t] of live) expect(a.text(refs.get(k)!)).to.equal(t)
+    live = new Map()
+  })
+
+  it('a store that rewrites the same aspects compacts its texts, and reads and restarts see the latest values', async function () {
+    this.timeout(60_000)
+    const dir = mkdtempSync(join(tmpdir(), 'mdcli-values-'))
+    try {
+      const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,v${i},PROD)`
+      const op = (i: number, round: number): WriteOp => ({
+        op: 'upsert',
+        urn: urn(i),
+        entityType: 'dataset',
+        aspectName: 'datasetProperties',
+        value: JSON.stringify({name: `v${i}`, description: `round ${round} ${'d'.repeat(5000)}`}),
+        keyAspect: {name: 'datasetKey', value: JSON.stringify({platform: 'urn:li:dataPlatform:hive', name: `v${i}`, origin: 'PROD'})},
+        created: {time: 1_700_000_000_000 + round, actor: 'urn:li:corpuser:test'},
+        systemMetadata: {runId: `r${round}`, lastObserved: 1_700_000_000_000},
+      })
+      const store = createStore({dir})
+      await store.open()
+      // 200 aspects rewritten 20 times: about 20 MiB of replaced texts against 1 MiB live.
+      for (let round = 0; round < 20; round++) await store.write(Array.from({length: 200}, (_, i) => op(i, round)))
+      const arena = (store as unknown as {values: ValueArena}).values
+      expect(arena.bytes.live).to.be.below(2 * 2 ** 20)
+      expect(arena.bytes.dead, 'replaced texts were compacted away').to.be.below(9 * 2 ** 20)
+      const check = async (s: typeof store) => {
+        for (const i of [0, 57, 199]) {
+          const a = await s.getAspect(urn(i), 'datasetProperties')
+          expect((a!.value as {description: string}).description).to.match(/^round 19 /)
+          // The old versions are still there, from the history file.
+          const v1 = await s.getAspect(urn(i), 'datasetProperties', 1)
+          expect((v1!.value as {description: string}).description).to.match(/^round 0 /)
+        }
+      }
+      await check(store)
+      await store.close()
+      const again = createStore({dir})
+      await again.open()
+      await check(again)
+      await again.close()
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+})
