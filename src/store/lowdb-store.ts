@@ -77,19 +77,46 @@ const FORMAT_2 = 'mdcli-lowdb-2'
 const LEGACY_FORMAT = 'mdcli-lowdb-1'
 
 /**
- * [value JSON (a ref into the value arena), created time, created actor, system metadata]; the
- * version is the array index.
+ * A versioned aspect: its latest version in memory (the value text as a ref into the value
+ * arena) and where its older versions lie in history.log. One object per aspect with named
+ * fields: an array of versions holding an array for the latest cost twice the memory, and at a
+ * million aspects those arrays were most of the server's heap.
  */
-type Row = [number, number, string, SystemMetadata]
-/** Timeseries row: a Row plus its timestampMillis. */
-type TsRow = [string, number, string, SystemMetadata, number]
-/** A version of a versioned aspect: the latest is a Row in memory; older ones are on disk. */
-type Version = Row | OldRow
+class Versions {
+  constructor(
+    public ref: number,
+    public time: number,
+    public actor: string,
+    public sm: SystemMetadata,
+    /** Versions 1, 2, … (the version number less one is the index). */
+    public old: OldRow[] | undefined = undefined,
+  ) {}
 
-/** An old version's [3] is its time; a Row's and a TsRow's, their system metadata. */
-const isOld = (r: Version | TsRow): r is OldRow => typeof r[3] === 'number'
-const runIdOf = (r: Version | TsRow): string | undefined => (isOld(r) ? r[2] : r[3].runId)
-const timeOf = (r: Version | TsRow): number => (isOld(r) ? r[3] : r[1])
+  get count(): number {
+    return 1 + (this.old?.length ?? 0)
+  }
+
+  /** Version `v`: this object for 0, an old version's place on disk for the others. */
+  at(v: number): Versions | OldRow | undefined {
+    return v === 0 ? this : this.old?.[v - 1]
+  }
+
+  /** Every version, latest first. */
+  all(): Array<Versions | OldRow> {
+    return this.old ? [this, ...this.old] : [this]
+  }
+}
+
+/** Timeseries row: [value JSON, created time, created actor, system metadata, timestampMillis]. */
+type TsRow = [string, number, string, SystemMetadata, number]
+
+/** A version of a versioned aspect, or a timeseries row. */
+type AnyRow = Versions | OldRow | TsRow
+
+/** An old version's [3] is its time; a timeseries row's, its system metadata. */
+const isOld = (r: AnyRow): r is OldRow => Array.isArray(r) && typeof r[3] === 'number'
+const runIdOf = (r: AnyRow): string | undefined => (r instanceof Versions ? r.sm.runId : isOld(r) ? r[2] : r[3].runId)
+const timeOf = (r: AnyRow): number => (r instanceof Versions ? r.time : isOld(r) ? r[3] : r[1])
 
 interface Ent {
   /** Stable small id (search index, cursor order). */
@@ -98,11 +125,8 @@ interface Ent {
   t: string
   /** LSN of the last op applied. */
   l: number
-  /**
-   * Versioned aspects: rows[0] is version 0 (latest), always a Row; rows[i] is version i, an
-   * OldRow pointing into the history file (a Row only while a store of format 2 is migrated).
-   */
-  a: Record<string, Version[]>
+  /** Versioned aspects. */
+  a: Record<string, Versions>
   /** Timeseries aspects, in arrival order. */
   s?: Record<string, TsRow[]>
 }
@@ -132,6 +156,11 @@ interface ShardContext {
   values: ValueArena
   shared(sm: SystemMetadata): SystemMetadata
   interned(actor: string): string
+  /**
+   * An old version that a shard of format 2 still holds whole: appended to history.log, and its
+   * entity's shard rewritten by the next checkpoint.
+   */
+  toHistory(urn: string, text: string, time: number, actor: string, sm: SystemMetadata): OldRow
 }
 
 /**
@@ -159,18 +188,35 @@ function decodeShard(buf: Buffer, ctx: ShardContext): ShardData {
   const actors = data.actors?.map((v) => ctx.interned(v))
   const sm = (x: unknown): SystemMetadata => (typeof x === 'number' && sms ? sms[x]! : ctx.shared(x as SystemMetadata))
   const actor = (x: unknown): string => (typeof x === 'number' && actors ? actors[x]! : ctx.interned(x as string))
-  for (const e of Object.values(data.entities)) {
-    for (const rows of Object.values(e.a) as unknown as unknown[][]) {
+  for (const [urn, e] of Object.entries(data.entities)) {
+    const versioned = e.a as unknown as Record<string, unknown[][]>
+    for (const name of Object.keys(versioned)) {
+      const rows = versioned[name]!
+      const old: OldRow[] = []
+      let latest: Versions | undefined
       for (let i = 0; i < rows.length; i++) {
-        const r = rows[i] as unknown[]
+        const r = rows[i]!
+        // A whole version: [offset, length, time, actor, sm] in a shard of this format, [text,
+        // time, actor, sm] in a JSON one. Anything else is an old version's place in history.log.
+        let ref: number | undefined
+        let text: string | undefined
         if (magic && r.length === 5) {
-          // A value in this file: [offset, length, time, actor, sm]. Four entries are an old version.
           const [off, len] = r as number[]
           bounds(off!, len!)
-          const ascii = isAscii(buf, base + off!, len!)
-          rows[i] = [ctx.values.putBytes(buf, base + off!, len!, ascii), r[2], actor(r[3]), sm(r[4])]
-        } else if (!magic && typeof r[0] === 'string') rows[i] = [ctx.values.put(r[0]), r[1], actor(r[2]), sm(r[3])]
+          if (i === 0) ref = ctx.values.putBytes(buf, base + off!, len!, isAscii(buf, base + off!, len!))
+          else text = buf.toString('utf8', base + off!, base + off! + len!)
+        } else if (!magic && typeof r[0] === 'string') {
+          if (i === 0) ref = ctx.values.put(r[0])
+          else text = r[0]
+        }
+        const [time, by, meta] = magic ? [r[2], r[3], r[4]] : [r[1], r[2], r[3]]
+        if (ref !== undefined) latest = new Versions(ref, time as number, actor(by), sm(meta))
+        else if (text !== undefined) old.push(ctx.toHistory(urn, text, time as number, actor(by), sm(meta)))
+        else old.push(r as OldRow)
       }
+      if (!latest) throw new Error(`aspect ${name} of ${urn} has no latest version`)
+      if (old.length > 0) latest.old = old
+      put(e.a, name, latest)
     }
     for (const rows of Object.values(e.s ?? {}) as unknown as unknown[][]) {
       for (let i = 0; i < rows.length; i++) {
@@ -215,7 +261,7 @@ function encodeShard(data: ShardData, values: ValueArena): Buffer {
   const parts: string[] = []
   for (const [urn, e] of Object.entries(data.entities)) {
     const a: Record<string, unknown[]> = {}
-    for (const [name, rows] of Object.entries(e.a)) put(a, name, rows.map((r) => (isOld(r) ? r : [...at(values.view(r[0])), r[1], actor(r[2]), sm(r[3])])))
+    for (const [name, v] of Object.entries(e.a)) put(a, name, [[...at(values.view(v.ref)), v.time, actor(v.actor), sm(v.sm)], ...(v.old ?? [])])
     let s: Record<string, unknown[]> | undefined
     if (e.s) {
       s = {}
@@ -412,11 +458,19 @@ export class LowdbStore implements MetadataStore {
   private readonly values = new ValueArena()
   /** Shard files into memory: texts into the arena, metadata and actors shared. */
   private readonly decodeShard = (buf: Buffer): ShardData =>
-    decodeShard(buf, {values: this.values, shared: (v) => this.shared(v), interned: (v) => this.interned(v)})
+    decodeShard(buf, {
+      values: this.values,
+      shared: (v) => this.shared(v),
+      interned: (v) => this.interned(v),
+      toHistory: (urn, text, time, actor, sm) => {
+        this.dirty.add(this.shardOf(urn))
+        return this.history.append(text, time, actor, sm)
+      },
+    })
 
   /** A latest value's text, decoded when asked for (see ReferenceIndex.add). */
-  private latestText(rows: Version[]): () => string {
-    const ref = (rows[0] as Row)[0]
+  private latestText(v: Versions): () => string {
+    const ref = v.ref
     return () => this.values.text(ref)
   }
 
@@ -589,21 +643,12 @@ export class LowdbStore implements MetadataStore {
     if (db.data === null) return
     for (const [urn, e] of Object.entries(db.data.entities)) {
       // Runs are counted here, in the one pass over the rows, and kept by replay's ops after.
-      for (const rows of Object.values(e.a)) for (const r of rows) this.countRun(runIdOf(r), timeOf(r), 1)
+      for (const v of Object.values(e.a)) {
+        this.countRun(v.sm.runId, v.time, 1)
+        for (const r of v.old ?? []) this.countRun(r[2], r[3], 1)
+      }
       for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3].runId, r[1], 1)
       this.track(urn, e)
-      // Stores of an earlier format kept old versions in the shards: move them to the history
-      // file, and rewrite the shard at the next checkpoint.
-      for (const rows of Object.values(e.a)) {
-        for (let i = 1; i < rows.length; i++) {
-          const r = rows[i]!
-          if (!isOld(r)) {
-            rows[i] = this.history.append(this.values.text(r[0]), r[1], r[2], r[3])
-            this.values.free(r[0])
-            this.dirty.add(this.shardOf(urn))
-          }
-        }
-      }
     }
     this.history.flush()
   }
@@ -788,11 +833,7 @@ export class LowdbStore implements MetadataStore {
    */
   private compactValues(): void {
     this.values.compact((move) => {
-      for (const e of this.ents.values()) {
-        for (const rows of Object.values(e.a)) {
-          for (const r of rows) if (!isOld(r)) r[0] = move(r[0])
-        }
-      }
+      for (const e of this.ents.values()) for (const v of Object.values(e.a)) v.ref = move(v.ref)
     })
   }
 
@@ -874,33 +915,34 @@ export class LowdbStore implements MetadataStore {
           this.track(op.urn, e)
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            put(e.a, op.keyAspect.name, [[this.values.put(op.keyAspect.value), op.created.time, op.created.actor, sm]])
+            put(e.a, op.keyAspect.name, new Versions(this.values.put(op.keyAspect.value), op.created.time, op.created.actor, sm))
             this.countRun(op.systemMetadata.runId, op.created.time, 1)
           }
         }
         e.l = lsn
         let changed = true
         if (op.op === 'upsert') {
-          const rows = own(e.a, op.aspectName)
-          const top = rows?.[0] as Row | undefined
+          const v = own(e.a, op.aspectName)
           // The text goes into the arena only when it becomes a version: an identical write stores nothing.
-          const row = (): Row => [this.values.put(op.value), op.created.time, op.created.actor, sm]
-          if (!rows || !top) {
-            put(e.a, op.aspectName, [row()])
+          if (!v) {
+            put(e.a, op.aspectName, new Versions(this.values.put(op.value), op.created.time, op.created.actor, sm))
             this.refs.add(op.urn, op.aspectName, op.value)
-          } else if (this.values.text(top[0]) === op.value) {
+          } else if (this.values.text(v.ref) === op.value) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
-            const prev = top[3]
-            top[3] = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
+            const prev = v.sm
+            v.sm = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
             changed = false
           } else {
             // The version it replaces goes to disk; memory keeps where it lies.
-            const prevText = this.values.text(top[0])
-            rows.push(this.history.append(prevText, top[1], top[2], top[3]))
+            const prevText = this.values.text(v.ref)
+            ;(v.old ??= []).push(this.history.append(prevText, v.time, v.actor, v.sm))
             this.refs.remove(op.urn, op.aspectName, prevText)
             this.refs.add(op.urn, op.aspectName, op.value)
-            this.values.free(top[0])
-            rows[0] = row()
+            this.values.free(v.ref)
+            v.ref = this.values.put(op.value)
+            v.time = op.created.time
+            v.actor = op.created.actor
+            v.sm = sm
           }
         } else {
           const s = (e.s ??= {})
@@ -922,10 +964,10 @@ export class LowdbStore implements MetadataStore {
       case 'deleteEntity': {
         if (!existing) return {urn: op.urn, changed: false, createdEntity: false, rowsRemoved: 0}
         let removed = 0
-        for (const [name, rows] of Object.entries(existing.a)) {
-          this.refs.remove(op.urn, name, this.latestText(rows))
-          this.values.free((rows[0] as Row)[0])
-          for (const r of rows) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
+        for (const [name, v] of Object.entries(existing.a)) {
+          this.refs.remove(op.urn, name, this.latestText(v))
+          this.values.free(v.ref)
+          for (const r of v.all()) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
         }
         for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
         this.forget(op.urn, existing)
@@ -935,12 +977,12 @@ export class LowdbStore implements MetadataStore {
       }
       case 'deleteAspect': {
         if (!existing) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        const rows: Array<Version | TsRow> = own(existing.a, op.aspectName) ?? own(existing.s, op.aspectName) ?? []
+        const latest = own(existing.a, op.aspectName)
+        const rows: AnyRow[] = latest?.all() ?? own(existing.s, op.aspectName) ?? []
         for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
-        const latest = own(existing.a, op.aspectName)?.[0] as Row | undefined
         if (latest) {
-          this.refs.remove(op.urn, op.aspectName, () => this.values.text(latest[0]))
-          this.values.free(latest[0])
+          this.refs.remove(op.urn, op.aspectName, this.latestText(latest))
+          this.values.free(latest.ref)
         }
         delete existing.a[op.aspectName]
         if (existing.s) delete existing.s[op.aspectName]
@@ -951,17 +993,20 @@ export class LowdbStore implements MetadataStore {
         return {urn: op.urn, aspectName, changed: rows.length > 0, createdEntity: false, rowsRemoved: rows.length}
       }
       case 'revert': {
-        const rows = own(existing?.a, op.aspectName)
-        if (!existing || !rows) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        const top = rows[0]!
-        this.countRun(runIdOf(top), timeOf(top), -1)
-        this.refs.remove(op.urn, op.aspectName, this.latestText(rows))
-        this.values.free((top as Row)[0])
-        if (rows.length > 1) {
-          const popped = rows.pop()!
-          const back = this.materialize(popped)
-          if (!isOld(popped)) this.values.free(popped[0])
-          rows[0] = [this.values.put(back.value), back.time, back.actor, back.systemMetadata]
+        const v = own(existing?.a, op.aspectName)
+        if (!existing || !v) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
+        this.countRun(v.sm.runId, v.time, -1)
+        this.refs.remove(op.urn, op.aspectName, this.latestText(v))
+        this.values.free(v.ref)
+        const popped = v.old?.pop()
+        if (popped) {
+          // The newest old version becomes the latest again.
+          const back = this.history.read(popped)
+          v.ref = this.values.put(back.value)
+          v.time = back.time
+          v.actor = back.actor
+          v.sm = this.shared(back.systemMetadata)
+          if (v.old!.length === 0) v.old = undefined
           this.refs.add(op.urn, op.aspectName, back.value)
         } else delete existing.a[op.aspectName]
         this.noteSearchValue(op.urn, op.aspectName, undefined)
@@ -1220,8 +1265,8 @@ export class LowdbStore implements MetadataStore {
     const aspects: Record<string, string> = {}
     const projected = this.searchValues.get(urn)
     if (projected) this.searchValues.delete(urn)
-    for (const [name, rows] of Object.entries(e.a)) {
-      if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? this.values.text((rows[0] as Row)[0])
+    for (const [name, v] of Object.entries(e.a)) {
+      if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? this.values.text(v.ref)
     }
     return {id: e.id, urn, type: e.t, aspects}
   }
@@ -1262,12 +1307,13 @@ export class LowdbStore implements MetadataStore {
   // ---------------------------------------------------------------- reads
 
   /** A version as text and metadata: an old one read back from the history file, a latest one decoded. */
-  private materialize(r: Version | TsRow): HistoryRecord {
+  private materialize(r: AnyRow): HistoryRecord {
+    if (r instanceof Versions) return {value: this.values.text(r.ref), time: r.time, actor: r.actor, systemMetadata: r.sm}
     if (isOld(r)) return this.history.read(r)
-    return {value: typeof r[0] === 'string' ? r[0] : this.values.text(r[0]), time: r[1], actor: r[2], systemMetadata: r[3]}
+    return {value: r[0], time: r[1], actor: r[2], systemMetadata: r[3]}
   }
 
-  private envelope(urn: string, e: Ent, name: string, version: Version | TsRow, v: number, kind: 'versioned' | 'timeseries'): StoredAspect {
+  private envelope(urn: string, e: Ent, name: string, version: AnyRow, v: number, kind: 'versioned' | 'timeseries'): StoredAspect {
     const row = this.materialize(version)
     return new LazyAspect(urn, e.t, name, kind, v, row.value, {time: row.time, actor: row.actor}, row.systemMetadata)
   }
@@ -1282,9 +1328,9 @@ export class LowdbStore implements MetadataStore {
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
     const e = this.ents.get(urn)
     if (!e) return null
-    const rows = own(e.a, aspectName)
-    if (rows) {
-      const row = rows[version]
+    const versions = own(e.a, aspectName)
+    if (versions) {
+      const row = versions.at(version)
       return row ? this.envelope(urn, e, aspectName, row, version, 'versioned') : null
     }
     const ts = this.latestTs(own(e.s, aspectName))
@@ -1295,8 +1341,8 @@ export class LowdbStore implements MetadataStore {
     const aspects: Record<string, StoredAspect> = {}
     const want = names && names.length > 0 ? names : [...Object.keys(e.a), ...Object.keys(e.s ?? {})]
     for (const n of want) {
-      const rows = own(e.a, n)
-      if (rows) aspects[n] = this.envelope(urn, e, n, rows[0]!, 0, 'versioned')
+      const versions = own(e.a, n)
+      if (versions) aspects[n] = this.envelope(urn, e, n, versions, 0, 'versioned')
       else {
         const ts = this.latestTs(own(e.s, n))
         if (ts) aspects[n] = this.envelope(urn, e, n, ts, 0, 'timeseries')
@@ -1321,9 +1367,9 @@ export class LowdbStore implements MetadataStore {
 
   async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
     const e = this.ents.get(urn)
-    const rows = own(e?.a, aspectName)
-    if (!e || !rows) return []
-    return rows.map((r, v) => this.envelope(urn, e, aspectName, r, v, 'versioned'))
+    const versions = own(e?.a, aspectName)
+    if (!e || !versions) return []
+    return versions.all().map((r, v) => this.envelope(urn, e, aspectName, r, v, 'versioned'))
   }
 
   async listTimeseries(urn: string, aspectName: string, opts: {startTime?: number; endTime?: number; limit?: number} = {}): Promise<StoredAspect[]> {
@@ -1338,8 +1384,8 @@ export class LowdbStore implements MetadataStore {
   }
 
   private removed(e: Ent): boolean {
-    const row = own(e.a, this.opts.rules.softDeleteAspect)?.[0] as Row | undefined
-    return this.opts.rules.isRemoved(row === undefined ? undefined : this.values.text(row[0]))
+    const v = own(e.a, this.opts.rules.softDeleteAspect)
+    return this.opts.rules.isRemoved(v === undefined ? undefined : this.values.text(v.ref))
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
@@ -1384,9 +1430,9 @@ export class LowdbStore implements MetadataStore {
     const QUOTED_URN = /"(urn:li:(?:[^"\\]|\\.)*)"/g
     let seen = 0
     for (const [u, e] of this.ents) {
-      for (const [name, rows] of Object.entries(e.a)) {
+      for (const [name, v] of Object.entries(e.a)) {
         if (opts.aspects && !opts.aspects.includes(name)) continue
-        const text = this.values.text((rows[0] as Row)[0])
+        const text = this.values.text(v.ref)
         if (few) {
           for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
         } else if (text.includes('urn:li:')) {
@@ -1416,11 +1462,11 @@ export class LowdbStore implements MetadataStore {
     const out: RunRow[] = []
     for (const [urn, e] of this.ents) {
       const keyName = this.opts.rules.keyAspectName(e.t)
-      for (const [name, rows] of Object.entries(e.a)) {
-        rows.forEach((r, v) => {
+      for (const [name, versions] of Object.entries(e.a)) {
+        versions.all().forEach((r, v) => {
           if (runIdOf(r) !== runId) return
           // The actor of an old version is on disk; read only for the rows of this run.
-          const created = isOld(r) ? this.history.read(r) : {time: r[1], actor: r[2]}
+          const created = r instanceof Versions ? r : this.history.read(r as OldRow)
           out.push({urn, entityType: e.t, aspectName: name, version: v, kind: 'versioned', keyAspect: name === keyName, created: {time: created.time, actor: created.actor}})
         })
       }
@@ -1436,7 +1482,7 @@ export class LowdbStore implements MetadataStore {
   async stats(): Promise<StoreStats> {
     let aspectRows = 0
     for (const e of this.ents.values()) {
-      for (const rows of Object.values(e.a)) aspectRows += rows.length
+      for (const v of Object.values(e.a)) aspectRows += v.count
       for (const rows of Object.values(e.s ?? {})) aspectRows += rows.length
     }
     return {entities: this.ents.size, aspectRows, diskBytes: duBytes(this.dir)}
