@@ -68,8 +68,7 @@ export function changesOf(
         // Timeseries row removals change no aspect's latest value a subscriber tracks.
         return
     }
-    const m = mcl
-    out.push(withLazyEvents(m, () => (m.aspectName ? aspectChangeEvents(op.urn, m.aspectName, parse(m.previousAspectValue?.value), parse(m.aspect?.value), m.created) : [])))
+    out.push(withLazyEvents(mcl))
   })
   return out
 }
@@ -81,7 +80,11 @@ export function changesOf(
  * sees it) computes them once; a spread of the entry would compute them too, so the change log
  * adds its fields to the entry in place.
  */
-function withLazyEvents(mcl: MetadataChangeLog, compute: () => ChangeEvent[]): Omit<LoggedChange, 'id'> {
+function withLazyEvents(mcl: MetadataChangeLog): Omit<LoggedChange, 'id'> {
+  // Defined here, not in changesOf: a closure there would keep the batch's before and after
+  // entities alive for as long as the change log holds the entry.
+  const compute = (): ChangeEvent[] =>
+    mcl.aspectName ? aspectChangeEvents(mcl.entityUrn, mcl.aspectName, parse(mcl.previousAspectValue?.value), parse(mcl.aspect?.value), mcl.created) : []
   let events: ChangeEvent[] | undefined
   const entry = {mcl} as Omit<LoggedChange, 'id'>
   Object.defineProperty(entry, 'changeEvents', {

@@ -51,14 +51,29 @@ export function matches(f: ChangeFilter, c: LoggedChange): boolean {
 
 type Listener = (c: LoggedChange) => void
 
+/** Rough bytes an entry keeps alive: its value texts and the objects around them. */
+function entryBytes(c: LoggedChange): number {
+  return 400 + 2 * ((c.mcl.aspect?.value.length ?? 0) + (c.mcl.previousAspectValue?.value.length ?? 0))
+}
+
 export class ChangeLog {
   private readonly ring: LoggedChange[] = []
+  /** entryBytes of each ring entry, and their sum. */
+  private readonly sizes: number[] = []
+  private bytes = 0
   private start = 0
   private nextId = 1
   private readonly listeners = new Set<Listener>()
   private readonly sinks: Array<(batch: LoggedChange[]) => void> = []
 
-  constructor(private readonly capacity = 10_000) {}
+  /**
+   * Keeps the last `capacity` changes, fewer when their values pass `maxBytes`: a ring of large
+   * aspects (a wide schema is megabytes) must not hold the server's memory.
+   */
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly maxBytes = 16 * 2 ** 20,
+  ) {}
 
   append(batch: Array<Omit<LoggedChange, 'id'>>): void {
     const logged: LoggedChange[] = []
@@ -66,13 +81,21 @@ export class ChangeLog {
       // In place, not a spread: a spread would work out the entry's lazy change events now.
       const entry = Object.assign(c, {id: this.nextId++}) as LoggedChange
       this.ring.push(entry)
+      const size = entryBytes(entry)
+      this.sizes.push(size)
+      this.bytes += size
       logged.push(entry)
       for (const l of this.listeners) l(entry)
     }
-    // Amortised trimming: the ring is cut once it holds twice its capacity.
-    if (this.ring.length >= 2 * this.capacity) {
-      const drop = this.ring.length - this.capacity
+    // Amortised trimming: the ring is cut once it holds twice its capacity (or bytes).
+    if (this.ring.length >= 2 * this.capacity || this.bytes >= 2 * this.maxBytes) {
+      let drop = Math.max(0, this.ring.length - this.capacity)
+      let bytes = this.bytes
+      for (let i = 0; i < drop; i++) bytes -= this.sizes[i]!
+      while (bytes > this.maxBytes && drop < this.ring.length - 1) bytes -= this.sizes[drop++]!
       this.ring.splice(0, drop)
+      this.sizes.splice(0, drop)
+      this.bytes = bytes
       this.start += drop
     }
     if (logged.length > 0) for (const s of this.sinks) s(logged)
