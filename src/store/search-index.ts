@@ -61,13 +61,19 @@ export function wordParts(word: string): string[] {
  */
 export function indexTokens(text: string): string[] {
   const out: string[] = []
-  for (const w of text.split(SPLIT)) {
-    if (w.length === 0) continue
-    out.push(w.toLowerCase())
-    const parts = wordParts(w)
-    if (parts.length > 1) out.push(...parts)
-  }
+  for (const w of textWords(text)) out.push(...wordTokens(w))
   return out
+}
+
+/** The words of a text as typed: runs of letters and digits. */
+function textWords(text: string): string[] {
+  return text.split(SPLIT).filter((w) => w.length > 0)
+}
+
+/** What one word is indexed under: itself lower-cased, and its parts when it has several. */
+function wordTokens(w: string): string[] {
+  const parts = wordParts(w)
+  return parts.length > 1 ? [w.toLowerCase(), ...parts] : [w.toLowerCase()]
 }
 
 /** A query as the words every match must hold: each typed word split into its parts. */
@@ -102,7 +108,7 @@ const REMOVED = 2
  * each cost more than the words.
  */
 export class SearchIndex {
-  private readonly terms = new TermIndex()
+  private readonly terms = new TermIndex(wordTokens)
   private count = 0
   private readonly urnOf: Array<string | undefined> = []
   private readonly nameOf: Array<string | undefined> = []
@@ -297,7 +303,7 @@ export class SearchIndex {
     const textHash = hashText(doc.text)
     if (!known || this.textHash[id] !== textHash) {
       const rest = doc.text.startsWith(doc.head) ? doc.text.slice(doc.head.length) : doc.text
-      this.terms.set(id, indexTokens(doc.head), indexTokens(rest))
+      this.terms.set(id, textWords(doc.head), textWords(rest))
     }
     if (!known) this.count++
     this.urnOf[id] = urn

@@ -141,9 +141,15 @@ export class TermIndex {
   private readonly postings: Postings[] = []
   /** Per document id, its terms as `term * 2 + head`, ascending. */
   private readonly docTerms = new Arena()
-  /** Terms sorted, for prefix expansion; rebuilt on the first query after the vocabulary grew. */
+  /**
+   * Numbers of terms no document holds any more, for reuse: a catalog whose descriptions carry a
+   * revision number or a date would otherwise keep every word it ever held.
+   */
+  private readonly free: number[] = []
+  /** Terms sorted, for prefix expansion; rebuilt on the first query after the vocabulary changed. */
   private sorted: string[] = []
-  private sortedCount = 0
+  private vocabulary = 0
+  private sortedAt = -1
 
   /** Whether some live document holds the term. */
   has(term: string): boolean {
@@ -154,32 +160,69 @@ export class TermIndex {
   private termId(term: string): number {
     let t = this.termOf.get(term)
     if (t === undefined) {
-      t = this.terms.length
+      t = this.free.pop()
+      if (t === undefined) {
+        t = this.terms.length
+        this.terms.push(term)
+        this.postings.push(undefined)
+        if (t >= this.mark.length) {
+          const wider = new Int32Array(this.mark.length * 2)
+          wider.set(this.mark)
+          this.mark = wider
+        }
+      } else this.terms[t] = term
       this.termOf.set(term, t)
-      this.terms.push(term)
-      this.postings.push(undefined)
+      this.vocabulary++
     }
     return t
   }
 
   /**
+   * @param tokenize a word of a document into the terms it is indexed under (by default the word
+   *   itself). A document's text repeats a catalog's common words, so each word's term numbers
+   *   are remembered (`wordIds`): one lookup per word instead of lower-casing, splitting and one
+   *   lookup per term.
+   */
+  constructor(private readonly tokenize: (word: string) => readonly string[] = (w) => [w]) {}
+
+  /** Term numbers of a word, as `tokenize` and the vocabulary give them; forgotten when a term is. */
+  private readonly wordIds = new Map<string, number[]>()
+  /** Per term number, the `stamp` of the last `set` that took it: duplicates are skipped without a set. */
+  private mark = new Int32Array(1024)
+  private stamp = 0
+
+  private idsOf(word: string): number[] {
+    let ids = this.wordIds.get(word)
+    if (ids === undefined) {
+      ids = this.tokenize(word).map((t) => this.termId(t))
+      // Names and numbers are mostly one document's: the memo is bounded, not a second vocabulary.
+      if (this.wordIds.size >= 20_000) this.wordIds.clear()
+      this.wordIds.set(word, ids)
+    }
+    return ids
+  }
+
+  /**
    * Sets a document's words: `head` are the words of its name and urn, `rest` all others (a
-   * word in both counts as head). Only the words that came or went touch the postings.
+   * word in both counts as head). Only the terms that came or went touch the postings.
    */
   set(id: number, head: readonly string[], rest: readonly string[]): void {
-    // Term numbers with the head bit, sorted; of a term's duplicates the last (head) one is kept.
-    // A document repeats many words, so each distinct word is looked up in the vocabulary once.
-    const seen = new Set<string>()
+    // Term numbers with the head bit, sorted, each term once (as head when it is in both).
+    const stamp = ++this.stamp
     const ids: number[] = []
     for (const w of head) {
-      if (seen.has(w)) continue
-      seen.add(w)
-      ids.push(this.termId(w) * 2 + 1)
+      for (const t of this.idsOf(w)) {
+        if (this.mark[t] === stamp) continue
+        this.mark[t] = stamp
+        ids.push(t * 2 + 1)
+      }
     }
     for (const w of rest) {
-      if (seen.has(w)) continue
-      seen.add(w)
-      ids.push(this.termId(w) * 2)
+      for (const t of this.idsOf(w)) {
+        if (this.mark[t] === stamp) continue
+        this.mark[t] = stamp
+        ids.push(t * 2)
+      }
     }
     const next = Int32Array.from(ids).sort()
     const at = this.docTerms.start(id)
@@ -247,7 +290,7 @@ export class TermIndex {
     const p = this.postings[t]
     if (p === undefined) return
     if (typeof p === 'number') {
-      if (idOf(p) === id) this.postings[t] = undefined
+      if (idOf(p) === id) this.forget(t)
       return
     }
     const at = seek(p.a, p.n, id)
@@ -258,11 +301,21 @@ export class TermIndex {
     else if (p.n * 4 < p.a.length && p.a.length > 16) p.a = p.a.slice(0, p.n * 2)
   }
 
+  /** The term's last document is gone: its number goes back to the pool. */
+  private forget(t: number): void {
+    this.wordIds.clear()
+    this.postings[t] = undefined
+    this.termOf.delete(this.terms[t]!)
+    this.terms[t] = ''
+    this.free.push(t)
+    this.vocabulary++
+  }
+
   /** Known terms that start with `prefix`, the shortest first, at most `cap`. */
   expand(prefix: string, cap: number): string[] {
-    if (this.sortedCount !== this.terms.length) {
-      this.sorted = [...this.terms].sort()
-      this.sortedCount = this.terms.length
+    if (this.sortedAt !== this.vocabulary) {
+      this.sorted = this.terms.filter((w) => w.length > 0).sort()
+      this.sortedAt = this.vocabulary
     }
     const v = this.sorted
     let lo = 0

@@ -88,6 +88,15 @@ describe('search index (embedded store)', () => {
     expect(t.expand('kaf', 24)).to.deep.equal(['kafkaesque'])
   })
 
+  it('forgets words no document holds any more (a revision number per write does not pile up)', () => {
+    const t = new TermIndex()
+    for (let rev = 0; rev < 5000; rev++) t.set(1, ['history'], ['revision', `r${rev}`])
+    expect((t as unknown as {terms: string[]}).terms.length).to.be.below(10)
+    expect(t.match(['r4999'])).to.deep.equal([1 * 2])
+    expect(t.match(['r4998'])).to.deep.equal([])
+    expect(t.expand('r49', 24)).to.deep.equal(['r4999'])
+  })
+
   it('keeps a long word list in order when older documents gain and lose it', () => {
     const t = new TermIndex()
     for (let id = 1; id <= 5000; id++) t.set(id, [], ['common'])
