@@ -294,20 +294,22 @@ export class PgStore implements MetadataStore {
       await this.flush(c, b)
       await this.reindexEntities(c, [...dirty])
       dirtyCount = dirty.size
-      // Delivered to the other replicas at COMMIT, never for a rolled-back batch.
+      // Delivered to the other replicas at COMMIT, never for a rolled-back batch; a payload holds
+      // under 8,000 bytes, so the urns go in chunks, all sent in one statement.
+      const payloads: string[] = []
       let chunk: string[] = []
       let size = 0
-      const flush = async () => {
-        if (chunk.length > 0) await c.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({s: this.instance, u: chunk})])
-        chunk = []
-        size = 0
-      }
       for (const u of urns) {
-        if (size + u.length > NOTIFY_CHUNK) await flush()
+        if (size + u.length > NOTIFY_CHUNK && chunk.length > 0) {
+          payloads.push(JSON.stringify({s: this.instance, u: chunk}))
+          chunk = []
+          size = 0
+        }
         chunk.push(u)
         size += u.length + 3
       }
-      await flush()
+      if (chunk.length > 0) payloads.push(JSON.stringify({s: this.instance, u: chunk}))
+      if (payloads.length > 0) await c.query('SELECT count(pg_notify($1, p)) FROM unnest($2::text[]) AS p', [CHANNEL, payloads])
       await c.query('COMMIT')
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined)

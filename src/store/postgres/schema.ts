@@ -125,6 +125,12 @@ CREATE INDEX mdcli_search_unfilled_idx ON mdcli_search_doc (entity_id) WHERE tsv
 `,
     then: fillSearchVectors,
   },
+  {
+    // Writes replace an entity's search document by urn; without this index each batch's delete
+    // read the whole table (370 ms at 200,000 documents, growing with the catalog).
+    version: 4,
+    sql: `CREATE INDEX IF NOT EXISTS mdcli_search_doc_urn_idx ON mdcli_search_doc (urn);`,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */
