@@ -382,7 +382,17 @@ export class PgStore implements MetadataStore {
   /** Writes what the batch has buffered, in bulk statements; runs before any statement that reads or changes those rows. */
   private async flush(c: pg.PoolClient, b: Batch): Promise<void> {
     if (b.entities.length > 0) {
-      await c.query('INSERT INTO mdcli_entity (urn, entity_type) SELECT * FROM unnest($1::text[], $2::text[])', [b.entities.map((e) => e[0]), b.entities.map((e) => e[1])])
+      // A new entity's status is known by now: inserted with it, not updated after.
+      const removed = b.entities.map(([u]) => {
+        const r = b.removed.get(u)
+        b.removed.delete(u)
+        return r ?? false
+      })
+      await c.query('INSERT INTO mdcli_entity (urn, entity_type, removed) SELECT * FROM unnest($1::text[], $2::text[], $3::bool[])', [
+        b.entities.map((e) => e[0]),
+        b.entities.map((e) => e[1]),
+        removed,
+      ])
       b.entities = []
     }
     if (b.versions.length > 0) {
