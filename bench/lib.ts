@@ -10,6 +10,7 @@ import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 export {duBytes} from '../src/store/lowdb-store.js'
 import {keyAspectOf} from '../src/model/registry.js'
+import {rng} from '../test/helpers/random.js'
 import {createStore} from '../src/store/index.js'
 import type {WriteOp} from '../src/store/types.js'
 
@@ -117,16 +118,7 @@ export function machine(): string {
 export const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`
 
 /** Deterministic PRNG (mulberry32), so every run generates the same data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export {rng}
 
 const WORDS = 'customer order revenue invoice payment account product inventory shipment supplier campaign session event click user profile address region country currency price discount refund return warehouse store employee salary department ledger journal balance forecast budget metric report dashboard churn retention cohort funnel conversion signup login device browser page search query result rank score model feature label training sample batch stream topic partition offset schema table view column index key value record field type status state flag date time timestamp created updated deleted source target lineage owner steward domain tag term glossary policy audit log error warning'.split(' ')
 

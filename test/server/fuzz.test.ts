@@ -8,20 +8,10 @@ import {expect} from 'chai'
 import {request} from 'node:http'
 import {MAX_ASPECT_BYTES, MAX_JSON_DEPTH, MAX_URN_LENGTH} from '../../src/model/limits.js'
 import {http, useLite} from '../helpers/lite.js'
+import {rng} from '../helpers/random.js'
 
 const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same requests. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Sends a request with the path exactly as given (fetch would normalise it). */
 function raw(base: string, token: string, method: string, path: string, body?: string): Promise<{status: number; text: string}> {

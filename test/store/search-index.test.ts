@@ -2,18 +2,8 @@ import {expect} from 'chai'
 import {type SearchDoc, urnWords} from '../../src/model/search-doc.js'
 import {SearchIndex, indexTokens} from '../../src/store/search-index.js'
 import {Arena, TermIndex} from '../../src/store/term-index.js'
+import {rng} from '../helpers/random.js'
 
-/** A small seeded generator, so a failure replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'orders', 'customer', 'kafka', 'w1', 'w2', 'x9']
 
