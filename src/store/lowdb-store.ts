@@ -927,7 +927,7 @@ export class LowdbStore implements MetadataStore {
           if (!v) {
             put(e.a, op.aspectName, new Versions(this.values.put(op.value), op.created.time, op.created.actor, sm))
             this.refs.add(op.urn, op.aspectName, op.value)
-          } else if (this.values.text(v.ref) === op.value) {
+          } else if (this.values.equals(v.ref, op.value)) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
             const prev = v.sm
             v.sm = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}

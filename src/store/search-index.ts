@@ -8,7 +8,7 @@
  * cursor walks (scroll) order by it, so an entity that exists throughout a walk is seen once.
  */
 import type {FacetField, SearchDoc} from '../model/search-doc.js'
-import {Arena, TermIndex} from './term-index.js'
+import {Arena, TermIndex, lowerBound, widen} from './term-index.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from './types.js'
 
 const SPLIT = /[^\p{L}\p{N}]+/u
@@ -134,18 +134,10 @@ export class SearchIndex {
   }
 
   private grow(id: number): void {
-    if (id < this.flagsOfId.length) return
-    let n = this.flagsOfId.length
-    while (n <= id) n *= 2
-    const wider = <T extends Uint8Array | Uint16Array | Uint32Array | Int32Array>(a: T, make: (n: number) => T): T => {
-      const t = make(n)
-      t.set(a)
-      return t
-    }
-    this.typeOfId = wider(this.typeOfId, (k) => new Uint16Array(k))
-    this.flagsOfId = wider(this.flagsOfId, (k) => new Uint8Array(k))
-    this.nameHash = wider(this.nameHash, (k) => new Uint32Array(k))
-    this.textHash = wider(this.textHash, (k) => new Uint32Array(k))
+    this.typeOfId = widen(this.typeOfId, id)
+    this.flagsOfId = widen(this.flagsOfId, id)
+    this.nameHash = widen(this.nameHash, id)
+    this.textHash = widen(this.textHash, id)
   }
 
   private setFlags(id: number, type: string | undefined, removed: boolean): void {
@@ -436,17 +428,6 @@ export class SearchIndex {
       ...(cursorMode ? {next} : {}),
     }
   }
-}
-
-function lowerBound(a: number[], x: number): number {
-  let lo = 0
-  let hi = a.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (a[mid]! < x) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
 
 function upperBound(a: number[], x: number): number {

@@ -14,7 +14,8 @@
  *   number while it has one document (most numbers and names in a catalog are one document's),
  *   else a `PostingList`.
  * - arena: runs of integers per document id in one growing Int32Array; a run replaced by a
- *   longer one moves to the end, and the arena is compacted once half of it is stale. A typed
+ *   longer one moves to the end, and an arena about to grow is compacted instead when half of it
+ *   is stale. A typed
  *   array per document would cost more in object headers than its contents.
  */
 
@@ -49,6 +50,30 @@ function seek(a: Int32Array | number[], n: number, id: number, from = 0): number
   return lo
 }
 
+/** First index of a sorted array whose element is not below `x`. */
+export function lowerBound<T extends number | string>(a: readonly T[], x: T): number {
+  let lo = 0
+  let hi = a.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (a[mid]! < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+type Ints = Int32Array | Uint32Array | Uint16Array | Uint8Array
+
+/** `a`, or a copy of it of the same kind doubled until index `i` fits. */
+export function widen<A extends Ints>(a: A, i: number): A {
+  if (i < a.length) return a
+  let n = Math.max(a.length, 1)
+  while (n <= i) n *= 2
+  const wider = new (a.constructor as new (length: number) => A)(n)
+  wider.set(a)
+  return wider
+}
+
 function listOf(p: Postings): PostingList {
   if (p === undefined) return {a: new Int32Array(0), n: 0}
   if (typeof p === 'number') return {a: Int32Array.of(p), n: 1}
@@ -78,16 +103,8 @@ export class Arena {
   }
 
   set(id: number, run: ArrayLike<number>): void {
-    if (id >= this.startOf.length) {
-      let n = this.startOf.length
-      while (n <= id) n *= 2
-      const s = new Int32Array(n)
-      s.set(this.startOf)
-      this.startOf = s
-      const l = new Int32Array(n)
-      l.set(this.lengthOf)
-      this.lengthOf = l
-    }
+    this.startOf = widen(this.startOf, id)
+    this.lengthOf = widen(this.lengthOf, id)
     const prev = this.startOf[id]! - 1
     if (prev >= 0 && this.lengthOf[id]! >= run.length) {
       // Fits where it was (a shorter run leaves its tail stale).
@@ -136,6 +153,20 @@ export class Arena {
 }
 
 export class TermIndex {
+  /**
+   * @param tokenize a word of a document into the terms it is indexed under (by default the word
+   *   itself). A document's text repeats a catalog's common words, so each word's term numbers
+   *   are remembered (`wordIds`): one lookup per word instead of lower-casing, splitting and one
+   *   lookup per term.
+   */
+  constructor(private readonly tokenize: (word: string) => readonly string[] = (w) => [w]) {}
+
+  /** Term numbers of a word, as `tokenize` and the vocabulary give them; forgotten when a term is. */
+  private readonly wordIds = new Map<string, number[]>()
+  /** Per term number, the `stamp` of the last `set` that took it: duplicates are skipped without a set. */
+  private mark = new Int32Array(1024)
+  private stamp = 0
+
   private readonly termOf = new Map<string, number>()
   private readonly terms: string[] = []
   private readonly postings: Postings[] = []
@@ -165,31 +196,13 @@ export class TermIndex {
         t = this.terms.length
         this.terms.push(term)
         this.postings.push(undefined)
-        if (t >= this.mark.length) {
-          const wider = new Int32Array(this.mark.length * 2)
-          wider.set(this.mark)
-          this.mark = wider
-        }
+        this.mark = widen(this.mark, t)
       } else this.terms[t] = term
       this.termOf.set(term, t)
       this.vocabulary++
     }
     return t
   }
-
-  /**
-   * @param tokenize a word of a document into the terms it is indexed under (by default the word
-   *   itself). A document's text repeats a catalog's common words, so each word's term numbers
-   *   are remembered (`wordIds`): one lookup per word instead of lower-casing, splitting and one
-   *   lookup per term.
-   */
-  constructor(private readonly tokenize: (word: string) => readonly string[] = (w) => [w]) {}
-
-  /** Term numbers of a word, as `tokenize` and the vocabulary give them; forgotten when a term is. */
-  private readonly wordIds = new Map<string, number[]>()
-  /** Per term number, the `stamp` of the last `set` that took it: duplicates are skipped without a set. */
-  private mark = new Int32Array(1024)
-  private stamp = 0
 
   private idsOf(word: string): number[] {
     let ids = this.wordIds.get(word)
@@ -318,15 +331,8 @@ export class TermIndex {
       this.sortedAt = this.vocabulary
     }
     const v = this.sorted
-    let lo = 0
-    let hi = v.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (v[mid]! < prefix) lo = mid + 1
-      else hi = mid
-    }
     const out: string[] = []
-    for (let i = lo; i < v.length && v[i]!.startsWith(prefix); i++) if (this.has(v[i]!)) out.push(v[i]!)
+    for (let i = lowerBound(v, prefix); i < v.length && v[i]!.startsWith(prefix); i++) if (this.has(v[i]!)) out.push(v[i]!)
     return out.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, cap)
   }
 

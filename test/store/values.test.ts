@@ -14,6 +14,12 @@ describe('value arena (embedded store)', () => {
     texts.forEach((t, i) => expect(a.text(refs[i]!)).to.equal(t))
     expect(a.ascii(refs[1]!)).to.equal(false)
     expect(a.ascii(refs[0]!)).to.equal(true)
+    // Equality by text: the same text, another of the same length, another length, multi-byte.
+    expect(a.equals(refs[0]!, '{"a":1}')).to.equal(true)
+    expect(a.equals(refs[0]!, '{"a":2}')).to.equal(false)
+    expect(a.equals(refs[0]!, '{"a":10}')).to.equal(false)
+    expect(a.equals(refs[1]!, texts[1]!)).to.equal(true)
+    expect(a.equals(refs[1]!, texts[1]!.slice(1))).to.equal(false)
     // Bytes copied from a file keep their encoding.
     const src = Buffer.from('..é..', 'utf8')
     expect(a.text(a.putBytes(src, 2, 2, false))).to.equal('é')

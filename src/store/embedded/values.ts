@@ -82,6 +82,13 @@ export class ValueArena {
     return chunk.toString(ascii ? 'latin1' : 'utf8', at, at + length)
   }
 
+  /** Whether the text at `ref` is `text`; a plain ASCII record of another length is told apart without decoding. */
+  equals(ref: number, text: string): boolean {
+    const {length, ascii} = this.locate(ref)
+    if (ascii && length !== text.length) return false
+    return this.text(ref) === text
+  }
+
   /** The record's UTF-8 bytes: a view, valid until the next compaction. */
   view(ref: number): Buffer {
     const {chunk, at, length} = this.locate(ref)
