@@ -150,6 +150,9 @@ interface ShardData {
  * faster. Shards of earlier formats are plain JSON (they start with `{`).
  */
 const SHARD_MAGIC = 'mdcli-shard 3\n'
+/** Entities per message to the search thread, and messages it may have queued (see indexInFlight). */
+const INDEX_BATCH = 1000
+const INDEX_IN_FLIGHT = 4
 
 /** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
 interface ShardContext {
@@ -1200,6 +1203,10 @@ export class LowdbStore implements MetadataStore {
       resourceLimits: {maxOldGenerationSizeMb: searchHeapMb()},
     })
     w.on('message', (m: FromWorker) => {
+      if (m.kind === 'indexed') {
+        this.indexed()
+        return
+      }
       const q = this.queries.get(m.seq)
       if (!q) return
       this.queries.delete(m.seq)
@@ -1226,6 +1233,8 @@ export class LowdbStore implements MetadataStore {
   private searchThreadDown(w: Worker, why: string): void {
     if (this.worker !== w) return
     this.worker = null
+    this.indexInFlight = 0
+    this.wakeIndexWaiters()
     for (const q of this.queries.values()) q.reject(new Error(`search is unavailable: the search thread ${why}`))
     this.queries.clear()
     if (this.closed) return
@@ -1245,6 +1254,45 @@ export class LowdbStore implements MetadataStore {
     this.worker?.postMessage(m)
   }
 
+  /**
+   * Index messages the search thread has not finished yet. Flow control: a message waits in the
+   * thread's queue as a serialized copy, outside any heap limit, and a restart's rebuild used to
+   * post the whole catalog at once (RSS climbed by half a GiB at a million aspects while the
+   * thread caught up). Past the limit, changed urns wait in `pendingIndex` instead, which holds
+   * no copy: their latest values are read when they are sent.
+   */
+  private indexInFlight = 0
+  private indexWaiters: Array<() => void> = []
+
+  /** Index messages the search thread has not finished and entities waiting to be sent to it. */
+  indexBacklog(): {messages: number; entities: number} {
+    return {messages: this.indexInFlight, entities: this.pendingIndex.size}
+  }
+
+  private sendIndex(items: IndexItem[]): void {
+    if (!this.worker) return
+    this.indexInFlight++
+    this.send({kind: 'index', items})
+  }
+
+  private indexed(): void {
+    if (this.indexInFlight > 0) this.indexInFlight--
+    this.wakeIndexWaiters()
+    if (this.pendingIndex.size > 0) this.scheduleIndex()
+  }
+
+  private wakeIndexWaiters(): void {
+    const waiters = this.indexWaiters
+    this.indexWaiters = []
+    for (const w of waiters) w()
+  }
+
+  /** Resolves once the search thread has room for another index message (or is gone). */
+  private indexRoom(): Promise<void> {
+    if (this.indexInFlight < INDEX_IN_FLIGHT || !this.worker) return Promise.resolve()
+    return new Promise((r) => this.indexWaiters.push(r))
+  }
+
   private scheduleIndex(): void {
     if (this.indexScheduled) return
     this.indexScheduled = true
@@ -1261,7 +1309,7 @@ export class LowdbStore implements MetadataStore {
     if (deleted !== undefined) this.deletedIds.delete(urn)
     if (!e) return deleted === undefined ? undefined : {id: deleted, urn, type: '', aspects: null}
     // Deleted and written again before this flush: the old id leaves the index, the new one enters.
-    if (deleted !== undefined && deleted !== e.id) this.send({kind: 'index', items: [{id: deleted, urn, type: '', aspects: null}]})
+    if (deleted !== undefined && deleted !== e.id) this.sendIndex([{id: deleted, urn, type: '', aspects: null}])
     const aspects: Record<string, string> = {}
     const projected = this.searchValues.get(urn)
     if (projected) this.searchValues.delete(urn)
@@ -1274,15 +1322,21 @@ export class LowdbStore implements MetadataStore {
   /** urn → search id of entities deleted since the last flush to the search thread. */
   private readonly deletedIds = new Map<string, number>()
 
-  private flushIndex(): void {
-    if (this.pendingIndex.size === 0) return
-    const items: IndexItem[] = []
-    for (const urn of this.pendingIndex) {
-      const it = this.indexItem(urn)
-      if (it) items.push(it)
+  /**
+   * Sends changed entities to the search thread, INDEX_BATCH to a message, while it has room
+   * (`all`: regardless, so that a query sent next sees every change before it).
+   */
+  private flushIndex(all = false): void {
+    while (this.pendingIndex.size > 0 && (all || this.indexInFlight < INDEX_IN_FLIGHT)) {
+      const items: IndexItem[] = []
+      for (const urn of this.pendingIndex) {
+        this.pendingIndex.delete(urn)
+        const it = this.indexItem(urn)
+        if (it) items.push(it)
+        if (items.length >= INDEX_BATCH) break
+      }
+      if (items.length > 0) this.sendIndex(items)
     }
-    this.pendingIndex.clear()
-    if (items.length > 0) this.send({kind: 'index', items})
   }
 
   private async buildIndexInBackground(): Promise<void> {
@@ -1291,16 +1345,18 @@ export class LowdbStore implements MetadataStore {
     // Sorted by id through pairs, not map lookups in the comparator (0.3 s at 200,000 entities).
     const byId = [...this.ents].sort((a, b) => a[1].id - b[1].id)
     const urns = byId.map(([u]) => u)
-    for (let i = 0; i < urns.length; i += 1000) {
-      if (this.closed) return
+    const w = this.worker
+    for (let i = 0; i < urns.length; i += INDEX_BATCH) {
+      await this.indexRoom()
+      // Closed, or the thread died and a new one started its own rebuild.
+      if (this.closed || this.worker !== w) return
       const items: IndexItem[] = []
-      for (const urn of urns.slice(i, i + 1000)) {
+      for (const urn of urns.slice(i, i + INDEX_BATCH)) {
         this.pendingIndex.delete(urn)
         const it = this.indexItem(urn)
         if (it) items.push(it)
       }
-      this.send({kind: 'index', items})
-      await new Promise((r) => setImmediate(r))
+      this.sendIndex(items)
     }
   }
 
@@ -1408,7 +1464,7 @@ export class LowdbStore implements MetadataStore {
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     await this.indexReady
-    this.flushIndex()
+    this.flushIndex(true)
     if (!this.worker) throw new Error('search is unavailable: the search thread is not running')
     const seq = ++this.querySeq
     return new Promise<SearchResponse>((resolve, reject) => {

@@ -21,7 +21,8 @@ export interface IndexItem {
 }
 
 export type ToWorker = {kind: 'index'; items: IndexItem[]} | {kind: 'query'; seq: number; req: SearchRequest}
-export type FromWorker = {kind: 'result'; seq: number; result?: unknown; error?: string}
+/** `indexed`: one index message is done (the store's flow control counts them). */
+export type FromWorker = {kind: 'result'; seq: number; result?: unknown; error?: string} | {kind: 'indexed'}
 
 export function applyItems(index: SearchIndex, items: IndexItem[]): void {
   for (const it of items) {
@@ -38,10 +39,13 @@ export function applyItems(index: SearchIndex, items: IndexItem[]): void {
 if (parentPort) {
   const port = parentPort
   const index = new SearchIndex()
+  const INDEXED: FromWorker = {kind: 'indexed'}
   const searchable = (workerData as {searchableTypes: string[]}).searchableTypes
   port.on('message', (m: ToWorker) => {
-    if (m.kind === 'index') applyItems(index, m.items)
-    else {
+    if (m.kind === 'index') {
+      applyItems(index, m.items)
+      port.postMessage(INDEXED)
+    } else {
       let reply: FromWorker
       try {
         reply = {kind: 'result', seq: m.seq, result: index.query(m.req, searchable)}

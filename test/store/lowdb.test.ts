@@ -377,6 +377,45 @@ describe('lowdb store search thread', () => {
   beforeEach(() => (dir = tempDir('mdcli-store-')))
   afterEach(() => cleanup(dir))
 
+  it('feeds the search thread a few messages at a time, on a rebuild and under a stream of writes, and loses no change', async function () {
+    this.timeout(120_000)
+    const n = 12_000
+    let most = 0
+    // Until the thread has caught up: the most messages it had queued at once.
+    const drain = async (store: LowdbStore) => {
+      const deadline = Date.now() + 60_000
+      let seen = false
+      for (;;) {
+        const {messages, entities} = store.indexBacklog()
+        most = Math.max(most, messages)
+        if (messages > 0) seen = true
+        if (seen && messages === 0 && entities === 0) return
+        if (Date.now() > deadline) throw new Error('the search thread did not catch up')
+        await new Promise((r) => setTimeout(r, 1))
+      }
+    }
+    const a = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES})
+    await a.open()
+    // Writes in small batches, faster than the thread indexes them: changes wait as urns, not as queued messages.
+    for (let i = 0; i < n; i += 100) {
+      await a.write(Array.from({length: 100}, (_, k) => up(DS(`flow${i + k}`), 'datasetProperties', {name: `flow${i + k}`, description: 'backlogword'})))
+      most = Math.max(most, a.indexBacklog().messages)
+    }
+    await drain(a)
+    expect((await a.search({types: ['dataset'], query: 'backlogword', count: 1})).total).to.equal(n)
+    await a.close()
+    // A rebuild at open used to post the whole catalog to the thread at once (12 messages here).
+    const b = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES})
+    await b.open()
+    try {
+      await drain(b)
+      expect((await b.search({types: ['dataset'], query: 'backlogword', count: 1})).total).to.equal(n)
+    } finally {
+      await b.close()
+    }
+    expect(most).to.be.within(1, 4)
+  })
+
   it('restarts a search thread that died, with the whole index, and says so once', async () => {
     const warnings: string[] = []
     const store = createStore({dir, warn: (m) => warnings.push(m)})
