@@ -20,6 +20,8 @@ const FILL: Record<string, (v: Obj) => Obj | undefined> = {
   status: (v) => (v.removed === undefined ? {...v, removed: false} : undefined),
 }
 
+const FILLED = Object.keys(FILL)
+
 /** The value with DataHub's defaults filled in; the same object when nothing was missing. */
 export function withModelDefaults<T>(aspectName: string, value: T): T {
   const f = FILL[aspectName]
@@ -33,7 +35,11 @@ export function withModelDefaults<T>(aspectName: string, value: T): T {
  */
 export function entityWithModelDefaults<R extends {aspects: Record<string, {value: unknown}>}>(rec: R): R {
   let aspects: Record<string, {value: unknown}> | undefined
-  for (const [name, a] of Object.entries(rec.aspects)) {
+  // Only the aspects that have defaults are looked at: a store may parse values on first read,
+  // and a reader that selects two aspects of an entity should not pay for parsing all of them.
+  for (const name of FILLED) {
+    const a = rec.aspects[name]
+    if (a === undefined) continue
     const v = withModelDefaults(name, a.value)
     if (v === a.value) continue
     aspects ??= {...rec.aspects}
