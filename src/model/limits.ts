@@ -43,6 +43,31 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   return false
 }
 
+/**
+ * Whether a parsed JSON value nests arrays/objects deeper than `max` (the top container is level
+ * 1, as in `jsonTooDeep`). V8's JSON.parse does not recurse, so a large body can be parsed first
+ * and checked here: a walk over its containers, where the text scan visits every escaped quote
+ * of every aspect value the body carries as a string.
+ */
+export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false
+  const stack: unknown[] = [value]
+  const depths: number[] = [1]
+  while (stack.length > 0) {
+    const v = stack.pop() as object
+    const d = depths.pop()!
+    if (d > max) return true
+    const children = Array.isArray(v) ? v : Object.values(v)
+    for (const c of children) {
+      if (c !== null && typeof c === 'object') {
+        stack.push(c)
+        depths.push(d + 1)
+      }
+    }
+  }
+  return false
+}
+
 /** Whether the character at `at` follows an odd number of backslashes. */
 function escaped(text: string, at: number): boolean {
   let n = 0

@@ -10,7 +10,7 @@
  * - listener (`Router.handle`): the one function that reads a node request into a request value
  *   and writes the response value to the socket, batched by `endResponse`.
  */
-import {checkJsonDepth, decodeUriPart} from '../model/limits.js'
+import {decodeUriPart, MAX_JSON_DEPTH, valueTooDeep} from '../model/limits.js'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import {BadRequestError, BugError, TooLargeError} from '../errors.js'
 import type {Actor} from '../catalog/catalog.js'
@@ -253,12 +253,14 @@ export class Router {
         async json<T>(): Promise<T> {
           const t = await text()
           if (t.trim() === '') throw new BadRequestError('Request body is empty; expected JSON')
-          checkJsonDepth(t, 'Request body')
+          let body: unknown
           try {
-            return JSON.parse(t) as T
+            body = JSON.parse(t)
           } catch (e) {
             throw new BadRequestError(`Request body is not valid JSON: ${(e as Error).message}`)
           }
+          if (valueTooDeep(body)) throw new BadRequestError(`Request body nests deeper than ${MAX_JSON_DEPTH} levels, the limit`)
+          return body as T
         },
       }
       return await m.route.handler(ctx)

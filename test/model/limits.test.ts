@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {jsonTooDeep, MAX_JSON_DEPTH} from '../../src/model/limits.js'
+import {jsonTooDeep, MAX_JSON_DEPTH, valueTooDeep} from '../../src/model/limits.js'
 
 describe('jsonTooDeep', () => {
   const nest = (n: number, open = '[', close = ']') => open.repeat(n) + close.repeat(n)
@@ -24,5 +24,31 @@ describe('jsonTooDeep', () => {
     expect(jsonTooDeep(JSON.stringify({s: `"${'['.repeat(300)}"\\"`}))).to.equal(false)
     // JSON text inside a string (DataHub's aspect.value) is one string to the outer check.
     expect(jsonTooDeep(JSON.stringify({value: JSON.stringify(deep)}))).to.equal(false)
+  })
+})
+
+describe('valueTooDeep', () => {
+  const nest = (n: number) => '['.repeat(n) + ']'.repeat(n)
+
+  it('agrees with the text scan on parsed values: arrays, objects, siblings, strings', () => {
+    const texts = [
+      nest(MAX_JSON_DEPTH),
+      nest(MAX_JSON_DEPTH + 1),
+      '{"a":'.repeat(MAX_JSON_DEPTH) + '1' + '}'.repeat(MAX_JSON_DEPTH),
+      '{"a":'.repeat(MAX_JSON_DEPTH + 1) + '1' + '}'.repeat(MAX_JSON_DEPTH + 1),
+      JSON.stringify(Array.from({length: 500}, () => [1])),
+      JSON.stringify({s: '['.repeat(500), d: JSON.parse(nest(MAX_JSON_DEPTH - 1))}),
+      JSON.stringify({value: JSON.stringify(JSON.parse(nest(MAX_JSON_DEPTH + 1)))}),
+      JSON.stringify([1, {a: [2, {b: JSON.parse(nest(MAX_JSON_DEPTH - 3))}]}]),
+      JSON.stringify([1, {a: [2, {b: JSON.parse(nest(MAX_JSON_DEPTH - 2))}]}]),
+      '"text"',
+      '42',
+      'null',
+    ]
+    for (const t of texts) expect(valueTooDeep(JSON.parse(t)), t.slice(0, 40)).to.equal(jsonTooDeep(t))
+  })
+
+  it('walks a million levels without recursion', () => {
+    expect(valueTooDeep(JSON.parse(nest(1_000_000)))).to.equal(true)
   })
 })
