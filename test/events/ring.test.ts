@@ -1,5 +1,9 @@
 import {expect} from 'chai'
+import {setFlagsFromString} from 'node:v8'
+import {runInNewContext} from 'node:vm'
+import {changesOf} from '../../src/catalog/changes.js'
 import {ChangeLog} from '../../src/events/changelog.js'
+import type {EntityRecord, WriteOp, WriteResult} from '../../src/store/types.js'
 
 const change = (i: number, bytes: number) => ({
   mcl: {entityType: 'dataset', entityUrn: `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`, changeType: 'UPSERT' as const, aspectName: 'datasetProperties', aspect: {value: 'x'.repeat(bytes), contentType: 'application/json' as const}, created: {time: i, actor: 'urn:li:corpuser:test'}},
@@ -26,5 +30,31 @@ describe('change log ring', () => {
     // Resuming from a dropped id says so.
     expect(log.since(5).gap).to.equal(true)
     expect(log.since(999).entries.map((e) => e.id)).to.deep.equal([1000])
+  })
+})
+
+describe('change log entries', () => {
+  it("keep only their own change alive, not the batch's before and after entities", async () => {
+    // The entries' lazy change events once closed over the whole batch: a ring of 10,000 entries
+    // then held every entity every write touched, with all of its aspects.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,retained,PROD)'
+    const stamp = {time: 1, actor: 'urn:li:corpuser:test'}
+    // Built in a function of its own: a suspended async function keeps its dead locals alive.
+    const make = () => {
+      const big = {aspects: {schemaMetadata: {value: {fields: new Array(100_000).fill('x')}, valueText: '{}'}, globalTags: {value: {tags: []}, valueText: '{"tags":[]}'}}}
+      const before = new Map([[urn, {urn, entityType: 'dataset', ...big} as unknown as EntityRecord]])
+      const op = {op: 'upsert', urn, entityType: 'dataset', aspectName: 'globalTags', value: '{"tags":[{"tag":"urn:li:tag:pii"}]}', created: stamp, systemMetadata: {}} as WriteOp
+      const result = {urn, aspectName: 'globalTags', changed: true, createdEntity: false, rowsRemoved: 0} as WriteResult
+      return {watch: new WeakRef(before.get(urn)!), entries: changesOf([op], [result], before, new Map(), stamp.actor, 1)}
+    }
+    const {watch, entries} = make()
+    await new Promise((r) => setImmediate(r))
+    gc()
+    expect(watch.deref()).to.equal(undefined)
+    // The entry still works out its events from its own two values.
+    expect(entries).to.have.length(1)
+    expect(entries[0]!.changeEvents.map((e) => [e.category, e.operation, e.modifier])).to.deep.equal([['TAG', 'ADD', 'urn:li:tag:pii']])
   })
 })
