@@ -203,16 +203,21 @@ function decodeShard(buf: Buffer, ctx: ShardContext): ShardData {
         // time, actor, sm] in a JSON one. Anything else is an old version's place in history.log.
         let ref: number | undefined
         let text: string | undefined
+        // Indexed reads, not destructuring: this loop runs once per aspect at every start.
         if (magic && r.length === 5) {
-          const [off, len] = r as number[]
-          bounds(off!, len!)
-          if (i === 0) ref = ctx.values.putBytes(buf, base + off!, len!, isAscii(buf, base + off!, len!))
-          else text = buf.toString('utf8', base + off!, base + off! + len!)
+          const off = r[0] as number
+          const len = r[1] as number
+          bounds(off, len)
+          if (i === 0) ref = ctx.values.putBytes(buf, base + off, len, isAscii(buf, base + off, len))
+          else text = buf.toString('utf8', base + off, base + off + len)
         } else if (!magic && typeof r[0] === 'string') {
           if (i === 0) ref = ctx.values.put(r[0])
           else text = r[0]
         }
-        const [time, by, meta] = magic ? [r[2], r[3], r[4]] : [r[1], r[2], r[3]]
+        const k = magic ? 2 : 1
+        const time = r[k]
+        const by = r[k + 1]
+        const meta = r[k + 2]
         if (ref !== undefined) latest = new Versions(ref, time as number, actor(by), sm(meta))
         else if (text !== undefined) old.push(ctx.toHistory(urn, text, time as number, actor(by), sm(meta)))
         else old.push(r as OldRow)
@@ -225,9 +230,10 @@ function decodeShard(buf: Buffer, ctx: ShardContext): ShardData {
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i] as unknown[]
         if (magic) {
-          const [off, len] = r as number[]
-          bounds(off!, len!)
-          rows[i] = [buf.toString('utf8', base + off!, base + off! + len!), r[2], actor(r[3]), sm(r[4]), r[5]]
+          const off = r[0] as number
+          const len = r[1] as number
+          bounds(off, len)
+          rows[i] = [buf.toString('utf8', base + off, base + off + len), r[2], actor(r[3]), sm(r[4]), r[5]]
         } else rows[i] = [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]
       }
     }
