@@ -89,10 +89,12 @@ export function fromWire(w: WireError): Error {
  * How far V8 lets an old generation grow past what its last full collection kept: 50 %, where V8
  * picks up to 100 % on its own. The server's heap is mostly the store, which lives for the whole
  * run, while a batch ingest promotes short-lived batch data at a steady rate; with V8's choice
- * that garbage was about 200 MiB of the peak RSS at a million aspects. Measured side by side
- * (bench/store.ts, 1,000,000 aspects): peak RSS 1,114–1,144 MiB against 1,190–1,218 MiB, CPU per
- * aspect the same within the runs' spread. The flag is process-wide and read at every full
- * collection; a --heap-growing-percent of the user's own wins.
+ * that garbage was about 200 MiB of the peak RSS at a million aspects. Measured in five pairs of
+ * runs side by side (bench/store.ts, 1,000,000 aspects): peak RSS 1,089–1,144 MiB against
+ * 1,182–1,259 MiB; CPU per aspect +0.4 to +14 µs, median +2.9 µs (about 4.5 %), for the more
+ * frequent full collections. Both are targets of the store (< 1.2 GiB, ≤ 30 µs), and both were
+ * coin flips on the project machine; this makes the memory one hold. The flag is process-wide and
+ * read at every full collection; a --heap-growing-percent of the user's own wins (0 = V8's choice).
  */
 export const HEAP_GROWING_PERCENT = 50
 
