@@ -46,8 +46,25 @@ function splitTuple(inner: string, raw: string): string[] {
   return parts
 }
 
+/**
+ * Urns parsed lately. A write parses each urn several times on its way (validation, the key
+ * aspect, authorization, search) and a batch carries an entity's aspects together, so a small
+ * memo answers most of them. Parsed urns are frozen: callers share them.
+ */
+const RECENT = new Map<string, Urn>()
+const RECENT_MAX = 1024
+
 /** Parses an urn; the error names what is wrong. */
 export function parseUrn(raw: string): Urn {
+  const known = RECENT.get(raw)
+  if (known !== undefined) return known
+  const urn = parseFresh(raw)
+  if (RECENT.size >= RECENT_MAX) RECENT.clear()
+  RECENT.set(raw, urn)
+  return urn
+}
+
+function parseFresh(raw: string): Urn {
   if (typeof raw !== 'string' || raw.length === 0) throw new UrnError('Invalid urn: empty string')
   if (!raw.startsWith(PREFIX)) {
     throw new UrnError(`Invalid urn ${raw}: must start with '${PREFIX}'`)
@@ -69,12 +86,12 @@ export function parseUrn(raw: string): Urn {
       if (p.length === 0) throw new UrnError(`Invalid urn ${raw}: tuple part ${i + 1} is empty`)
       if (p.startsWith('urn:')) parseUrn(p)
     })
-    return {raw, entityType, key, parts, isTuple: true}
+    return Object.freeze({raw, entityType, key, parts: Object.freeze(parts), isTuple: true})
   }
   // A simple key may hold parentheses (ids are free text), but they must balance so that the
   // urn can be nested inside a tuple of another urn.
   splitTuple(key, raw)
-  return {raw, entityType, key, parts: [key], isTuple: false}
+  return Object.freeze({raw, entityType, key, parts: Object.freeze([key]), isTuple: false})
 }
 
 /** Builds an urn from its entity type and key parts (one part = simple key). */
