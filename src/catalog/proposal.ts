@@ -71,7 +71,8 @@ function parseAspectPayload(p: ProposalInput, where: string): unknown {
   const ct = a.contentType ?? 'application/json'
   if (ct !== 'application/json') throw new BadRequestError(`${where}: contentType ${ct} is not supported (expected application/json)`)
   if (typeof a.value === 'string') {
-    if (Buffer.byteLength(a.value, 'utf8') > MAX_ASPECT_BYTES) throw new TooLargeError(`${where}: aspect of ${Buffer.byteLength(a.value, 'utf8')} bytes is over the limit of ${MAX_ASPECT_BYTES} bytes`)
+    // A string of n characters is at most 3n UTF-8 bytes: most aspects need no count.
+    if (a.value.length * 3 > MAX_ASPECT_BYTES && Buffer.byteLength(a.value, 'utf8') > MAX_ASPECT_BYTES) throw new TooLargeError(`${where}: aspect of ${Buffer.byteLength(a.value, 'utf8')} bytes is over the limit of ${MAX_ASPECT_BYTES} bytes`)
     checkJsonDepth(a.value, `${where}: aspect.value`)
     try {
       return JSON.parse(a.value)
