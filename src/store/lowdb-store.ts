@@ -1210,7 +1210,8 @@ export class LowdbStore implements MetadataStore {
     })
     w.on('message', (m: FromWorker) => {
       if (m.kind === 'indexed') {
-        this.indexed()
+        // A thread that died may still deliver what it posted before; its count was reset.
+        if (this.worker === w) this.indexed()
         return
       }
       const q = this.queries.get(m.seq)
