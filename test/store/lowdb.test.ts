@@ -3,7 +3,7 @@ import {createHash} from 'node:crypto'
 import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
-import {LowdbStore} from '../../src/store/lowdb-store.js'
+import {encodeJournal, LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {SEARCH_VALUE, type MetadataStore, type WriteOp} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
@@ -313,6 +313,24 @@ describe('lowdb store: old versions on disk', () => {
     await b.open().catch((e) => (err = e))
     expect(err?.code).to.equal('E_STORE_CORRUPT')
     expect(err.message).to.include(path)
+  })
+})
+
+describe('lowdb journal encoding', () => {
+  it('writes the bytes of JSON.stringify(record) and a newline per record, for any text and size', () => {
+    const texts = ['plain', 'naïve café', '数据集 描述', 'emoji 🙂 and \u2028 separators', 'quote " backslash \\ newline \n', 'x'.repeat(200_000)]
+    const records = [0, 1, 2].map((r) => ({
+      l: 1 + r * 100,
+      o: texts.map((t, i) => {
+        const op = up(DS(`enc${r}-${i}`), 'datasetProperties', {name: t, description: t.repeat(r + 1)}) as Extract<WriteOp, {op: 'upsert'}>
+        // A symbol-keyed projection never reaches the journal, as with JSON.stringify.
+        op[SEARCH_VALUE] = 'projection'
+        return op
+      }),
+    }))
+    const want = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8')
+    expect(encodeJournal(records).equals(want)).to.equal(true)
+    expect(encodeJournal([records[0]!]).equals(Buffer.from(`${JSON.stringify(records[0])}\n`, 'utf8'))).to.equal(true)
   })
 })
 
