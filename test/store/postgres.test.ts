@@ -55,6 +55,16 @@ describe('PostgreSQL search', function () {
   }
   const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
   const q = async (s: PgStore, query: string) => (await s.search({types: ['dataset'], query})).hits.map((h) => h.urn)
+  /** Runs `f` on a connection of its own to the test database (to look under the store). */
+  const withClient = async <T>(f: (c: pg.Client) => Promise<T>): Promise<T> => {
+    const c = new pg.Client({connectionString: url})
+    await c.connect()
+    try {
+      return await f(c)
+    } finally {
+      await c.end()
+    }
+  }
 
   beforeEach(async function () {
     const db = await createTestDatabase(await requirePostgres(this))
@@ -81,9 +91,7 @@ describe('PostgreSQL search', function () {
     const ds = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,bulk.t${i},PROD)`
     const ops = Array.from({length: 1000}, (_, i) => up(ds(i), 'datasetProperties', {name: `t${i}`}))
     await s.write(ops)
-    const c = new pg.Client({connectionString: url})
-    await c.connect()
-    try {
+    await withClient(async (c) => {
       let analysed = false
       for (let t = 0; t < 100 && !analysed; t++) {
         const {rows} = await c.query<{n: string}>("SELECT analyze_count AS n FROM pg_stat_user_tables WHERE relname = 'mdcli_search_doc'")
@@ -91,17 +99,13 @@ describe('PostgreSQL search', function () {
         if (!analysed) await new Promise((r) => setTimeout(r, 50))
       }
       expect(analysed).to.equal(true)
-    } finally {
-      await c.end()
-    }
+    })
   })
 
   it('finds what a write touches by index: no statement of the write path reads a whole table', async () => {
     const s = await open()
     await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])
-    const c = new pg.Client({connectionString: url})
-    await c.connect()
-    try {
+    await withClient(async (c) => {
       // With sequential scans priced out, a plan still scanning the table has no index to use.
       await c.query('SET enable_seqscan = off')
       const plan = async (sql: string) => (await c.query(`EXPLAIN ${sql}`, [[KAFKA]])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n')
@@ -113,9 +117,7 @@ describe('PostgreSQL search', function () {
       ]) {
         expect(await plan(sql), sql).not.to.match(/Seq Scan/)
       }
-    } finally {
-      await c.end()
-    }
+    })
   })
 
   it('migrates a version 2 database: documents indexed by to_tsvector get the search vector before the version moves', async () => {
@@ -124,9 +126,7 @@ describe('PostgreSQL search', function () {
     await s.close()
     stores.length = 0
     // The table as migrations 1 and 2 left it.
-    const c = new pg.Client({connectionString: url})
-    await c.connect()
-    try {
+    await withClient(async (c) => {
       await c.query(`DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key, DROP COLUMN name_tsv;
         ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'C')) STORED;
         CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
@@ -139,21 +139,15 @@ describe('PostgreSQL search', function () {
       await c.query('UPDATE mdcli_search_doc SET tsv = NULL, name_key = NULL')
       expect(await q(s2, 'kafka')).to.deep.equal([])
       expect(await q(await open(), 'SampleKaf')).to.deep.equal([KAFKA])
-    } finally {
-      await c.end()
-    }
+    })
   })
 
   it('rebuilds the search vectors on `store reindex`', async () => {
     const s = await open()
     await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])
-    const c = new pg.Client({connectionString: url})
-    await c.connect()
-    try {
+    await withClient(async (c) => {
       await c.query(`UPDATE mdcli_search_doc SET tsv = ''::tsvector`)
-    } finally {
-      await c.end()
-    }
+    })
     expect(await q(s, 'kafka')).to.deep.equal([])
     await s.reindex()
     expect(await q(s, 'kafka')).to.deep.equal([KAFKA])
