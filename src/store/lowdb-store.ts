@@ -153,7 +153,7 @@ const SHARD_MAGIC = 'mdcli-shard 3\n'
 /** Entities per message to the search thread, and messages it may have queued (see indexInFlight). */
 const INDEX_BATCH = 1000
 const INDEX_IN_FLIGHT = 4
-/** Largest journal buffer kept between batches. */
+/** Largest journal buffer kept from one batch to the next. */
 const JOURNAL_SCRATCH_MAX = 16 * 2 ** 20
 
 /** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
@@ -315,32 +315,37 @@ interface JournalRecord {
 
 /**
  * Journal records as UTF-8 lines, the bytes of `JSON.stringify(record) + '\n'` each, encoded op
- * by op into `into` (grown when too small; the result is a view of the buffer used). A batch's
- * record is about as large as its request (half a megabyte for 1,000 aspects); as one string it
- * went to V8's large-object space, then again joined and flattened: old-generation garbage, a
- * megabyte or more a batch. An op's text is small and dies young, and the journal reuses one
- * buffer, so that a fresh external allocation per batch does not count towards V8's next full
- * collection either.
+ * by op into one buffer that is reused from batch to batch. A batch's record is about as large as
+ * its request (half a megabyte for 1,000 aspects); as one string it went to V8's large-object
+ * space, then again joined and flattened: old-generation garbage, a megabyte or more a batch. An
+ * op's text is small and dies young, and reusing the buffer keeps a fresh external allocation
+ * per batch from counting towards V8's next full collection.
  */
-export function encodeJournal(records: JournalRecord[], into: Buffer = Buffer.allocUnsafe(64 * 1024)): Buffer {
-  let buf = into
-  let at = 0
-  const put = (text: string): void => {
-    // A character is at most 3 bytes of UTF-8: room for the worst case, so no write is cut short.
-    const need = at + text.length * 3
-    if (need > buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, need))
-      buf.copy(bigger, 0, 0, at)
-      buf = bigger
+export class JournalEncoder {
+  private buf = Buffer.allocUnsafeSlow(1 << 20)
+
+  /** The records' bytes: a view of the encoder's buffer, valid until the next call. */
+  encode(records: JournalRecord[]): Buffer {
+    let at = 0
+    const put = (text: string): void => {
+      // A character is at most 3 bytes of UTF-8: room for the worst case, so no write is cut short.
+      const need = at + text.length * 3
+      if (need > this.buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, need))
+        this.buf.copy(bigger, 0, 0, at)
+        this.buf = bigger
+      }
+      at += this.buf.write(text, at, 'utf8')
     }
-    at += buf.write(text, at, 'utf8')
+    // One huge batch does not keep its buffer for the batches after it.
+    if (this.buf.length > JOURNAL_SCRATCH_MAX) this.buf = Buffer.allocUnsafeSlow(1 << 20)
+    for (const r of records) {
+      put(`{"l":${JSON.stringify(r.l)},"o":[`)
+      r.o.forEach((op, i) => put(i === 0 ? JSON.stringify(op) : `,${JSON.stringify(op)}`))
+      put(']}\n')
+    }
+    return this.buf.subarray(0, at)
   }
-  for (const r of records) {
-    put(`{"l":${JSON.stringify(r.l)},"o":[`)
-    r.o.forEach((op, i) => put(i === 0 ? JSON.stringify(op) : `,${JSON.stringify(op)}`))
-    put(']}\n')
-  }
-  return buf.subarray(0, at)
 }
 
 interface Pending {
@@ -479,8 +484,7 @@ export class LowdbStore implements MetadataStore {
   private nextLsn = 1
   private walSeq = 0
   private walFh: AppendFile | null = null
-  /** The buffer journal records are encoded into, reused from batch to batch (see encodeJournal). */
-  private journalScratch: Buffer = Buffer.allocUnsafeSlow(1 << 20)
+  private readonly journal = new JournalEncoder()
   /** Bytes of the current segment that hold whole, synced records. */
   private walSize = 0
   /** A failed append may have left bytes past walSize that could not be cut yet. */
@@ -828,10 +832,8 @@ export class LowdbStore implements MetadataStore {
           records.push({l: lsn, o: p.ops})
           lsn += p.ops.length
         }
-        const buf = encodeJournal(records, this.journalScratch)
-        // Kept for the next batch (the write below completes before it), unless one huge batch grew it.
-        // (Buffers of this size own their memory: the view starts at 0 of its ArrayBuffer.)
-        this.journalScratch = buf.buffer.byteLength <= JOURNAL_SCRATCH_MAX ? Buffer.from(buf.buffer, 0, buf.buffer.byteLength) : Buffer.allocUnsafeSlow(1 << 20)
+        // A view of the encoder's buffer: the write below completes before the next batch encodes.
+        const buf = this.journal.encode(records)
         const fh = this.walFh!
         try {
           // An earlier failed append may have left bytes behind that could not be cut then.
