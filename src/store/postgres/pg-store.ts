@@ -36,8 +36,9 @@ import type {
   WriteOp,
   WriteResult,
 } from '../types.js'
+import {SEARCH_VALUE} from '../types.js'
 import {fillSearchVectors, migrate} from './schema.js'
-import {nameKey, nameVector, searchDocs, searchVector} from './search-sql.js'
+import {nameKey, searchDocs, searchVectors} from './search-sql.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
 
@@ -117,7 +118,16 @@ LEFT JOIN LATERAL (
 ) x ON true
 WHERE e.urn = ANY($1::text[])
 ORDER BY e.urn, x.kind`
-const toTimestamp = (ms: number) => new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
+/** A batch's rows mostly share one time: the last one converted is kept. */
+let lastStampMs = NaN
+let lastStamp = ''
+function toTimestamp(ms: number): string {
+  if (ms !== lastStampMs) {
+    lastStamp = new Date(ms).toISOString().replace('T', ' ').replace('Z', '')
+    lastStampMs = ms
+  }
+  return lastStamp
+}
 
 interface AspectRow {
   urn: string
@@ -154,6 +164,8 @@ interface Batch {
   refs: Array<[string, string, string]>
   observed: Map<string, [string, string, string]>
   removed: Map<string, boolean>
+  /** Search projections (SEARCH_VALUE) of values the batch wrote, with the text each stands for. */
+  projections: Map<string, {text: string; projection: string}>
 }
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
@@ -292,7 +304,7 @@ export class PgStore implements MetadataStore {
         i++
       }
       await this.flush(c, b)
-      await this.reindexEntities(c, [...dirty])
+      await this.reindexEntities(c, [...dirty], b)
       dirtyCount = dirty.size
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch; a payload holds
       // under 8,000 bytes, so the urns go in chunks, all sent in one statement.
@@ -343,7 +355,7 @@ export class PgStore implements MetadataStore {
    * exist, and the latest row of every aspect it upserts (with each new entity's key aspect).
    */
   private async prefetch(c: pg.PoolClient, ops: WriteOp[], urns: string[]): Promise<Batch> {
-    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: [], observed: new Map(), removed: new Map()}
+    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: [], observed: new Map(), removed: new Map(), projections: new Map()}
     const ents = await c.query<{urn: string}>('SELECT urn FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     for (const u of urns) b.known.set(u, false)
     for (const r of ents.rows) b.known.set(r.urn, true)
@@ -488,6 +500,9 @@ export class PgStore implements MetadataStore {
             this.bufferRefs(b, op.urn, op.aspectName, op.value)
           }
           if (changed) {
+            const projection = op[SEARCH_VALUE]
+            if (projection !== undefined) b.projections.set(k, {text: op.value, projection})
+            else b.projections.delete(k)
             if (op.aspectName === this.opts.rules.softDeleteAspect) b.removed.set(op.urn, this.opts.rules.isRemoved(op.value))
             if (this.opts.rules.feedsSearch(op.entityType, op.aspectName)) dirty.add(op.urn)
           }
@@ -604,24 +619,45 @@ export class PgStore implements MetadataStore {
     dirty.add(urn)
   }
 
-  /** Rewrites the search documents of entities in the transaction (four statements for any number). */
-  private async reindexEntities(c: pg.PoolClient, urns: string[]): Promise<void> {
+  /**
+   * Rewrites the search documents of entities in the transaction (four or five statements for
+   * any number). The latest values a batch knows (`b.current`: what it prefetched and wrote,
+   * kept in step with every op) are not read back; only the names of an entity's aspects are,
+   * and the values of those the batch did not touch.
+   */
+  private async reindexEntities(c: pg.PoolClient, urns: string[], b?: Batch): Promise<void> {
     if (urns.length === 0) return
     await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
     const ents = await c.query<{id: string; urn: string; entity_type: string}>('SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
-    const rows = await c.query<{urn: string; aspect: string; metadata: string}>('SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0', [urns])
-    const byUrn = new Map<string, Array<{aspect: string; metadata: string}>>()
-    for (const r of rows.rows) {
-      let l = byUrn.get(r.urn)
-      if (!l) byUrn.set(r.urn, (l = []))
-      l.push(r)
+    const typeOf = new Map(ents.rows.map((e) => [e.urn, e.entity_type]))
+    const names = await c.query<{urn: string; aspect: string}>('SELECT urn, aspect FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0', [urns])
+    const byUrn = new Map<string, Record<string, unknown>>()
+    const missing: Array<{urn: string; aspect: string}> = []
+    for (const r of names.rows) {
+      const type = typeOf.get(r.urn)
+      if (type === undefined || !this.opts.rules.feedsSearch(type, r.aspect)) continue
+      let parsed = byUrn.get(r.urn)
+      if (!parsed) byUrn.set(r.urn, (parsed = {}))
+      const k = pairKey(r.urn, r.aspect)
+      const text = b?.current.get(k)?.metadata
+      if (text === undefined) {
+        missing.push(r)
+        continue
+      }
+      const p = b!.projections.get(k)
+      // The write side parsed the value already and kept what search reads of it.
+      parsed[r.aspect] = JSON.parse(p !== undefined && p.text === text ? p.projection : text)
+    }
+    if (missing.length > 0) {
+      const want = new Set(missing.map((r) => pairKey(r.urn, r.aspect)))
+      const rows = await c.query<{urn: string; aspect: string; metadata: string}>(
+        'SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND aspect = ANY($2::text[]) AND version = 0',
+        [[...new Set(missing.map((r) => r.urn))], [...new Set(missing.map((r) => r.aspect))]],
+      )
+      for (const r of rows.rows) if (want.has(pairKey(r.urn, r.aspect))) byUrn.get(r.urn)![r.aspect] = JSON.parse(r.metadata)
     }
     const docs: Array<{id: number; urn: string; type: string; doc: SearchDoc}> = []
-    for (const e of ents.rows) {
-      const parsed: Record<string, unknown> = {}
-      for (const r of byUrn.get(e.urn) ?? []) if (this.opts.rules.feedsSearch(e.entity_type, r.aspect)) parsed[r.aspect] = JSON.parse(r.metadata)
-      docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, parsed)})
-    }
+    for (const e of ents.rows) docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, byUrn.get(e.urn) ?? {})})
     // 17 parameters a row, under the protocol's 65,535 per statement.
     for (let i = 0; i < docs.length; i += 1000) {
       const part = docs.slice(i, i + 1000)
@@ -630,7 +666,8 @@ export class PgStore implements MetadataStore {
         const f = d.doc.facets
         const at = params.length
         params.push(d.id, d.urn, d.type, d.doc.name, d.doc.text, d.doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames)
-        params.push(searchVector(d.urn, d.doc.name, d.doc.text), nameKey(d.doc.name), nameVector(d.urn, d.doc.name))
+        const v = searchVectors(d.urn, d.doc.name, d.doc.text)
+        params.push(v.search, nameKey(d.doc.name), v.name)
         return `(${Array.from({length: 17}, (_x, j) => `$${at + j + 1}`).join(',')})`
       })
       await c.query(

@@ -27,8 +27,12 @@ const MAX_LEXEME_BYTES = 2046
 const MAX_VECTOR_BYTES = 900_000
 
 function quoteLexeme(w: string): string {
+  // Index words are letters and digits; only typed query words can hold a quote or a backslash.
+  if (!NEEDS_ESCAPE.test(w)) return `'${w}'`
   return `'${w.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`
 }
+
+const NEEDS_ESCAPE = /['\\]/
 
 /** The lower-cased display name, compared as `SearchIndex` compares names. */
 export function nameKey(name: string): string {
@@ -38,20 +42,37 @@ export function nameKey(name: string): string {
 /** Distinct words as tsvector text, without positions: matching needs none, and ranking reads `nameVector`. */
 function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string {
   const words = new Set<string>()
+  // A word takes at most 3 UTF-8 bytes per UTF-16 unit: its bytes are counted only once that
+  // bound could pass a limit, and from then on exactly.
   let bytes = 0
+  let exact = false
   for (const t of tokens) {
     if (words.has(t)) continue
+    const bound = t.length * 3
+    if (bound > MAX_LEXEME_BYTES && Buffer.byteLength(t) > MAX_LEXEME_BYTES) continue
+    if (!exact && bytes + bound <= maxBytes) {
+      bytes += bound + 8
+      words.add(t)
+      continue
+    }
+    if (!exact) {
+      exact = true
+      bytes = 0
+      for (const w of words) bytes += Buffer.byteLength(w) + 8
+    }
     const size = Buffer.byteLength(t)
-    if (size > MAX_LEXEME_BYTES || bytes + size > maxBytes) continue
+    if (bytes + size > maxBytes) continue
     bytes += size + 8
     words.add(t)
   }
-  return [...words].map(quoteLexeme).join(' ')
+  let out = ''
+  for (const w of words) out += out.length === 0 ? quoteLexeme(w) : ` ${quoteLexeme(w)}`
+  return out
 }
 
 /** A document's search vector as tsvector text: the words of its name, its urn and its text. */
 export function searchVector(urn: string, name: string, text: string): string {
-  return vectorOf([...indexTokens(`${name} ${urnWords(urn)}`), ...indexTokens(text)])
+  return searchVectors(urn, name, text).search
 }
 
 /**
@@ -61,6 +82,12 @@ export function searchVector(urn: string, name: string, text: string): string {
  */
 export function nameVector(urn: string, name: string): string {
   return vectorOf(indexTokens(`${name} ${urnWords(urn)}`))
+}
+
+/** Both vectors of a document, splitting its name and urn into words once. */
+export function searchVectors(urn: string, name: string, text: string): {search: string; name: string} {
+  const head = indexTokens(`${name} ${urnWords(urn)}`)
+  return {search: vectorOf([...head, ...indexTokens(text)]), name: vectorOf(head)}
 }
 
 /** What the store needs to know about a query's words before it can write the tsquery. */
