@@ -113,7 +113,10 @@ describe('PostgreSQL search', function () {
         'DELETE FROM mdcli_search_doc WHERE urn = ANY($1)',
         'SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)',
         'SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0',
+        'SELECT urn, aspect FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0',
         'DELETE FROM mdcli_reference WHERE urn = ANY($1)',
+        // referencesTo: who mentions any of these urns.
+        'SELECT r.urn FROM mdcli_reference r WHERE r.targets && $1::text[]',
       ]) {
         expect(await plan(sql), sql).not.to.match(/Seq Scan/)
       }
@@ -125,16 +128,26 @@ describe('PostgreSQL search', function () {
     await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events about each customer'})])
     await s.close()
     stores.length = 0
-    // The table as migrations 1 and 2 left it.
+    const JDOE = 'urn:li:corpuser:jdoe'
+    // The tables as migrations 1 and 2 left them (references a row per target).
     await withClient(async (c) => {
-      await c.query(`DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key, DROP COLUMN name_tsv;
+      await c.query(`DROP TABLE mdcli_reference;
+        CREATE TABLE mdcli_reference (target varchar(500) NOT NULL, urn varchar(500) NOT NULL, aspect varchar(200) NOT NULL, PRIMARY KEY (target, urn, aspect));
+        CREATE INDEX mdcli_reference_src_idx ON mdcli_reference (urn, aspect);
+        INSERT INTO mdcli_reference VALUES ('${JDOE}', '${KAFKA}', 'ownership'), ('urn:li:corpuser:ann', '${KAFKA}', 'ownership'), ('${JDOE}', '${KAFKA}', 'editableDatasetProperties');
+        DROP INDEX mdcli_search_unfilled_idx; ALTER TABLE mdcli_search_doc DROP COLUMN tsv, DROP COLUMN name_key, DROP COLUMN name_tsv;
         ALTER TABLE mdcli_search_doc ADD COLUMN tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'C')) STORED;
         CREATE INDEX mdcli_search_tsv_idx ON mdcli_search_doc USING gin (tsv);
         DELETE FROM mdcli_schema_version WHERE version > 2`)
       const s2 = await open()
       expect(await q(s2, 'kafka')).to.deep.equal([KAFKA])
       expect(await q(s2, 'Customer')).to.deep.equal([KAFKA])
-      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(4)
+      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(5)
+      // Migration 5 keeps every reference, now a row per aspect.
+      const refs = (await s2.referencesTo([JDOE, 'urn:li:corpuser:ann'])).map((r) => `${r.target} ${r.aspectName}`).sort()
+      expect(refs).to.deep.equal(['urn:li:corpuser:ann ownership', `${JDOE} editableDatasetProperties`, `${JDOE} ownership`])
+      expect((await s2.referencesTo([JDOE], {aspects: ['ownership']})).map((r) => r.urn)).to.deep.equal([KAFKA])
+      expect((await c.query('SELECT count(*)::int AS n FROM mdcli_reference')).rows[0].n).to.equal(2)
       // A document written without a vector (by an older server during an upgrade) is filled on the next open.
       await c.query('UPDATE mdcli_search_doc SET tsv = NULL, name_key = NULL')
       expect(await q(s2, 'kafka')).to.deep.equal([])

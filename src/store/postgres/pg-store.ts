@@ -161,7 +161,8 @@ interface Batch {
   current: Map<string, {metadata: string; systemmetadata: string | null} | null>
   entities: Array<[string, string]>
   versions: Array<{urn: string; aspect: string; text: string; sm: string; created: string; by: string}>
-  refs: Array<[string, string, string]>
+  /** Targets per urn + aspect, written in the next flush. */
+  refs: Map<string, {urn: string; aspect: string; targets: Set<string>}>
   observed: Map<string, [string, string, string]>
   removed: Map<string, boolean>
   /** Search projections (SEARCH_VALUE) of values the batch wrote, with the text each stands for. */
@@ -169,6 +170,14 @@ interface Batch {
 }
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
+
+/** The urns an aspect's value mentions, as its reference targets (not itself; none over the urn column's 500 characters). */
+function referenceTargets(urn: string, text: string): Set<string> {
+  const out = urnsIn(text)
+  out.delete(urn)
+  for (const t of out) if (t.length > 500) out.delete(t)
+  return out
+}
 /** Class id of the edit locks' two-int advisory key space. */
 const EDIT_LOCK_CLASS = 7_342_002
 const NOTIFY_CHUNK = 7000
@@ -355,7 +364,7 @@ export class PgStore implements MetadataStore {
    * exist, and the latest row of every aspect it upserts (with each new entity's key aspect).
    */
   private async prefetch(c: pg.PoolClient, ops: WriteOp[], urns: string[]): Promise<Batch> {
-    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: [], observed: new Map(), removed: new Map(), projections: new Map()}
+    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: new Map(), observed: new Map(), removed: new Map(), projections: new Map()}
     const ents = await c.query<{urn: string}>('SELECT urn FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     for (const u of urns) b.known.set(u, false)
     for (const r of ents.rows) b.known.set(r.urn, true)
@@ -416,13 +425,16 @@ export class PgStore implements MetadataStore {
       )
       b.versions = []
     }
-    if (b.refs.length > 0) {
-      await c.query('INSERT INTO mdcli_reference (target, urn, aspect) SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING', [
-        b.refs.map((r) => r[0]),
-        b.refs.map((r) => r[1]),
-        b.refs.map((r) => r[2]),
-      ])
-      b.refs = []
+    if (b.refs.size > 0) {
+      // A list of lists does not go through unnest: each row's targets travel as a JSON array.
+      const r = [...b.refs.values()]
+      await c.query(
+        `INSERT INTO mdcli_reference (urn, aspect, targets)
+         SELECT u, a, ARRAY(SELECT json_array_elements_text(t::json)) FROM unnest($1::text[], $2::text[], $3::text[]) AS x(u, a, t)
+         ON CONFLICT (urn, aspect) DO UPDATE SET targets = ARRAY(SELECT DISTINCT x FROM unnest(mdcli_reference.targets || EXCLUDED.targets) AS x)`,
+        [r.map((x) => x.urn), r.map((x) => x.aspect), r.map((x) => JSON.stringify([...x.targets]))],
+      )
+      b.refs.clear()
     }
     if (b.observed.size > 0) {
       const o = [...b.observed.values()]
@@ -592,13 +604,10 @@ export class PgStore implements MetadataStore {
     return r
   }
 
-  /** `fresh`: the aspect had no latest value, so it has no references to drop. */
-  private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string, fresh = false): Promise<void> {
-    if (!fresh) await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
-    const targets = [...urnsIn(text)].filter((t) => t !== urn && t.length <= 500)
-    if (targets.length > 0) {
-      await c.query('INSERT INTO mdcli_reference (target, urn, aspect) SELECT t, $1, $2 FROM unnest($3::text[]) AS t ON CONFLICT DO NOTHING', [urn, aspect, targets])
-    }
+  private async setRefs(c: pg.PoolClient, urn: string, aspect: string, text: string): Promise<void> {
+    await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [urn, aspect])
+    const targets = referenceTargets(urn, text)
+    if (targets.size > 0) await c.query('INSERT INTO mdcli_reference (urn, aspect, targets) VALUES ($1, $2, $3)', [urn, aspect, [...targets]])
   }
 
   private async setRemoved(c: pg.PoolClient, urn: string): Promise<void> {
@@ -683,7 +692,12 @@ export class PgStore implements MetadataStore {
   }
 
   private bufferRefs(b: Batch, urn: string, aspect: string, text: string): void {
-    for (const t of urnsIn(text)) if (t !== urn && t.length <= 500) b.refs.push([t, urn, aspect])
+    const targets = referenceTargets(urn, text)
+    if (targets.size === 0) return
+    const k = pairKey(urn, aspect)
+    const had = b.refs.get(k)
+    if (had) for (const t of targets) had.targets.add(t)
+    else b.refs.set(k, {urn, aspect, targets})
   }
 
   /**
@@ -893,9 +907,12 @@ export class PgStore implements MetadataStore {
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     if (targets.length === 0) return []
+    // The GIN index finds the rows mentioning any target; unnest says which.
+    const sql = `SELECT t AS target, r.urn, r.aspect FROM mdcli_reference r CROSS JOIN LATERAL unnest(r.targets) AS t
+      WHERE r.targets && $1::text[] AND t = ANY($1::text[]) AND r.urn <> t`
     const {rows} = opts.aspects
-      ? await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target AND aspect = ANY($2)', [targets, opts.aspects])
-      : await this.db.query<{target: string; urn: string; aspect: string}>('SELECT target, urn, aspect FROM mdcli_reference WHERE target = ANY($1) AND urn <> target', [targets])
+      ? await this.db.query<{target: string; urn: string; aspect: string}>(`${sql} AND r.aspect = ANY($2::text[])`, [targets, opts.aspects])
+      : await this.db.query<{target: string; urn: string; aspect: string}>(sql, [targets])
     return rows.map((r) => ({target: r.target, urn: r.urn, aspectName: r.aspect}))
   }
 

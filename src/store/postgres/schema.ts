@@ -131,6 +131,27 @@ CREATE INDEX mdcli_search_unfilled_idx ON mdcli_search_doc (entity_id) WHERE tsv
     version: 4,
     sql: `CREATE INDEX IF NOT EXISTS mdcli_search_doc_urn_idx ON mdcli_search_doc (urn);`,
   },
+  {
+    // References as one row per aspect holding its targets, found through a GIN index, instead of
+    // a row per target under two B-trees: every write batch inserted about 1.2 rows per aspect
+    // into both trees (the costliest statement of an ingest, 17 µs a row on a 2-core machine);
+    // the new layout costs about a third of that, and a GIN index is made for "who mentions any
+    // of these" (measured side by side: 100 batches, 18.6 ms against 6.4 ms each).
+    version: 5,
+    sql: `
+CREATE TABLE mdcli_reference_new (
+  urn varchar(500) NOT NULL,
+  aspect varchar(200) NOT NULL,
+  targets text[] NOT NULL,
+  PRIMARY KEY (urn, aspect)
+);
+INSERT INTO mdcli_reference_new (urn, aspect, targets) SELECT urn, aspect, array_agg(target ORDER BY target) FROM mdcli_reference GROUP BY urn, aspect;
+DROP TABLE mdcli_reference;
+ALTER TABLE mdcli_reference_new RENAME TO mdcli_reference;
+ALTER INDEX mdcli_reference_new_pkey RENAME TO mdcli_reference_pkey;
+CREATE INDEX mdcli_reference_targets_idx ON mdcli_reference USING gin (targets);
+`,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */
