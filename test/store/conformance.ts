@@ -326,6 +326,31 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       }
     })
 
+    it('keeps a value text byte for byte: quotes, backslashes, escapes, line separators, astral characters, spacing', async () => {
+      const texts = [
+        '{"description":"say \\"hi\\" \\\\ C:\\\\path \\u0000 \\n\\t","name":"x"}',
+        `{"description":"a\u2028b\u2029c é ß 数据 😀","name":"y"}`,
+        '{ "name" : "spaced" ,\n  "description" : "kept as sent" }',
+        '{"description":"\\ud83d\\ude00 and a lone \\ud800","name":"z"}',
+        // A NUL inside urns that search and references would index.
+        '{"name":"nul","tags":[{"tag":"urn:li:tag:a\\u0000b"}],"owner":"urn:li:corpuser:x\\u0000"}',
+      ]
+      for (const [i, text] of texts.entries()) {
+        const urn = DS(`text-${i}`)
+        await store.write([{...(up(urn, 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: text}])
+        const got = (await store.getAspect(urn, 'datasetProperties'))!
+        expect(got.valueText ?? JSON.stringify(got.value), `text ${i}`).to.equal(got.valueText === undefined ? JSON.stringify(JSON.parse(text)) : text)
+        expect(got.value, `text ${i}`).to.deep.equal(JSON.parse(text))
+        // The same text again is the same value: no new version.
+        const [r] = await store.write([{...(up(urn, 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: text}])
+        expect(r!.changed, `text ${i}`).to.equal(false)
+      }
+      // And in a tag, which search keeps as a facet.
+      const tags = '{"tags":[{"tag":"urn:li:tag:a\\u0000b"}]}'
+      await store.write([{...(up(DS('text-tags'), 'globalTags', {}) as Extract<WriteOp, {op: 'upsert'}>), value: tags}])
+      expect((await store.getAspect(DS('text-tags'), 'globalTags'))!.value).to.deep.equal(JSON.parse(tags))
+    })
+
     it('answers names of Object.prototype as absent aspects', async () => {
       await store.write([up(DS('proto'), 'status', {removed: false})])
       for (const n of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {

@@ -171,11 +171,15 @@ interface Batch {
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
 
-/** The urns an aspect's value mentions, as its reference targets (not itself; none over the urn column's 500 characters). */
+/** PostgreSQL's text holds no NUL character, which a JSON value may (`\u0000`); search has no use for it. */
+const noNul = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '') : s)
+const noNulOrNull = (s: string | undefined) => (s === undefined ? null : noNul(s))
+
+/** The urns an aspect's value mentions, as its reference targets (not itself; none over the urn column's 500 characters or holding a NUL, which PostgreSQL's text cannot). */
 function referenceTargets(urn: string, text: string): Set<string> {
   const out = urnsIn(text)
   out.delete(urn)
-  for (const t of out) if (t.length > 500) out.delete(t)
+  for (const t of out) if (t.length > 500 || t.includes('\u0000')) out.delete(t)
   return out
 }
 /** Class id of the edit locks' two-int advisory key space. */
@@ -420,8 +424,9 @@ export class PgStore implements MetadataStore {
       const v = b.versions
       await c.query(
         `INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-         SELECT u, a, 0, m, s, t::timestamp, by FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS x(u, a, m, s, t, by)`,
-        [v.map((r) => r.urn), v.map((r) => r.aspect), v.map((r) => r.text), v.map((r) => r.sm), v.map((r) => r.created), v.map((r) => r.by)],
+         SELECT u, a, 0, m.m, s, t::timestamp, by FROM unnest($1::text[], $2::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(u, a, s, t, by, i)
+         JOIN json_array_elements_text($3::json) WITH ORDINALITY AS m(m, i) USING (i)`,
+        [v.map((r) => r.urn), v.map((r) => r.aspect), JSON.stringify(v.map((r) => r.text)), v.map((r) => r.sm), v.map((r) => r.created), v.map((r) => r.by)],
       )
       b.versions = []
     }
@@ -674,9 +679,9 @@ export class PgStore implements MetadataStore {
       const values = part.map((d) => {
         const f = d.doc.facets
         const at = params.length
-        params.push(d.id, d.urn, d.type, d.doc.name, d.doc.text, d.doc.removed, f.platform ?? null, f.origin ?? null, f.container ?? null, f.tags, f.owners, f.domains, f.glossaryTerms, f.typeNames)
+        params.push(d.id, d.urn, d.type, noNul(d.doc.name), noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), f.tags.map(noNul), f.owners.map(noNul), f.domains.map(noNul), f.glossaryTerms.map(noNul), f.typeNames.map(noNul))
         const v = searchVectors(d.urn, d.doc.name, d.doc.text)
-        params.push(v.search, nameKey(d.doc.name), v.name)
+        params.push(v.search, nameKey(noNul(d.doc.name)), v.name)
         return `(${Array.from({length: 17}, (_x, j) => `$${at + j + 1}`).join(',')})`
       })
       await c.query(
