@@ -431,13 +431,22 @@ export class PgStore implements MetadataStore {
       b.versions = []
     }
     if (b.refs.size > 0) {
-      // A list of lists does not go through unnest: each row's targets travel as a JSON array.
-      const r = [...b.refs.values()]
+      // A row per target on the wire, grouped back into a row per aspect.
+      const u: string[] = []
+      const a: string[] = []
+      const t: string[] = []
+      for (const r of b.refs.values()) {
+        for (const x of r.targets) {
+          u.push(r.urn)
+          a.push(r.aspect)
+          t.push(x)
+        }
+      }
       await c.query(
         `INSERT INTO mdcli_reference (urn, aspect, targets)
-         SELECT u, a, ARRAY(SELECT json_array_elements_text(t::json)) FROM unnest($1::text[], $2::text[], $3::text[]) AS x(u, a, t)
+         SELECT u, a, array_agg(t) FROM unnest($1::text[], $2::text[], $3::text[]) AS x(u, a, t) GROUP BY u, a
          ON CONFLICT (urn, aspect) DO UPDATE SET targets = ARRAY(SELECT DISTINCT x FROM unnest(mdcli_reference.targets || EXCLUDED.targets) AS x)`,
-        [r.map((x) => x.urn), r.map((x) => x.aspect), r.map((x) => JSON.stringify([...x.targets]))],
+        [u, a, t],
       )
       b.refs.clear()
     }
