@@ -78,7 +78,8 @@ function parseFresh(raw: string): Urn {
   }
   const key = rest.slice(colon + 1)
   if (key.length === 0) throw new UrnError(`Invalid urn ${raw}: empty key`)
-  if (/[\n\r\t]/.test(key)) throw new UrnError(`Invalid urn ${raw}: key holds a control character`)
+  // A NUL also because PostgreSQL's text cannot hold one: an urn must read back from every store.
+  if (/[\n\r\t\u0000]/.test(key)) throw new UrnError(`Invalid urn ${JSON.stringify(raw)}: key holds a control character`)
   if (key.startsWith('(')) {
     if (!key.endsWith(')')) throw new UrnError(`Invalid urn ${raw}: tuple key must end with ')'`)
     const parts = splitTuple(key.slice(1, -1), raw)

@@ -60,6 +60,9 @@ describe('urn', () => {
     ['urn:li:dataset:(urn:li:dataPlatform:hive,,PROD)', /tuple part 2 is empty/],
     ['urn:li:dataset:(urn:li:dataPlatform:hive,(x,PROD)', /unbalanced/],
     ['urn:li:dataset:(urn:li::hive,x,PROD)', /Invalid urn/],
+    ['urn:li:tag:a\nb', /control character/],
+    // PostgreSQL's text cannot hold a NUL, so no store could read such an urn back.
+    ['urn:li:dataset:(urn:li:dataPlatform:hive,a\u0000b,PROD)', /control character/],
   ]
   for (const [u, msg] of bad) {
     it(`rejects ${JSON.stringify(u)} with a typed error naming the problem`, () => {

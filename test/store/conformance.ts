@@ -351,6 +351,23 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect((await store.getAspect(DS('text-tags'), 'globalTags'))!.value).to.deep.equal(JSON.parse(tags))
     })
 
+    it('answers reads naming a NUL character (which no store can hold) as finding nothing', async () => {
+      const urn = DS('nul')
+      await store.write([up(urn, 'status', {removed: false}, {runId: 'run-nul'})])
+      const bad = DS('nu\u0000l')
+      expect(await store.getEntity(bad)).to.equal(null)
+      expect([...(await store.getEntities([bad, urn])).keys()]).to.deep.equal([urn])
+      expect(await store.exists(bad)).to.equal(false)
+      expect(await store.getAspect(urn, 'sta\u0000tus')).to.equal(null)
+      expect(await store.getAspect(bad, 'status', 1)).to.equal(null)
+      expect(await store.listVersions(bad, 'status')).to.deep.equal([])
+      expect(await store.listTimeseries(bad, 'datasetProfile')).to.deep.equal([])
+      expect(await store.referencesTo([bad])).to.deep.equal([])
+      expect(await store.runRows('run-nul\u0000')).to.deep.equal([])
+      const found = await store.search({types: ['dataset'], query: 'n\u0000ul', filters: [[{field: 'tags', values: ['urn:li:tag:\u0000']}]]})
+      expect(found.total).to.equal(0)
+    })
+
     it('answers names of Object.prototype as absent aspects', async () => {
       await store.write([up(DS('proto'), 'status', {removed: false})])
       for (const n of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {

@@ -174,6 +174,8 @@ const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
 /** PostgreSQL's text holds no NUL character, which a JSON value may (`\u0000`); search has no use for it. */
 const noNul = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '') : s)
 const noNulOrNull = (s: string | undefined) => (s === undefined ? null : noNul(s))
+/** Whether a key can be stored at all: one holding a NUL names nothing, and PostgreSQL refuses it as a parameter. */
+const storable = (s: string) => !s.includes('\u0000')
 
 /** The urns an aspect's value mentions, as its reference targets (not itself; none over the urn column's 500 characters or holding a NUL, which PostgreSQL's text cannot). */
 function referenceTargets(urn: string, text: string): Set<string> {
@@ -782,11 +784,13 @@ export class PgStore implements MetadataStore {
   }
 
   private async types(urns: string[]): Promise<Map<string, string>> {
+    if (!urns.every(storable)) urns = urns.filter(storable)
     const {rows} = await this.db.query<{urn: string; entity_type: string}>('SELECT urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     return new Map(rows.map((r) => [r.urn, r.entity_type]))
   }
 
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    if (!storable(aspectName)) return null
     if (version === 0) return (await this.getEntities([urn], [aspectName])).get(urn)?.aspects[aspectName] ?? null
     const type = (await this.types([urn])).get(urn)
     if (!type) return null
@@ -802,6 +806,8 @@ export class PgStore implements MetadataStore {
   }
 
   async getEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    if (!urns.every(storable)) urns = urns.filter(storable)
+    if (aspectNames && !aspectNames.every(storable)) aspectNames = aspectNames.filter(storable)
     if (urns.length === 0) return new Map()
     const names = aspectNames && aspectNames.length > 0 ? aspectNames : null
     // Reads that arrive in the same turn of the event loop (concurrent requests) share one
@@ -858,6 +864,7 @@ export class PgStore implements MetadataStore {
   }
 
   async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    if (!storable(aspectName)) return []
     const type = (await this.types([urn])).get(urn)
     if (!type) return []
     const {rows} = await this.db.query<AspectRow>(
@@ -868,6 +875,7 @@ export class PgStore implements MetadataStore {
   }
 
   async listTimeseries(urn: string, aspectName: string, opts: {startTime?: number; endTime?: number; limit?: number} = {}): Promise<StoredAspect[]> {
+    if (!storable(aspectName)) return []
     const type = (await this.types([urn])).get(urn)
     if (!type) return []
     const {rows} = await this.db.query<TsRow>(
@@ -878,6 +886,7 @@ export class PgStore implements MetadataStore {
   }
 
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
+    if (!storable(urn)) return false
     // Checks of one turn (a batch's authorization asks one per entity) share one statement.
     let waiting = this.pendingExists.get(urn)
     if (!waiting) {
@@ -920,6 +929,7 @@ export class PgStore implements MetadataStore {
   }
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
+    if (!targets.every(storable)) targets = targets.filter(storable)
     if (targets.length === 0) return []
     // The GIN index finds the rows mentioning any target; unnest says which.
     const sql = `SELECT t AS target, r.urn, r.aspect FROM mdcli_reference r CROSS JOIN LATERAL unnest(r.targets) AS t
@@ -942,6 +952,7 @@ export class PgStore implements MetadataStore {
   }
 
   async runRows(runId: string): Promise<RunRow[]> {
+    if (!storable(runId)) return []
     const v = await this.db.query<AspectRow & {entity_type: string}>(
       `SELECT a.urn, a.aspect, a.version, ${TS_EXPR} AS created_ms, a.createdby, e.entity_type FROM metadata_aspect_v2 a JOIN mdcli_entity e ON e.urn = a.urn
        WHERE (a.systemmetadata::jsonb ->> 'runId') = $1`,

@@ -196,7 +196,8 @@ async function knownWords(db: pg.Pool, questions: string[]): Promise<Set<string>
  * and runs again if that changes the tsquery. Common words, whose lookup costs a read of their
  * whole posting list, are thus never looked up.
  */
-export async function searchDocs(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[]): Promise<SearchResponse> {
+export async function searchDocs(db: pg.Pool, request: SearchRequest, searchableTypes: readonly string[]): Promise<SearchResponse> {
+  const req = withoutNul(request)
   const q = req.query.trim()
   if (q === '' || q === '*') return runSearch(db, req, searchableTypes, undefined)
   const plan = planQuery(q)
@@ -206,6 +207,22 @@ export async function searchDocs(db: pg.Pool, req: SearchRequest, searchableType
   if (res.total > 0 || plan.questions.length === 0) return res
   const tsquery = tsqueryOf(plan, await knownWords(db, plan.questions))!
   return tsquery === guess ? res : runSearch(db, req, searchableTypes, tsquery)
+}
+
+/**
+ * PostgreSQL's text holds no NUL character, and the store keeps none in search documents: the
+ * query and filter values lose theirs too, so they compare as stored (a NUL is no word character).
+ */
+function withoutNul(req: SearchRequest): SearchRequest {
+  const has = (v: string) => v.includes('\u0000')
+  if (!has(req.query) && !(req.filters ?? []).some((and) => and.some((f) => f.values.some(has))) && !(req.after && has(req.after))) return req
+  const strip = (v: string) => v.replaceAll('\u0000', '')
+  return {
+    ...req,
+    query: strip(req.query),
+    filters: req.filters?.map((and) => and.map((f) => ({...f, values: f.values.map(strip)}))),
+    ...(typeof req.after === 'string' ? {after: strip(req.after)} : {}),
+  }
 }
 
 async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
