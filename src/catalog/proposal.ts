@@ -40,6 +40,15 @@ export interface PreparedProposal {
 const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE', 'PATCH'] as const
 
 /** The JSON Patch document of a PATCH proposal: `aspect.json`, or `aspect.value` as JSON text. */
+/** Whether a JSON value holds a NUL character in any string or key. */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\u0000')
+  if (v === null || typeof v !== 'object') return false
+  if (Array.isArray(v)) return v.some(holdsNul)
+  for (const [k, x] of Object.entries(v)) if (k.includes('\u0000') || holdsNul(x)) return true
+  return false
+}
+
 function patchOps(p: ProposalInput, where: string): unknown {
   const a = p.aspect
   if (a === null || a === undefined || typeof a !== 'object') throw new BadRequestError(`${where}: missing 'aspect' (a JSON Patch array)`)
@@ -106,6 +115,9 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   }
   const keyAspect = {name: spec.keyAspect, value: JSON.stringify(keyValueOf(spec, urn))}
   const sm: SystemMetadata = p.systemMetadata && typeof p.systemMetadata === 'object' ? (normalizeAspectValue(p.systemMetadata) as SystemMetadata) : {}
+  // Run ids and the rest of systemMetadata are keys the stores look things up by; PostgreSQL's
+  // text and jsonb cannot hold a NUL, so no store takes one.
+  if (holdsNul(sm)) throw new BadRequestError(`${where}: systemMetadata holds a NUL character (\\u0000)`)
   if (changeType === 'DELETE') {
     return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm, keyAspect}
   }

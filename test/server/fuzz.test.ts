@@ -118,6 +118,26 @@ describe('every bad request is a 4xx', function () {
     expect(JSON.parse(c.text).errors[0].extensions.code).to.equal(400)
   })
 
+  it('refuses a NUL character in an urn or in system metadata with 400, and a read or search naming one is never a 5xx', async () => {
+    // PostgreSQL's text and jsonb cannot hold a NUL: every store refuses the same writes.
+    const nulUrn = DS('a\u0000b')
+    const a = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: proposal(nulUrn, 'status', {removed: false})}})
+    expect(a.status).to.equal(400)
+    expect(a.body.message).to.match(/control character/)
+    for (const aspect of ['status', 'datasetProfile']) {
+      const value = aspect === 'status' ? {removed: false} : {timestampMillis: 1000, rowCount: 3}
+      const r = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {...proposal(DS('nul-sm'), aspect, value), systemMetadata: {runId: 'run\u0000x'}}}})
+      expect(r.status, aspect).to.equal(400)
+      expect(r.body.message, aspect).to.match(/systemMetadata holds a NUL/)
+    }
+    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(DS('nul-sm'))}`)).status).to.equal(404)
+    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(nulUrn)}`)).status).to.equal(400)
+    const g = await http(`${lite.url}/api/graphql`, {body: {query: 'query ($u: String!, $q: String!) { dataset(urn: $u) { urn } search(input: {type: DATASET, query: $q}) { total } }', variables: {u: nulUrn, q: 'a\u0000b'}}})
+    expect(g.status).to.equal(200)
+    expect(g.body.errors[0].extensions.code).to.equal(400)
+    expect(g.body.data.search.total).to.equal(0)
+  })
+
   it('answers malformed escapes and Object.prototype names with 4xx', async () => {
     const paths = [
       '/aspects/%',
