@@ -366,6 +366,9 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.runRows('run-nul\u0000')).to.deep.equal([])
       const found = await store.search({types: ['dataset'], query: 'n\u0000ul', filters: [[{field: 'tags', values: ['urn:li:tag:\u0000']}]]})
       expect(found.total).to.equal(0)
+      // A query word longer than PostgreSQL takes in a tsquery (2 KiB) matches nothing, on every store.
+      expect((await store.search({types: ['dataset'], query: 'x'.repeat(3000)})).total).to.equal(0)
+      expect((await store.search({types: ['dataset'], query: `${'é'.repeat(1100)}x`})).total).to.equal(0)
     })
 
     it('answers names of Object.prototype as absent aspects', async () => {

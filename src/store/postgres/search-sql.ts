@@ -34,6 +34,9 @@ function quoteLexeme(w: string): string {
 
 const NEEDS_ESCAPE = /['\\]/
 
+/** Whether a word is past what PostgreSQL takes as a lexeme. */
+const tooLong = (w: string) => w.length * 3 > MAX_LEXEME_BYTES && Buffer.byteLength(w) > MAX_LEXEME_BYTES
+
 /** The lower-cased display name, compared as `SearchIndex` compares names. */
 export function nameKey(name: string): string {
   return name.toLowerCase()
@@ -113,7 +116,8 @@ export function planQuery(q: string): QueryPlan {
       if (lastPart.length >= 3) questions.add(lastPart)
     }
   })
-  return {typed, questions: [...questions]}
+  // No document is indexed under a word PostgreSQL cannot hold, so such a word is never known.
+  return {typed, questions: [...questions].filter((w) => !tooLong(w))}
 }
 
 /**
@@ -201,6 +205,9 @@ export async function searchDocs(db: pg.Pool, request: SearchRequest, searchable
   const q = req.query.trim()
   if (q === '' || q === '*') return runSearch(db, req, searchableTypes, undefined)
   const plan = planQuery(q)
+  // Documents leave out words PostgreSQL cannot index, so a query needing one matches nothing
+  // (and PostgreSQL refuses it in a tsquery).
+  if (plan.typed.some((w) => tooLong(w) && wordParts(w).some(tooLong))) return emptyResponse(req)
   const guess = tsqueryOf(plan, new Set(plan.questions))
   if (guess === undefined) return emptyResponse(req)
   const res = await runSearch(db, req, searchableTypes, guess)
