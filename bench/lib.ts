@@ -4,7 +4,7 @@
  * stops by itself.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {createWriteStream, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {cpus, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -97,6 +97,28 @@ export function peakRss(pid: number): number {
   return m ? Number(m[1]) * 1024 : 0
 }
 
+
+/**
+ * CPU time the machine's PostgreSQL server processes have used so far, ms (0 where /proc shows
+ * none, e.g. a server elsewhere): with the server's own, it says where an ingest's CPU goes,
+ * which holds better across machines of different speeds than aspects per second.
+ */
+export function postgresCpuMs(): number {
+  let total = 0
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${d}/stat`, 'utf8')
+    } catch {
+      continue // the process ended meanwhile
+    }
+    if (!stat.includes('(postgres)') && !stat.includes('(postmaster)')) continue
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    total += ((Number(f[11]) + Number(f[12])) * 1000) / 100
+  }
+  return total
+}
 
 /** CPU time (user + system, all threads) a live process has used so far, ms. */
 export function cpuMs(pid: number): number {

@@ -5,12 +5,13 @@
  * p50 through GraphQL, and disk per aspect (pg_database_size / aspects).
  *
  * Bounded: BENCH_PG_ASPECTS aspects (default 200,000, 5 per entity) and a 10-minute cap on the
- * ingest. MDCLI_BENCH_POSTGRES_URL overrides the admin URL (must point at 127.0.0.1).
+ * ingest. MDCLI_BENCH_POSTGRES_URL overrides the admin URL (must point at 127.0.0.1). The ingest's CPU
+ * per aspect is printed for the server and for PostgreSQL's processes (read from /proc).
  */
 import pg from 'pg'
 import {Pool} from 'undici'
 import {encodeUrnPath} from '../src/model/urn.js'
-import {datasetAspects, machine, mib, percentile, proposal, rng, startLiteChild, wordSource} from './lib.js'
+import {cpuMs, datasetAspects, machine, mib, percentile, postgresCpuMs, proposal, rng, startLiteChild, wordSource} from './lib.js'
 
 export async function main(): Promise<Record<string, number>> {
   const admin = process.env.MDCLI_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -46,6 +47,9 @@ export async function main(): Promise<Record<string, number>> {
     let next = 0
     let written = 0
     const deadline = Date.now() + 10 * 60_000
+    const pid = lite.proc.pid!
+    const cpu0 = cpuMs(pid)
+    const pgCpu0 = postgresCpuMs()
     const t0 = performance.now()
     await Promise.all(
       Array.from({length: clients}, async () => {
@@ -60,7 +64,9 @@ export async function main(): Promise<Record<string, number>> {
     )
     const ingestS = (performance.now() - t0) / 1000
     const perSec = written / ingestS
-    console.log(`ingest: ${written.toLocaleString()} aspects in ${ingestS.toFixed(1)} s = ${perSec.toFixed(0)} aspects/s`)
+    const serverUs = ((cpuMs(pid) - cpu0) * 1000) / written
+    const postgresUs = ((postgresCpuMs() - pgCpu0) * 1000) / written
+    console.log(`ingest: ${written.toLocaleString()} aspects in ${ingestS.toFixed(1)} s = ${perSec.toFixed(0)} aspects/s; CPU per aspect ${serverUs.toFixed(1)} µs in the server, ${postgresUs.toFixed(1)} µs in PostgreSQL`)
     const done = urns.slice(0, Math.floor(written / 5))
     const read = async (urn: string) => {
       const t = performance.now()
@@ -139,7 +145,7 @@ export async function main(): Promise<Record<string, number>> {
     const disk = Number(size.rows[0]!.d)
     const perAspect = disk / written
     console.log(`search p50 ${searchP50.toFixed(2)} ms; database ${mib(disk)} = ${perAspect.toFixed(0)} bytes per aspect`)
-    const figures = {aspects: written, aspectsPerSec: Math.round(perSec), entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), gqlEntityPerSecC32: Math.round(gql32), gqlEntityTwoReplicasPerSec: Math.round(both), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
+    const figures = {aspects: written, aspectsPerSec: Math.round(perSec), serverCpuUsPerAspect: +serverUs.toFixed(1), postgresCpuUsPerAspect: +postgresUs.toFixed(1), entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), gqlEntityPerSecC32: Math.round(gql32), gqlEntityTwoReplicasPerSec: Math.round(both), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
     console.log(JSON.stringify({bench: 'pg-store', ...figures}))
     return figures
   } finally {
