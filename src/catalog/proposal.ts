@@ -39,7 +39,6 @@ export interface PreparedProposal {
 
 const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE', 'PATCH'] as const
 
-/** The JSON Patch document of a PATCH proposal: `aspect.json`, or `aspect.value` as JSON text. */
 /** Whether a JSON value holds a NUL character in any string or key. */
 function holdsNul(v: unknown): boolean {
   if (typeof v === 'string') return v.includes('\u0000')
@@ -49,6 +48,7 @@ function holdsNul(v: unknown): boolean {
   return false
 }
 
+/** The JSON Patch document of a PATCH proposal: `aspect.json`, or `aspect.value` as JSON text. */
 function patchOps(p: ProposalInput, where: string): unknown {
   const a = p.aspect
   if (a === null || a === undefined || typeof a !== 'object') throw new BadRequestError(`${where}: missing 'aspect' (a JSON Patch array)`)

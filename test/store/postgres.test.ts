@@ -3,7 +3,7 @@ import pg from 'pg'
 import {SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {PgStore} from '../../src/store/postgres/pg-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import type {MetadataStore} from '../../src/store/types.js'
+import {type MetadataStore, SEARCH_VALUE, type WriteOp} from '../../src/store/types.js'
 import {createTestDatabase} from '../helpers/pg.js'
 import {requirePostgres} from '../helpers/requires.js'
 import {storeConformance, up} from './conformance.js'
@@ -153,6 +153,26 @@ describe('PostgreSQL search', function () {
       expect(await q(s2, 'kafka')).to.deep.equal([])
       expect(await q(await open(), 'SampleKaf')).to.deep.equal([KAFKA])
     })
+  })
+
+  it('builds a batch\'s search documents from the write side\'s projections, and an untouched aspect from its stored row', async () => {
+    const s = await open()
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,Projected,PROD)'
+    const op = up(urn, 'datasetProperties', {name: 'Projected', description: 'plainword'}) as Extract<WriteOp, {op: 'upsert'}>
+    // A projection that differs from the text shows which of the two the document was built from.
+    op[SEARCH_VALUE] = JSON.stringify({name: 'Projected', description: 'projectedword'})
+    await s.write([op])
+    expect(await q(s, 'projectedword')).to.deep.equal([urn])
+    expect(await q(s, 'plainword')).to.deep.equal([])
+    // A later batch touches another aspect: the untouched one is read back as stored.
+    await s.write([up(urn, 'globalTags', {tags: [{tag: 'urn:li:tag:pii'}]})])
+    expect(await q(s, 'plainword')).to.deep.equal([urn])
+    const tagged = await s.search({types: ['dataset'], query: 'plainword', filters: [[{field: 'tags', values: ['urn:li:tag:pii']}]]})
+    expect(tagged.hits.map((h) => h.urn)).to.deep.equal([urn])
+    // Restore indices (no batch) reads every value from its row.
+    await s.reindex()
+    expect(await q(s, 'plainword')).to.deep.equal([urn])
+    expect(await q(s, 'projectedword')).to.deep.equal([])
   })
 
   it('rebuilds the search vectors on `store reindex`', async () => {

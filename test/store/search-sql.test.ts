@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {urnWords} from '../../src/model/search-doc.js'
 import {indexTokens} from '../../src/store/search-index.js'
-import {nameVector, searchVector, searchVectors} from '../../src/store/postgres/search-sql.js'
+import {searchVectors} from '../../src/store/postgres/search-sql.js'
 import {rng} from '../helpers/random.js'
 
 // The rule the PostgreSQL store's vectors follow, written plainly: distinct words in order,
@@ -33,16 +33,16 @@ describe('PostgreSQL search vectors (no database)', () => {
       const n = Math.floor(r() * 400)
       for (let k = 0; k < n; k++) text += alphabet[Math.floor(r() * alphabet.length)]
       const name = text.slice(0, 20)
-      expect(searchVector(urn, name, text)).to.equal(plainSearch(urn, name, text))
-      expect(searchVectors(urn, name, text).name).to.equal(nameVector(urn, name))
-      expect(nameVector(urn, name)).to.equal(plainVector(indexTokens(`${name} ${urnWords(urn)}`)))
+      const v = searchVectors(urn, name, text)
+      expect(v.search).to.equal(plainSearch(urn, name, text))
+      expect(v.name).to.equal(plainVector(indexTokens(`${name} ${urnWords(urn)}`)))
     }
   })
 
   it('leave out words of 2,046 bytes or more, however many UTF-16 units they have', () => {
     const short = 'é'.repeat(700) // 1,400 bytes: kept, though 3 bytes a unit would be 2,100
     const long = 'é'.repeat(1100) // 2,200 bytes: left out
-    const v = searchVector(urn, 'n', `${short} ${long} ok`)
+    const v = searchVectors(urn, 'n', `${short} ${long} ok`).search
     expect(v).to.include(short).and.not.include(long)
     expect(v).to.equal(plainSearch(urn, 'n', `${short} ${long} ok`))
   })
@@ -51,7 +51,7 @@ describe('PostgreSQL search vectors (no database)', () => {
     // About 1.9 MB of distinct two-byte words: the budget is passed halfway through.
     const words = Array.from({length: 40_000}, (_, i) => `ж${i.toString(36)}ж`.repeat(6))
     const text = words.join(' ')
-    const v = searchVector(urn, 'big', text)
+    const v = searchVectors(urn, 'big', text).search
     expect(v).to.equal(plainSearch(urn, 'big', text))
     expect(Buffer.byteLength(v)).to.be.below(1024 * 1024)
     expect(v).to.include(words[0]).and.not.include(words[words.length - 1])

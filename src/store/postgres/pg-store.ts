@@ -39,6 +39,7 @@ import type {
 import {SEARCH_VALUE} from '../types.js'
 import {fillSearchVectors, migrate} from './schema.js'
 import {nameKey, searchDocs, searchVectors} from './search-sql.js'
+import {hasNul, noNul} from './nul.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
 
@@ -171,17 +172,15 @@ interface Batch {
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
 
-/** PostgreSQL's text holds no NUL character, which a JSON value may (`\u0000`); search has no use for it. */
-const noNul = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '') : s)
 const noNulOrNull = (s: string | undefined) => (s === undefined ? null : noNul(s))
-/** Whether a key can be stored at all: one holding a NUL names nothing, and PostgreSQL refuses it as a parameter. */
-const storable = (s: string) => !s.includes('\u0000')
+/** A key holding a NUL names nothing stored, and PostgreSQL refuses it as a parameter. */
+const storable = (s: string) => !hasNul(s)
 
 /** The urns an aspect's value mentions, as its reference targets (not itself; none over the urn column's 500 characters or holding a NUL, which PostgreSQL's text cannot). */
 function referenceTargets(urn: string, text: string): Set<string> {
   const out = urnsIn(text)
   out.delete(urn)
-  for (const t of out) if (t.length > 500 || t.includes('\u0000')) out.delete(t)
+  for (const t of out) if (t.length > 500 || hasNul(t)) out.delete(t)
   return out
 }
 /** Class id of the edit locks' two-int advisory key space. */
@@ -655,7 +654,8 @@ export class PgStore implements MetadataStore {
     await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
     const ents = await c.query<{id: string; urn: string; entity_type: string}>('SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     const typeOf = new Map(ents.rows.map((e) => [e.urn, e.entity_type]))
-    const names = await c.query<{urn: string; aspect: string}>('SELECT urn, aspect FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0', [urns])
+    // With a batch, only the names; without one (restore indices), the values too.
+    const names = await c.query<{urn: string; aspect: string; metadata?: string}>(`SELECT urn, aspect${b ? '' : ', metadata'} FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0`, [urns])
     const byUrn = new Map<string, Record<string, unknown>>()
     const missing: Array<{urn: string; aspect: string}> = []
     for (const r of names.rows) {
@@ -664,12 +664,12 @@ export class PgStore implements MetadataStore {
       let parsed = byUrn.get(r.urn)
       if (!parsed) byUrn.set(r.urn, (parsed = {}))
       const k = pairKey(r.urn, r.aspect)
-      const text = b?.current.get(k)?.metadata
+      const text = r.metadata ?? b?.current.get(k)?.metadata
       if (text === undefined) {
         missing.push(r)
         continue
       }
-      const p = b!.projections.get(k)
+      const p = b?.projections.get(k)
       // The write side parsed the value already and kept what search reads of it.
       parsed[r.aspect] = JSON.parse(p !== undefined && p.text === text ? p.projection : text)
     }

@@ -5,7 +5,7 @@
  * under an advisory lock, so replicas starting together never race on DDL.
  */
 import type {PoolClient} from 'pg'
-import {nameKey, nameVector, searchVector} from './search-sql.js'
+import {nameKey, searchVectors} from './search-sql.js'
 
 /** Any constant shared by every replica; it only has to be the same everywhere. */
 export const MIGRATION_LOCK_KEY = 7_342_001
@@ -191,12 +191,13 @@ export async function fillSearchVectors(c: PoolClient): Promise<number> {
       'SELECT entity_id, urn, name, body FROM mdcli_search_doc WHERE tsv IS NULL ORDER BY entity_id LIMIT 1000',
     )
     if (rows.length === 0) return filled
+    const vectors = rows.map((r) => searchVectors(r.urn, r.name, r.body))
     // A row a writer replaced since it was read already has its newer vector: only empty ones are filled.
     await c.query('UPDATE mdcli_search_doc d SET tsv = x.v::tsvector, name_key = x.k, name_tsv = x.n::tsvector FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(id, v, k, n) WHERE d.entity_id = x.id AND d.tsv IS NULL', [
       rows.map((r) => r.entity_id),
-      rows.map((r) => searchVector(r.urn, r.name, r.body)),
+      vectors.map((v) => v.search),
       rows.map((r) => nameKey(r.name)),
-      rows.map((r) => nameVector(r.urn, r.name)),
+      vectors.map((v) => v.name),
     ])
     filled += rows.length
   }

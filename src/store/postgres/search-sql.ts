@@ -14,6 +14,7 @@
  * - name key: the lower-cased display name; a document whose name key is the query ranks first.
  */
 import type pg from 'pg'
+import {hasNul, noNul} from './nul.js'
 import {FACET_FIELDS, type FacetField, urnWords} from '../../model/search-doc.js'
 import {indexTokens, wordParts} from '../search-index.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from '../types.js'
@@ -42,7 +43,7 @@ export function nameKey(name: string): string {
   return name.toLowerCase()
 }
 
-/** Distinct words as tsvector text, without positions: matching needs none, and ranking reads `nameVector`. */
+/** Distinct words as tsvector text, without positions: matching needs none, and ranking reads the name vector. */
 function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string {
   const words = new Set<string>()
   // A word takes at most 3 UTF-8 bytes per UTF-16 unit: its bytes are counted only once that
@@ -50,9 +51,8 @@ function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string
   let bytes = 0
   let exact = false
   for (const t of tokens) {
-    if (words.has(t)) continue
+    if (words.has(t) || tooLong(t)) continue
     const bound = t.length * 3
-    if (bound > MAX_LEXEME_BYTES && Buffer.byteLength(t) > MAX_LEXEME_BYTES) continue
     if (!exact && bytes + bound <= maxBytes) {
       bytes += bound + 8
       words.add(t)
@@ -68,26 +68,15 @@ function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string
     bytes += size + 8
     words.add(t)
   }
-  let out = ''
-  for (const w of words) out += out.length === 0 ? quoteLexeme(w) : ` ${quoteLexeme(w)}`
-  return out
-}
-
-/** A document's search vector as tsvector text: the words of its name, its urn and its text. */
-export function searchVector(urn: string, name: string, text: string): string {
-  return searchVectors(urn, name, text).search
+  return [...words].map(quoteLexeme).join(' ')
 }
 
 /**
- * The name vector: the words of the display name and the urn. Ranking asks whether a query
- * matches it (name above text); it is small enough to stay in the row, so ranking thousands of
- * matches does not read their whole search vectors back from TOAST.
+ * A document's two vectors as tsvector text. The search vector holds the words of its name, its
+ * urn and its text. The name vector holds those of the name and the urn alone: ranking asks
+ * whether a query matches it (name above text), and it is small enough to stay in the row, so
+ * ranking thousands of matches does not read their whole search vectors back from TOAST.
  */
-export function nameVector(urn: string, name: string): string {
-  return vectorOf(indexTokens(`${name} ${urnWords(urn)}`))
-}
-
-/** Both vectors of a document, splitting its name and urn into words once. */
 export function searchVectors(urn: string, name: string, text: string): {search: string; name: string} {
   const head = indexTokens(`${name} ${urnWords(urn)}`)
   return {search: vectorOf([...head, ...indexTokens(text)]), name: vectorOf(head)}
@@ -221,14 +210,12 @@ export async function searchDocs(db: pg.Pool, request: SearchRequest, searchable
  * query and filter values lose theirs too, so they compare as stored (a NUL is no word character).
  */
 function withoutNul(req: SearchRequest): SearchRequest {
-  const has = (v: string) => v.includes('\u0000')
-  if (!has(req.query) && !(req.filters ?? []).some((and) => and.some((f) => f.values.some(has))) && !(req.after && has(req.after))) return req
-  const strip = (v: string) => v.replaceAll('\u0000', '')
+  if (!hasNul(req.query) && !(req.filters ?? []).some((and) => and.some((f) => f.values.some(hasNul))) && !(req.after && hasNul(req.after))) return req
   return {
     ...req,
-    query: strip(req.query),
-    filters: req.filters?.map((and) => and.map((f) => ({...f, values: f.values.map(strip)}))),
-    ...(typeof req.after === 'string' ? {after: strip(req.after)} : {}),
+    query: noNul(req.query),
+    filters: req.filters?.map((and) => and.map((f) => ({...f, values: f.values.map(noNul)}))),
+    ...(typeof req.after === 'string' ? {after: noNul(req.after)} : {}),
   }
 }
 
