@@ -5,6 +5,7 @@
 import {entitySpecs} from '../model/registry.js'
 import {LowdbStore} from './lowdb-store.js'
 import {MemoryStore} from './memory.js'
+import {isStoreUrl} from './postgres/url.js'
 import {REGISTRY_RULES} from './rules.js'
 import type {MetadataStore} from './types.js'
 
@@ -20,10 +21,7 @@ export const SEARCHABLE_TYPES: readonly string[] = entitySpecs()
   .filter((e) => e.searchable)
   .map((e) => e.name)
 
-/** Whether a `--store` value names a PostgreSQL database rather than a directory. */
-export function isStoreUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store)
-}
+export {isStoreUrl}
 
 /** The embedded store in a directory, not yet opened. */
 export function createStore(opts: OpenStoreOptions): MetadataStore {

@@ -5,6 +5,7 @@
 import {expect} from 'chai'
 import {readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {heapGrowingFlag, HEAP_GROWING_PERCENT} from '../../src/server/thread.js'
 import {cleanup, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
 
 describe('mdcli lite on its server thread', function () {
@@ -62,5 +63,13 @@ describe('mdcli lite on its server thread', function () {
       await again.stop()
       cleanup(one.storeDir, one.home)
     }
+  })
+
+  it('holds the heap to 50 % growth for the embedded store only, and never over the user\'s own flag', () => {
+    expect(heapGrowingFlag('/home/me/.local/share/mdcli/lite', [])).to.equal(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`)
+    // On PostgreSQL the heap is small; held to 50 % it was collected in full over and over.
+    expect(heapGrowingFlag('postgres://u:p@127.0.0.1:5432/db', [])).to.equal(undefined)
+    expect(heapGrowingFlag('postgresql://127.0.0.1/db', [])).to.equal(undefined)
+    expect(heapGrowingFlag('/data/store', ['--heap-growing-percent=0'])).to.equal(undefined)
   })
 })

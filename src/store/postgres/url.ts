@@ -9,3 +9,8 @@ export function maskUrl(url: string): string {
     return url.replace(/:\/\/([^:/@]+):[^@]*@/, '://$1:****@')
   }
 }
+
+/** Whether a `--store` value names a PostgreSQL database rather than a directory. */
+export function isStoreUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store)
+}
