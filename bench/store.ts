@@ -120,7 +120,9 @@ export async function main(opts: StoreBenchOptions = {}): Promise<Record<string,
   console.log(`after the restart, search answers: ${searched?.toLocaleString()} datasets`)
   await again.stop()
   console.log(`restart to first answer: ${(restartMs / 1000).toFixed(1)} s`)
-  rmDir(dir)
+  // BENCH_KEEP=1 leaves the store for a look at its start (lite --cpu-prof on it); it is named here.
+  if (process.env.BENCH_KEEP === '1') console.log(`kept store ${dir}`)
+  else rmDir(dir)
   const figures = {aspects: written, aspectsPerSec: Math.round(overall), first100kPerSec: Math.round(first), last100kPerSec: Math.round(last), cpuUsPerAspect: +cpuUsPerAspect.toFixed(1), readP50Ms: +p50.toFixed(3), readP99Ms: +p99.toFixed(3), peakRssMiB: Math.round(rss / 2 ** 20), diskMiB: Math.round(disk / 2 ** 20), stopMs: Math.round(stopMs), restartMs: Math.round(restartMs)}
   console.log(JSON.stringify({bench: 'store', ...figures}))
   return figures
