@@ -36,7 +36,6 @@
  * compact than object graphs, and it is what the journal and the shards hold anyway. The texts
  * live outside V8's heap, in the value arena (`embedded/values.ts`); old versions are on disk.
  */
-import {isAscii as bufferIsAscii} from 'node:buffer'
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
 import {readFile, rm} from 'node:fs/promises'
@@ -45,6 +44,7 @@ import {Low, type Adapter} from 'lowdb'
 import {StoreCorruptError} from '../errors.js'
 import {HistoryFile, type HistoryRecord, type OldRow} from './embedded/history.js'
 import {ValueArena} from './embedded/values.js'
+import {decodeShard, encodeShard, type Ent, type LoadedShard, own, put, type ShardData, type TsRow, Versions} from './embedded/snapshot.js'
 import {DirLock} from './embedded/lock.js'
 import {HeapGuard, searchHeapMb} from './embedded/memory.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
@@ -76,40 +76,6 @@ const FORMAT_2 = 'mdcli-lowdb-2'
 /** Stores written before the manifest accounted for every file: read, then rewritten in FORMAT. */
 const LEGACY_FORMAT = 'mdcli-lowdb-1'
 
-/**
- * A versioned aspect: its latest version in memory (the value text as a ref into the value
- * arena) and where its older versions lie in history.log. One object per aspect with named
- * fields: an array of versions holding an array for the latest cost twice the memory, and at a
- * million aspects those arrays were most of the server's heap.
- */
-class Versions {
-  constructor(
-    public ref: number,
-    public time: number,
-    public actor: string,
-    public sm: SystemMetadata,
-    /** Versions 1, 2, … (the version number less one is the index). */
-    public old: OldRow[] | undefined = undefined,
-  ) {}
-
-  get count(): number {
-    return 1 + (this.old?.length ?? 0)
-  }
-
-  /** Version `v`: this object for 0, an old version's place on disk for the others. */
-  at(v: number): Versions | OldRow | undefined {
-    return v === 0 ? this : this.old?.[v - 1]
-  }
-
-  /** Every version, latest first. */
-  all(): Array<Versions | OldRow> {
-    return this.old ? [this, ...this.old] : [this]
-  }
-}
-
-/** Timeseries row: [value JSON, created time, created actor, system metadata, timestampMillis]. */
-type TsRow = [string, number, string, SystemMetadata, number]
-
 /** A version of a versioned aspect, or a timeseries row. */
 type AnyRow = Versions | OldRow | TsRow
 
@@ -118,172 +84,11 @@ const isOld = (r: AnyRow): r is OldRow => Array.isArray(r) && typeof r[3] === 'n
 const runIdOf = (r: AnyRow): string | undefined => (r instanceof Versions ? r.sm.runId : isOld(r) ? r[2] : r[3].runId)
 const timeOf = (r: AnyRow): number => (r instanceof Versions ? r.time : isOld(r) ? r[3] : r[1])
 
-interface Ent {
-  /** Stable small id (search index, cursor order). */
-  id: number
-  /** Entity type. */
-  t: string
-  /** LSN of the last op applied. */
-  l: number
-  /** Versioned aspects. */
-  a: Record<string, Versions>
-  /** Timeseries aspects, in arrival order. */
-  s?: Record<string, TsRow[]>
-}
-
-interface ShardData {
-  format: string
-  /**
-   * System metadata and actors of the shard's rows, each once: a row's [2] and [3] are indexes
-   * into these (absent in shards written before them, whose rows hold the values). A million
-   * rows share a handful of values, and parsing a copy of each cost a fifth of a start.
-   */
-  sm?: SystemMetadata[]
-  actors?: string[]
-  entities: Record<string, Ent>
-}
-
-/**
- * First line of a shard file of this format. The second line is the shard as JSON, whose rows
- * hold [offset, length] of their value text in the bytes after it instead of the text: parsing
- * JSON strings full of escaped quotes was most of a start, and slicing raw text is several times
- * faster. Shards of earlier formats are plain JSON (they start with `{`).
- */
-const SHARD_MAGIC = 'mdcli-shard 3\n'
 /** Entities per message to the search thread, and messages it may have queued (see indexInFlight). */
 const INDEX_BATCH = 1000
 const INDEX_IN_FLIGHT = 4
 /** Largest journal buffer kept from one batch to the next. */
 const JOURNAL_SCRATCH_MAX = 16 * 2 ** 20
-
-/** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
-interface ShardContext {
-  values: ValueArena
-  shared(sm: SystemMetadata): SystemMetadata
-  interned(actor: string): string
-  /**
-   * An old version that a shard of format 2 still holds whole: appended to history.log, and its
-   * entity's shard rewritten by the next checkpoint.
-   */
-  toHistory(urn: string, text: string, time: number, actor: string, sm: SystemMetadata): OldRow
-}
-
-/**
- * Reads a shard file of any format into ShardData with rows as they live in memory: a latest
- * version as [ref, time, actor, sm], a timeseries row as [text, time, actor, sm, timestamp], old
- * versions as they are ([offset, length, run id, time] in history.log).
- */
-function decodeShard(buf: Buffer, ctx: ShardContext): ShardData {
-  const magic = buf.length >= SHARD_MAGIC.length && buf.toString('latin1', 0, SHARD_MAGIC.length) === SHARD_MAGIC
-  let data: ShardData
-  let base = 0
-  if (!magic) data = JSON.parse(buf.toString('utf8')) as ShardData
-  else {
-    const nl = buf.indexOf(10, SHARD_MAGIC.length)
-    if (nl < 0) throw new Error('shard has no end of its JSON line')
-    data = JSON.parse(buf.toString('utf8', SHARD_MAGIC.length, nl)) as ShardData
-    base = nl + 1
-  }
-  const bounds = (off: number, len: number): void => {
-    if (base + off + len > buf.length) throw new Error(`shard value at ${off} (${len} bytes) runs past the end of the file`)
-  }
-  // Rows of a shard with tables point into them (one shared object per distinct value); shards
-  // written before the tables hold the values.
-  const sms = data.sm?.map((v) => ctx.shared(v))
-  const actors = data.actors?.map((v) => ctx.interned(v))
-  const sm = (x: unknown): SystemMetadata => (typeof x === 'number' && sms ? sms[x]! : ctx.shared(x as SystemMetadata))
-  const actor = (x: unknown): string => (typeof x === 'number' && actors ? actors[x]! : ctx.interned(x as string))
-  for (const [urn, e] of Object.entries(data.entities)) {
-    const versioned = e.a as unknown as Record<string, unknown[][]>
-    for (const name of Object.keys(versioned)) {
-      const rows = versioned[name]!
-      const old: OldRow[] = []
-      let latest: Versions | undefined
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i]!
-        // A whole version: [offset, length, time, actor, sm] in a shard of this format, [text,
-        // time, actor, sm] in a JSON one. Anything else is an old version's place in history.log.
-        let ref: number | undefined
-        let text: string | undefined
-        // Indexed reads, not destructuring: this loop runs once per aspect at every start.
-        if (magic && r.length === 5) {
-          const off = r[0] as number
-          const len = r[1] as number
-          bounds(off, len)
-          if (i === 0) ref = ctx.values.putBytes(buf, base + off, len, isAscii(buf, base + off, len))
-          else text = buf.toString('utf8', base + off, base + off + len)
-        } else if (!magic && typeof r[0] === 'string') {
-          if (i === 0) ref = ctx.values.put(r[0])
-          else text = r[0]
-        }
-        const k = magic ? 2 : 1
-        const time = r[k]
-        const by = r[k + 1]
-        const meta = r[k + 2]
-        if (ref !== undefined) latest = new Versions(ref, time as number, actor(by), sm(meta))
-        else if (text !== undefined) old.push(ctx.toHistory(urn, text, time as number, actor(by), sm(meta)))
-        else old.push(r as OldRow)
-      }
-      if (!latest) throw new Error(`aspect ${name} of ${urn} has no latest version`)
-      if (old.length > 0) latest.old = old
-      put(e.a, name, latest)
-    }
-    for (const rows of Object.values(e.s ?? {}) as unknown as unknown[][]) {
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i] as unknown[]
-        if (magic) {
-          const off = r[0] as number
-          const len = r[1] as number
-          bounds(off, len)
-          rows[i] = [buf.toString('utf8', base + off, base + off + len), r[2], actor(r[3]), sm(r[4]), r[5]]
-        } else rows[i] = [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]
-      }
-    }
-  }
-  return data
-}
-
-/** Whether `len` bytes from `start` are all below 0x80 (so latin1 decoding is exact and fastest). */
-function isAscii(buf: Buffer, start: number, len: number): boolean {
-  return bufferIsAscii(buf.subarray(start, start + len))
-}
-
-/** A shard file: system metadata and actors as tables (see ShardData), value texts raw after the JSON. */
-function encodeShard(data: ShardData, values: ValueArena): Buffer {
-  const texts: Buffer[] = []
-  let bytes = 0
-  const at = (b: Buffer): [number, number] => {
-    texts.push(b)
-    bytes += b.length
-    return [bytes - b.length, b.length]
-  }
-  const smIx = new Map<SystemMetadata, number>()
-  const actorIx = new Map<string, number>()
-  const sm = (v: SystemMetadata): number => {
-    let i = smIx.get(v)
-    if (i === undefined) smIx.set(v, (i = smIx.size))
-    return i
-  }
-  const actor = (v: string): number => {
-    let i = actorIx.get(v)
-    if (i === undefined) actorIx.set(v, (i = actorIx.size))
-    return i
-  }
-  const parts: string[] = []
-  for (const [urn, e] of Object.entries(data.entities)) {
-    const a: Record<string, unknown[]> = {}
-    for (const [name, v] of Object.entries(e.a)) put(a, name, [[...at(values.view(v.ref)), v.time, actor(v.actor), sm(v.sm)], ...(v.old ?? [])])
-    let s: Record<string, unknown[]> | undefined
-    if (e.s) {
-      s = {}
-      for (const [name, rows] of Object.entries(e.s)) put(s, name, rows.map((r) => [...at(Buffer.from(r[0], 'utf8')), r[1], actor(r[2]), sm(r[3]), r[4]]))
-    }
-    parts.push(`${JSON.stringify(urn)}:${JSON.stringify({id: e.id, t: e.t, l: e.l, a, s})}`)
-  }
-  const head = `${SHARD_MAGIC}{"format":${JSON.stringify(data.format)},"sm":${JSON.stringify([...smIx.keys()])},"actors":${JSON.stringify([...actorIx.keys()])},"entities":{${parts.join(',')}}}\n`
-  // The views into the arena are copied here, before anything can move them.
-  return Buffer.concat([Buffer.from(head, 'utf8'), ...texts])
-}
 
 /** Size and SHA-256 of a file the manifest accounts for. */
 interface FileSum {
@@ -372,20 +177,6 @@ export interface LowdbStoreOptions {
   fs?: StoreFs
   /** Fraction of the heap's limit past which writes that add data are refused (E_STORE_MEMORY). */
   maxHeapFraction?: number
-}
-
-/**
- * An own property of a record keyed by aspect name. Aspect names come from requests, and a plain
- * object answers `constructor`, `toString` or `__proto__` from its prototype.
- */
-function own<T>(rec: Record<string, T> | undefined, key: string): T | undefined {
-  return rec !== undefined && Object.hasOwn(rec, key) ? rec[key] : undefined
-}
-
-/** Sets an own property, even one named `__proto__` (a plain assignment would set the prototype). */
-function put<T>(rec: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(rec, key, {value, writable: true, enumerable: true, configurable: true})
-  else rec[key] = value
 }
 
 function fnv1a(s: string): number {
@@ -504,7 +295,7 @@ export class LowdbStore implements MetadataStore {
   /** Latest value texts, outside the heap (see embedded/values.ts). */
   private readonly values = new ValueArena()
   /** Shard files into memory: texts into the arena, metadata and actors shared. */
-  private readonly decodeShard = (buf: Buffer): ShardData =>
+  private readonly decodeShard = (buf: Buffer): LoadedShard =>
     decodeShard(buf, {
       values: this.values,
       shared: (v) => this.shared(v),
@@ -653,7 +444,7 @@ export class LowdbStore implements MetadataStore {
     if (this.legacy) {
       for (const f of present) {
         if (!LEGACY_SHARD.test(f)) continue
-        await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, 'shards', f), JSON.stringify, undefined, undefined, undefined, this.decodeShard))
+        await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.fs, join(this.dir, 'shards', f), JSON.stringify, undefined, undefined, undefined, this.decodeShard))
       }
       return
     }
@@ -667,7 +458,7 @@ export class LowdbStore implements MetadataStore {
       const path = join(this.dir, rel)
       const mine = ahead!
       ahead = i + 1 < entries.length ? readAhead(join(this.dir, entries[i + 1]![0])) : undefined
-      await this.loadShard(new StoreJsonFile<ShardData | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine, this.decodeShard))
+      await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.fs, path, JSON.stringify, expect, (why) => this.corrupt(path, why), mine, this.decodeShard))
     }
     // A failed start may leave one read ahead; its error is the start's error already.
     ahead?.catch(() => undefined)
@@ -679,8 +470,8 @@ export class LowdbStore implements MetadataStore {
     }
   }
 
-  private async loadShard(file: StoreJsonFile<ShardData | null>): Promise<void> {
-    const db = new Low<ShardData | null>(file, null)
+  private async loadShard(file: StoreJsonFile<LoadedShard | null>): Promise<void> {
+    const db = new Low<LoadedShard | null>(file, null)
     try {
       await db.read()
     } catch (e) {
@@ -688,7 +479,7 @@ export class LowdbStore implements MetadataStore {
       throw this.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return
-    for (const [urn, e] of Object.entries(db.data.entities)) {
+    for (const [urn, e] of db.data) {
       // Runs are counted here, in the one pass over the rows, and kept by replay's ops after.
       for (const v of Object.values(e.a)) {
         this.countRun(v.sm.runId, v.time, 1)

@@ -301,6 +301,66 @@ describe('lowdb store: old versions on disk', () => {
     await b.close()
   })
 
+  it('opens a store whose shards are of the previous file format (mdcli-shard 3), then rewrites a touched shard in this one', async () => {
+    // A shard as the previous release wrote it: a JSON line whose rows hold [offset, length] of
+    // their value text in the bytes after it, with tables of system metadata and actors.
+    const urn = DS('s3')
+    let h = 0x811c9dc5
+    for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
+    const rel = `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+    const texts: Buffer[] = []
+    let at = 0
+    const text = (t: string) => {
+      const b = Buffer.from(t, 'utf8')
+      texts.push(b)
+      at += b.length
+      return [at - b.length, b.length]
+    }
+    const ent = {
+      id: 1,
+      t: 'dataset',
+      l: 3,
+      a: {
+        datasetKey: [[...text(JSON.stringify({platform: 'urn:li:dataPlatform:hive', name: 's3', origin: 'PROD'})), 1, 0, 0]],
+        globalTags: [[...text(JSON.stringify({tags: [{tag: 'urn:li:tag:é'}]})), 2, 0, 0]],
+      },
+      s: {datasetProfile: [[...text(JSON.stringify({timestampMillis: 7, rowCount: 7})), 3, 0, 0, 7]]},
+    }
+    const head = {format: 'mdcli-lowdb-3', sm: [{runId: 'r1', lastObserved: 5}], actors: ['urn:li:corpuser:old'], entities: {[urn]: ent}}
+    const shard = Buffer.concat([Buffer.from(`mdcli-shard 3\n${JSON.stringify(head)}\n`, 'utf8'), ...texts])
+    mkdirSync(join(dir, 'shards'), {recursive: true})
+    mkdirSync(join(dir, 'wal'), {recursive: true})
+    writeFileSync(join(dir, rel), shard)
+    writeFileSync(join(dir, 'wal', '00000002.log'), '')
+    const manifest = {format: 'mdcli-lowdb-3', shards: 64, walFrom: 2, nextId: 2, gen: 1, files: {[rel]: {size: shard.length, sha256: createHash('sha256').update(shard).digest('hex')}}, sealed: {}, historyBytes: 0}
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest))
+
+    // `firstVersion`: the version number the shard's value has by then (0 while it is the latest).
+    const check = async (st: MetadataStore, tags: string[], firstVersion: number) => {
+      const tagsNow = (await st.getAspect(urn, 'globalTags'))!
+      expect((tagsNow.value as any).tags.map((t: any) => t.tag)).to.deep.equal(tags)
+      const first = (await st.getAspect(urn, 'globalTags', firstVersion))!
+      expect((first.value as any).tags[0].tag).to.equal('urn:li:tag:é')
+      expect(first.created).to.deep.equal({time: 2, actor: 'urn:li:corpuser:old'})
+      expect(first.systemMetadata?.runId).to.equal('r1')
+      expect((await st.listTimeseries(urn, 'datasetProfile')).map((r) => (r.value as any).rowCount)).to.deep.equal([7])
+      expect((await st.getAspect(urn, 'datasetKey'))!.value).to.deep.equal({platform: 'urn:li:dataPlatform:hive', name: 's3', origin: 'PROD'})
+    }
+    const a = createStore({dir})
+    await a.open()
+    await check(a, ['urn:li:tag:é'], 0)
+    await a.write([up(urn, 'globalTags', {tags: [{tag: 'urn:li:tag:new'}]})])
+    await a.close()
+    const files = readdirSync(join(dir, 'shards'))
+    expect(files).to.have.length(1)
+    expect(readFileSync(join(dir, 'shards', files[0]!)).subarray(0, 14).toString()).to.equal('mdcli-shard 4\n')
+    const b = createStore({dir})
+    await b.open()
+    await check(b, ['urn:li:tag:new'], 1)
+    expect((await b.listVersions(urn, 'globalTags')).map((v) => (v.value as any).tags[0].tag)).to.deep.equal(['urn:li:tag:new', 'urn:li:tag:é'])
+    await b.close()
+  })
+
   it('stops the start when history.log is shorter than the manifest records, naming it', async () => {
     const a = createStore({dir})
     await a.open()

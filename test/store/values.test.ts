@@ -25,6 +25,21 @@ describe('value arena (embedded store)', () => {
     expect(a.text(a.putBytes(src, 2, 2, false))).to.equal('é')
   })
 
+  it('takes back the records it gave out (the value region of a shard file), across chunk boundaries, and refuses a torn one', () => {
+    const a = new ValueArena()
+    // Enough records to fill more than two chunks, one larger than a chunk, and multi-byte ones.
+    const texts = Array.from({length: 9000}, (_, i) => (i === 4000 ? 'b'.repeat(17 * 2 ** 20) : `{"i":${i},"é":"${'x'.repeat(i % 5000)}"}`))
+    const region = Buffer.concat(texts.map((t) => a.record(a.put(t))))
+    const b = new ValueArena()
+    b.put('{"already":"here"}')
+    const refs = b.putRecords(Buffer.concat([Buffer.from('head'), region, Buffer.from('tail')]), 4, 4 + region.length)
+    expect(refs).to.have.length(texts.length)
+    texts.forEach((t, i) => expect(b.text(refs[i]!), `record ${i}`).to.equal(t))
+    expect(b.ascii(refs[1]!)).to.equal(false)
+    expect(b.bytes.live).to.equal(a.bytes.live + Buffer.byteLength('{"already":"here"}') + 4)
+    expect(() => b.putRecords(region, 0, region.length - 1)).to.throw(/runs past the end/)
+  })
+
   it('compacts once replaced texts outweigh the live ones, keeping the live ones and their refs', () => {
     const a = new ValueArena()
     let live = new Map<number, string>()

@@ -69,6 +69,45 @@ export class ValueArena {
     return this.cur * CHUNK + at
   }
 
+  /**
+   * Copies whole records (as `record` returns them, one after another: a shard file's value
+   * region) from `src[start, end)`, a run of records per copy rather than one copy each: a start
+   * at a million aspects spent a seventh of its time in per-record copies. Returns each record's
+   * ref in order; a record that runs past `end` throws.
+   */
+  putRecords(src: Buffer, start: number, end: number): number[] {
+    const refs: number[] = []
+    let at = start
+    while (at < end) {
+      // The longest run of records from `at` that fits the current chunk (at least one record).
+      const first = recordSize(src, at, end)
+      this.room(first)
+      const chunk = this.chunks[this.cur]!
+      const base = this.cur * CHUNK + this.curUsed - at
+      // Refs address CHUNK bytes per chunk; only a record larger than that has a chunk of its own.
+      const room = Math.max(CHUNK - this.curUsed, first)
+      let stop = at + first
+      refs.push(base + at)
+      while (stop < end) {
+        const size = recordSize(src, stop, end)
+        if (stop + size - at > room) break
+        refs.push(base + stop)
+        stop += size
+      }
+      src.copy(chunk, this.curUsed, at, stop)
+      this.curUsed += stop - at
+      this.live += stop - at
+      at = stop
+    }
+    return refs
+  }
+
+  /** The record at `ref`, its 4-byte head and its bytes: a view, valid until the next compaction. */
+  record(ref: number): Buffer {
+    const {chunk, at, length} = this.locate(ref)
+    return chunk.subarray(at - 4, at + length)
+  }
+
   private locate(ref: number): {chunk: Buffer; at: number; length: number; ascii: boolean} {
     const chunk = this.chunks[Math.floor(ref / CHUNK)]
     if (!chunk) throw new Error(`value ref ${ref} points at no chunk`)
@@ -139,4 +178,12 @@ export class ValueArena {
       return moved
     })
   }
+}
+
+/** Size of the record at `at` of `src` (head included), which must end by `end`. */
+function recordSize(src: Buffer, at: number, end: number): number {
+  if (at + 4 > end) throw new Error(`value record at byte ${at} has no whole length`)
+  const size = (src.readUInt32LE(at) & LENGTH) + 4
+  if (at + size > end) throw new Error(`value record at byte ${at} (${size} bytes) runs past the end of its region`)
+  return size
 }

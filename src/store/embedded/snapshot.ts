@@ -1,0 +1,366 @@
+/**
+ * Snapshot shard files of the embedded store, and the in-memory rows they hold.
+ *
+ * A shard file of this format (`mdcli-shard 4`) is laid out for a fast start:
+ *
+ *   mdcli-shard 4\n
+ *   head\n              JSON: tables (system metadata, actors, aspect names, entity types), the
+ *                       urns in order, the rare parts (old versions, timeseries rows) by entity
+ *                       index, and the sizes of the four regions below
+ *   padding             to a multiple of 8 bytes from the file's start
+ *   numbers             float64, little-endian: per entity its id and LSN, then per versioned
+ *                       aspect its time
+ *   indexes             uint32, little-endian: per entity its type and its count of versioned
+ *                       aspects, then per aspect its name, actor and system metadata (table indexes)
+ *   records             each versioned aspect's latest value as the value arena keeps it (a 4-byte
+ *                       head, the UTF-8 bytes), in the order of the indexes
+ *   texts               timeseries rows' value texts, which the head's rows point into
+ *
+ * Why: format 3 kept every row in its JSON line, and at a million aspects parsing those 90 MB of
+ * JSON was the largest part of a start (a second of 3.9 on the project machine, plus the
+ * collections of the arrays it made); the records region is copied into the arena a run at a
+ * time instead of a copy per value. Shards of formats up to 3 are still read; a checkpoint
+ * rewrites them in this one.
+ */
+import {isAscii as bufferIsAscii} from 'node:buffer'
+import {endianness} from 'node:os'
+import type {OldRow} from './history.js'
+import type {ValueArena} from './values.js'
+import type {SystemMetadata} from '../types.js'
+
+/**
+ * A versioned aspect: its latest version in memory (the value text as a ref into the value
+ * arena) and where its older versions lie in history.log. One object per aspect with named
+ * fields: an array of versions holding an array for the latest cost twice the memory, and at a
+ * million aspects those arrays were most of the server's heap.
+ */
+export class Versions {
+  constructor(
+    public ref: number,
+    public time: number,
+    public actor: string,
+    public sm: SystemMetadata,
+    /** Versions 1, 2, … (the version number less one is the index). */
+    public old: OldRow[] | undefined = undefined,
+  ) {}
+
+  get count(): number {
+    return 1 + (this.old?.length ?? 0)
+  }
+
+  /** Version `v`: this object for 0, an old version's place on disk for the others. */
+  at(v: number): Versions | OldRow | undefined {
+    return v === 0 ? this : this.old?.[v - 1]
+  }
+
+  /** Every version, latest first. */
+  all(): Array<Versions | OldRow> {
+    return this.old ? [this, ...this.old] : [this]
+  }
+}
+
+/** Timeseries row: [value JSON, created time, created actor, system metadata, timestampMillis]. */
+export type TsRow = [string, number, string, SystemMetadata, number]
+
+export interface Ent {
+  /** Stable small id (search index, cursor order). */
+  id: number
+  /** Entity type. */
+  t: string
+  /** LSN of the last op applied. */
+  l: number
+  /** Versioned aspects. */
+  a: Record<string, Versions>
+  /** Timeseries aspects, in arrival order. */
+  s?: Record<string, TsRow[]>
+}
+
+export interface ShardData {
+  format: string
+  /**
+   * System metadata and actors of the shard's rows, each once: a row's [2] and [3] are indexes
+   * into these (absent in shards written before them, whose rows hold the values). A million
+   * rows share a handful of values, and parsing a copy of each cost a fifth of a start.
+   */
+  sm?: SystemMetadata[]
+  actors?: string[]
+  entities: Record<string, Ent>
+}
+
+/**
+ * First line of a shard file of format 3, the format before this one. The second line is the shard as JSON, whose rows
+ * hold [offset, length] of their value text in the bytes after it instead of the text: parsing
+ * JSON strings full of escaped quotes was most of a start, and slicing raw text is several times
+ * faster. Shards of earlier formats are plain JSON (they start with `{`).
+ */
+const SHARD_MAGIC_3 = 'mdcli-shard 3\n'
+
+/** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
+export interface ShardContext {
+  values: ValueArena
+  shared(sm: SystemMetadata): SystemMetadata
+  interned(actor: string): string
+  /**
+   * An old version that a shard of format 2 still holds whole: appended to history.log, and its
+   * entity's shard rewritten by the next checkpoint.
+   */
+  toHistory(urn: string, text: string, time: number, actor: string, sm: SystemMetadata): OldRow
+}
+
+/**
+ * Reads a shard file of any format into ShardData with rows as they live in memory: a latest
+ * version as [ref, time, actor, sm], a timeseries row as [text, time, actor, sm, timestamp], old
+ * versions as they are ([offset, length, run id, time] in history.log).
+ */
+function decodeShardJson(buf: Buffer, ctx: ShardContext): ShardData {
+  const magic = buf.length >= SHARD_MAGIC_3.length && buf.toString('latin1', 0, SHARD_MAGIC_3.length) === SHARD_MAGIC_3
+  let data: ShardData
+  let base = 0
+  if (!magic) data = JSON.parse(buf.toString('utf8')) as ShardData
+  else {
+    const nl = buf.indexOf(10, SHARD_MAGIC_3.length)
+    if (nl < 0) throw new Error('shard has no end of its JSON line')
+    data = JSON.parse(buf.toString('utf8', SHARD_MAGIC_3.length, nl)) as ShardData
+    base = nl + 1
+  }
+  const bounds = (off: number, len: number): void => {
+    if (base + off + len > buf.length) throw new Error(`shard value at ${off} (${len} bytes) runs past the end of the file`)
+  }
+  // Rows of a shard with tables point into them (one shared object per distinct value); shards
+  // written before the tables hold the values.
+  const sms = data.sm?.map((v) => ctx.shared(v))
+  const actors = data.actors?.map((v) => ctx.interned(v))
+  const sm = (x: unknown): SystemMetadata => (typeof x === 'number' && sms ? sms[x]! : ctx.shared(x as SystemMetadata))
+  const actor = (x: unknown): string => (typeof x === 'number' && actors ? actors[x]! : ctx.interned(x as string))
+  for (const [urn, e] of Object.entries(data.entities)) {
+    const versioned = e.a as unknown as Record<string, unknown[][]>
+    for (const name of Object.keys(versioned)) {
+      const rows = versioned[name]!
+      const old: OldRow[] = []
+      let latest: Versions | undefined
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i]!
+        // A whole version: [offset, length, time, actor, sm] in a shard of this format, [text,
+        // time, actor, sm] in a JSON one. Anything else is an old version's place in history.log.
+        let ref: number | undefined
+        let text: string | undefined
+        // Indexed reads, not destructuring: this loop runs once per aspect at every start.
+        if (magic && r.length === 5) {
+          const off = r[0] as number
+          const len = r[1] as number
+          bounds(off, len)
+          if (i === 0) ref = ctx.values.putBytes(buf, base + off, len, isAscii(buf, base + off, len))
+          else text = buf.toString('utf8', base + off, base + off + len)
+        } else if (!magic && typeof r[0] === 'string') {
+          if (i === 0) ref = ctx.values.put(r[0])
+          else text = r[0]
+        }
+        const k = magic ? 2 : 1
+        const time = r[k]
+        const by = r[k + 1]
+        const meta = r[k + 2]
+        if (ref !== undefined) latest = new Versions(ref, time as number, actor(by), sm(meta))
+        else if (text !== undefined) old.push(ctx.toHistory(urn, text, time as number, actor(by), sm(meta)))
+        else old.push(r as OldRow)
+      }
+      if (!latest) throw new Error(`aspect ${name} of ${urn} has no latest version`)
+      if (old.length > 0) latest.old = old
+      put(e.a, name, latest)
+    }
+    for (const rows of Object.values(e.s ?? {}) as unknown as unknown[][]) {
+      for (let i = 0; i < rows.length; i++) {
+        const r = rows[i] as unknown[]
+        if (magic) {
+          const off = r[0] as number
+          const len = r[1] as number
+          bounds(off, len)
+          rows[i] = [buf.toString('utf8', base + off, base + off + len), r[2], actor(r[3]), sm(r[4]), r[5]]
+        } else rows[i] = [r[0], r[1], actor(r[2]), sm(r[3]), r[4]]
+      }
+    }
+  }
+  return data
+}
+
+/** Whether `len` bytes from `start` are all below 0x80 (so latin1 decoding is exact and fastest). */
+function isAscii(buf: Buffer, start: number, len: number): boolean {
+  return bufferIsAscii(buf.subarray(start, start + len))
+}
+
+/**
+ * An own property of a record keyed by aspect name. Aspect names come from requests, and a plain
+ * object answers `constructor`, `toString` or `__proto__` from its prototype.
+ */
+export function own<T>(rec: Record<string, T> | undefined, key: string): T | undefined {
+  return rec !== undefined && Object.hasOwn(rec, key) ? rec[key] : undefined
+}
+
+/** Sets an own property, even one named `__proto__` (a plain assignment would set the prototype). */
+export function put<T>(rec: Record<string, T>, key: string, value: T): void {
+  if (key === '__proto__') Object.defineProperty(rec, key, {value, writable: true, enumerable: true, configurable: true})
+  else rec[key] = value
+}
+
+/** First line of a shard file of this format (see the top of this file). */
+const SHARD_MAGIC = 'mdcli-shard 4\n'
+const LITTLE_ENDIAN = endianness() === 'LE'
+
+/** The rows of a shard as they live in memory, urn by urn. */
+export type LoadedShard = Array<[string, Ent]>
+
+/** The head of a shard file of this format. */
+interface ShardHead {
+  format: string
+  sm: SystemMetadata[]
+  actors: string[]
+  names: string[]
+  types: string[]
+  urns: string[]
+  /** By entity index: its old versions (`o`) and timeseries rows (`s`, texts in the texts region). */
+  x: Record<string, {o?: Record<string, OldRow[]>; s?: Record<string, unknown[][]>}>
+  numbers: number
+  indexes: number
+  records: number
+  texts: number
+}
+
+/** Index of `v` in a table being built. */
+function tableIndex<T>(ix: Map<T, number>, v: T): number {
+  let i = ix.get(v)
+  if (i === undefined) ix.set(v, (i = ix.size))
+  return i
+}
+
+/** A shard file of this format from the entities in memory; the arena holds their latest values. */
+export function encodeShard(data: ShardData, values: ValueArena): Buffer {
+  const smIx = new Map<SystemMetadata, number>()
+  const actorIx = new Map<string, number>()
+  const nameIx = new Map<string, number>()
+  const typeIx = new Map<string, number>()
+  const urns: string[] = []
+  const numbers: number[] = []
+  const indexes: number[] = []
+  const records: Buffer[] = []
+  let recordBytes = 0
+  const texts: Buffer[] = []
+  let textBytes = 0
+  const x: ShardHead['x'] = {}
+  for (const [urn, e] of Object.entries(data.entities)) {
+    const names = Object.keys(e.a)
+    numbers.push(e.id, e.l)
+    indexes.push(tableIndex(typeIx, e.t), names.length)
+    let extra: ShardHead['x'][string] | undefined
+    for (const name of names) {
+      const v = e.a[name]!
+      const rec = values.record(v.ref)
+      records.push(rec)
+      recordBytes += rec.length
+      numbers.push(v.time)
+      indexes.push(tableIndex(nameIx, name), tableIndex(actorIx, v.actor), tableIndex(smIx, v.sm))
+      if (v.old) put(((extra ??= {}).o ??= {}), name, v.old)
+    }
+    if (e.s) {
+      const s: Record<string, unknown[][]> = {}
+      for (const [name, rows] of Object.entries(e.s)) {
+        put(s, name, rows.map((r) => {
+          const b = Buffer.from(r[0], 'utf8')
+          texts.push(b)
+          textBytes += b.length
+          return [textBytes - b.length, b.length, r[1], tableIndex(actorIx, r[2]), tableIndex(smIx, r[3]), r[4]]
+        }))
+      }
+      ;(extra ??= {}).s = s
+    }
+    if (extra) x[urns.length] = extra
+    urns.push(urn)
+  }
+  const head: ShardHead = {
+    format: data.format,
+    sm: [...smIx.keys()],
+    actors: [...actorIx.keys()],
+    names: [...nameIx.keys()],
+    types: [...typeIx.keys()],
+    urns,
+    x,
+    numbers: numbers.length,
+    indexes: indexes.length,
+    records: recordBytes,
+    texts: textBytes,
+  }
+  const top = Buffer.from(`${SHARD_MAGIC}${JSON.stringify(head)}\n`, 'utf8')
+  const pad = Buffer.alloc((8 - (top.length % 8)) % 8)
+  const nums = Buffer.from(Float64Array.from(numbers).buffer)
+  const ixs = Buffer.from(Uint32Array.from(indexes).buffer)
+  if (!LITTLE_ENDIAN) {
+    nums.swap64()
+    ixs.swap32()
+  }
+  // The views into the arena are copied here, before anything can move them.
+  return Buffer.concat([top, pad, nums, ixs, ...records, ...texts])
+}
+
+/** A shard file of any format as rows in memory: texts into the arena, metadata and actors shared. */
+export function decodeShard(buf: Buffer, ctx: ShardContext): LoadedShard {
+  if (buf.length >= SHARD_MAGIC.length && buf.toString('latin1', 0, SHARD_MAGIC.length) === SHARD_MAGIC) return decodeShard4(buf, ctx)
+  return Object.entries(decodeShardJson(buf, ctx).entities)
+}
+
+function decodeShard4(buf: Buffer, ctx: ShardContext): LoadedShard {
+  const nl = buf.indexOf(10, SHARD_MAGIC.length)
+  if (nl < 0) throw new Error('shard has no end of its head')
+  const head = JSON.parse(buf.toString('utf8', SHARD_MAGIC.length, nl)) as ShardHead
+  const numbersAt = nl + 1 + ((8 - ((nl + 1) % 8)) % 8)
+  const indexesAt = numbersAt + head.numbers * 8
+  const recordsAt = indexesAt + head.indexes * 4
+  const textsAt = recordsAt + head.records
+  if (textsAt + head.texts !== buf.length) throw new Error(`shard has ${buf.length} bytes, its head accounts for ${textsAt + head.texts}`)
+  // Copies, so that the columns are aligned whatever the file buffer's offset.
+  const numBytes = Buffer.from(buf.subarray(numbersAt, indexesAt))
+  const ixBytes = Buffer.from(buf.subarray(indexesAt, recordsAt))
+  if (!LITTLE_ENDIAN) {
+    numBytes.swap64()
+    ixBytes.swap32()
+  }
+  const numbers = new Float64Array(numBytes.buffer, numBytes.byteOffset, head.numbers)
+  const indexes = new Uint32Array(ixBytes.buffer, ixBytes.byteOffset, head.indexes)
+  const refs = ctx.values.putRecords(buf, recordsAt, textsAt)
+  const sms = head.sm.map((v) => ctx.shared(v))
+  const actors = head.actors.map((v) => ctx.interned(v))
+  const table = <T>(t: T[], i: number, what: string): T => {
+    if (i >= t.length) throw new Error(`shard row names ${what} ${i} of ${t.length}`)
+    return t[i]!
+  }
+  const out: LoadedShard = []
+  let n = 0
+  let k = 0
+  let r = 0
+  for (let i = 0; i < head.urns.length; i++) {
+    const urn = head.urns[i]!
+    const e: Ent = {id: numbers[n++]!, t: table(head.types, indexes[k++]!, 'entity type'), l: numbers[n++]!, a: {}}
+    const count = indexes[k++]!
+    const extra = Object.hasOwn(head.x, i) ? head.x[i] : undefined
+    for (let j = 0; j < count; j++) {
+      const name = table(head.names, indexes[k++]!, 'aspect name')
+      if (r >= refs.length) throw new Error('shard has fewer value records than aspects')
+      const v = new Versions(refs[r++]!, numbers[n++]!, table(actors, indexes[k++]!, 'actor'), table(sms, indexes[k++]!, 'system metadata'))
+      const old = own(extra?.o, name)
+      if (old && old.length > 0) v.old = old
+      put(e.a, name, v)
+    }
+    if (extra?.s) {
+      const s: Record<string, TsRow[]> = {}
+      for (const [name, rows] of Object.entries(extra.s)) {
+        put(s, name, rows.map((row): TsRow => {
+          const off = row[0] as number
+          const len = row[1] as number
+          if (off + len > head.texts) throw new Error(`shard text at ${off} (${len} bytes) runs past the end of the file`)
+          return [buf.toString('utf8', textsAt + off, textsAt + off + len), row[2] as number, table(actors, row[3] as number, 'actor'), table(sms, row[4] as number, 'system metadata'), row[5] as number]
+        }))
+      }
+      e.s = s
+    }
+    out.push([urn, e])
+  }
+  if (n !== head.numbers || k !== head.indexes || r !== refs.length) throw new Error('shard columns do not match its entities')
+  return out
+}
