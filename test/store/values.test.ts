@@ -38,6 +38,18 @@ describe('value arena (embedded store)', () => {
     expect(b.ascii(refs[1]!)).to.equal(false)
     expect(b.bytes.live).to.equal(a.bytes.live + Buffer.byteLength('{"already":"here"}') + 4)
     expect(() => b.putRecords(region, 0, region.length - 1)).to.throw(/runs past the end/)
+    // The same from a reservation (a start reserves the shards' size first), then compacted away from it.
+    const c = new ValueArena()
+    c.reserve(region.length)
+    const again = c.putRecords(region, 0, region.length)
+    texts.forEach((t, i) => expect(c.text(again[i]!), `reserved record ${i}`).to.equal(t))
+    const after = c.put('{"after":"the reservation"}')
+    let moved = new Map<number, number>()
+    c.compact((move) => {
+      moved = new Map([...again, after].map((r) => [r, move(r)]))
+    })
+    texts.forEach((t, i) => expect(c.text(moved.get(again[i]!)!), `compacted record ${i}`).to.equal(t))
+    expect(c.text(moved.get(after)!)).to.equal('{"after":"the reservation"}')
   })
 
   it('compacts once replaced texts outweigh the live ones, keeping the live ones and their refs', () => {

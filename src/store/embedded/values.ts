@@ -35,10 +35,28 @@ export class ValueArena {
     return {live: this.live, dead: this.dead}
   }
 
+  /** Memory reserved for chunks to come (see reserve). */
+  private spare: Buffer | undefined
+
+  /**
+   * Reserves about `bytes` for the chunks to come, in one allocation. Why: V8 counts each buffer
+   * as external memory and starts a full marking of the heap at every 64 MiB of it, so a start
+   * that fills the arena chunk by chunk marked the heap once per four chunks (a second at a time
+   * at 5,000,000 aspects). Pages of the reservation that no chunk uses are never touched, so
+   * they cost address space, not memory.
+   */
+  reserve(bytes: number): void {
+    const chunks = Math.ceil(bytes / CHUNK)
+    if (chunks > 1) this.spare = Buffer.allocUnsafeSlow(chunks * CHUNK)
+  }
+
   /** Room for `need` bytes at the end of the current chunk, or a chunk that has it. */
   private room(need: number): void {
     if (this.cur >= 0 && this.curUsed + need <= CHUNK) return
-    this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK, need)))
+    if (need <= CHUNK && this.spare) {
+      this.chunks.push(this.spare.subarray(0, CHUNK))
+      this.spare = this.spare.length > CHUNK ? this.spare.subarray(CHUNK) : undefined
+    } else this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK, need)))
     this.cur = this.chunks.length - 1
     this.curUsed = 0
   }
@@ -163,6 +181,8 @@ export class ValueArena {
       return {chunk, at, size: (head & LENGTH) + 4}
     }
     this.chunks = []
+    // Chunks cut from a reservation would keep the old chunks' memory alive.
+    this.spare = undefined
     this.cur = -1
     this.curUsed = 0
     this.live = 0
