@@ -1206,12 +1206,25 @@ export class LowdbStore implements MetadataStore {
     }
   }
 
+  /**
+   * Every urn in the order of the entities' ids. Ids are handed out one by one, so unless most
+   * entities were deleted they fill a range little larger than the catalog: placed by id, in a
+   * pass, where a sort took 0.6 s at a million entities before the server could listen.
+   */
+  private urnsById(): string[] {
+    if (this.nextId > 4 * this.ents.size + 1024) {
+      // Sorted through pairs, not map lookups in the comparator (0.3 s at 200,000 entities).
+      return [...this.ents].sort((a, b) => a[1].id - b[1].id).map(([u]) => u)
+    }
+    const slots = new Array<string | undefined>(this.nextId).fill(undefined)
+    for (const [urn, e] of this.ents) slots[e.id] = urn
+    return slots.filter((u): u is string => u !== undefined)
+  }
+
   private async buildIndexInBackground(): Promise<void> {
     // Start after the store is open: the first requests need not wait for the index to begin.
     await new Promise((r) => setImmediate(r))
-    // Sorted by id through pairs, not map lookups in the comparator (0.3 s at 200,000 entities).
-    const byId = [...this.ents].sort((a, b) => a[1].id - b[1].id)
-    const urns = byId.map(([u]) => u)
+    const urns = this.urnsById()
     const w = this.worker
     for (let i = 0; i < urns.length; i += INDEX_BATCH) {
       await this.indexRoom()

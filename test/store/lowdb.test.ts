@@ -496,6 +496,44 @@ describe('lowdb store search thread', () => {
     expect(most).to.be.within(1, 4)
   })
 
+  it('rebuilds the index at a start in id order, whether the ids are dense or mostly deleted', async () => {
+    const a = createStore({dir})
+    await a.open()
+    const urns = Array.from({length: 1500}, (_, i) => DS(`sparse_${i}`))
+    await a.write(urns.map((u, i) => up(u, 'datasetProperties', {name: `sparse_${i}`, description: 'sparseword'})))
+    const walk = async (st: MetadataStore) => {
+      const seen: string[] = []
+      let after: string | null = ''
+      while (after !== null) {
+        const r: Awaited<ReturnType<MetadataStore['search']>> = await st.search({types: ['dataset'], query: 'sparseword', count: 400, after})
+        seen.push(...r.hits.map((h) => h.urn))
+        after = r.next ?? null
+      }
+      return seen
+    }
+    const drainOf = async (st: MetadataStore, n: number) => {
+      for (let i = 0; i < 200 && (await st.search({types: ['dataset'], query: 'sparseword', count: 1})).total !== n; i++) await new Promise((r) => setTimeout(r, 25))
+    }
+    await drainOf(a, 1500)
+    const dense = await walk(a)
+    await a.close()
+    const b = createStore({dir})
+    await b.open()
+    await drainOf(b, 1500)
+    expect(await walk(b)).to.deep.equal(dense)
+    // Past four deleted ids for each live one the start sorts instead of placing by id.
+    await b.write(urns.slice(0, 1400).map((urn) => ({op: 'deleteEntity', urn}) as WriteOp))
+    await b.close()
+    const c = createStore({dir})
+    await c.open()
+    try {
+      await drainOf(c, 100)
+      expect(await walk(c)).to.deep.equal(dense.filter((u) => !urns.slice(0, 1400).includes(u)))
+    } finally {
+      await c.close()
+    }
+  })
+
   it('restarts a search thread that died, with the whole index, and says so once', async () => {
     const warnings: string[] = []
     const store = createStore({dir, warn: (m) => warnings.push(m)})
