@@ -18,10 +18,10 @@
  *
  * Checkpoints keep the journal short: when it passes `checkpointBytes` (and on close), the
  * journal rotates to a new segment and each snapshot shard touched since the last checkpoint is
- * written through lowdb under a new name (`shards/shard-NN.g<gen>.json`, compact JSON, written to
- * a temp file, synced, renamed). Then `manifest.json` names every shard file with its size and
- * SHA-256, and the first journal segment still needed; only after that do older files go, so
- * nothing a manifest names is ever overwritten. Entities are spread over shards by a hash of the
+ * written through lowdb under a new name (`shards/shard-NN.g<gen>.json`, a JSON head and binary
+ * columns, see `embedded/snapshot.ts`; written to a temp file, synced, renamed). Then
+ * `manifest.json` names every shard file with its size and SHA-256, and the first journal segment
+ * still needed; only after that do older files go, so nothing a manifest names is ever overwritten. Entities are spread over shards by a hash of the
  * urn, so no single file nears V8's string limit: 64 shards hold well over a million aspects.
  *
  * Recovery: load the shards the manifest names (a missing, truncated or altered one stops the
