@@ -21,8 +21,9 @@
  * written through lowdb under a new name (`shards/shard-NN.g<gen>.json`, a JSON head and binary
  * columns, see `embedded/snapshot.ts`; written to a temp file, synced, renamed). Then
  * `manifest.json` names every shard file with its size and SHA-256, and the first journal segment
- * still needed; only after that do older files go, so nothing a manifest names is ever overwritten. Entities are spread over shards by a hash of the
- * urn, so no single file nears V8's string limit: 64 shards hold well over a million aspects.
+ * still needed; only after that do older files go, so nothing a manifest names is ever overwritten.
+ * Entities are spread over shards by a hash of the urn, so no single file nears V8's string limit:
+ * 64 shards hold well over a million aspects.
  *
  * Recovery: load the shards the manifest names (a missing, truncated or altered one stops the
  * start, naming the file), then replay the journal from the manifest's segment; segments must run
@@ -203,8 +204,10 @@ function sum(buf: Buffer): FileSum {
  * Why not readFile: every buffer it allocates counts as V8 external memory, and each 64 MiB of
  * new external memory starts a full marking of the heap. A start at 5,000,000 aspects read
  * 1.6 GB of shards (and webcrypto's digest copied them again): it marked a heap of up to 800 MiB
- * about twice a second, most of a 20 s start. The sum is computed on this thread instead (SHA-256
- * runs at gigabytes a second; the copy for the digest on libuv's pool cost about as much here).
+ * about twice a second, most of a 20 s start. The sum is computed on this thread instead: SHA-256
+ * runs at about 1.4 GB/s here, and the copy webcrypto made for its digest on libuv's pool cost this
+ * thread nearly as much. A thread of its own for the sums was measured: 0.1 s sooner at a million
+ * aspects, nothing at five million (the collector's threads had the other core), for a thread.
  * A decoder must copy what it keeps: the buffer is read into again two files later.
  */
 class FileBuffers {
@@ -476,8 +479,7 @@ export class LowdbStore implements MetadataStore {
       return
     }
     const files = m.files ?? {}
-    // While one shard parses (on this thread), the next is read and its checksum computed on
-    // libuv's threads: a start at a million aspects spends a fifth of its time on those two.
+    // While one shard decodes (on this thread), the next is read on libuv's threads.
     const entries = Object.entries(files)
     // The shards' value texts go to the arena: its memory in one piece (see ValueArena.reserve).
     this.values.reserve(entries.reduce((n, [, f]) => n + f.size, 0))
