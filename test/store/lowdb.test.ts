@@ -361,6 +361,23 @@ describe('lowdb store: old versions on disk', () => {
     await b.close()
   })
 
+  it('stops the start on a shard of a file format newer than this build, naming the file and the format', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('future'), 'globalTags', {tags: [{tag: 'urn:li:tag:x'}]})])
+    await a.close()
+    const [name] = readdirSync(join(dir, 'shards'))
+    const shard = Buffer.from('mdcli-shard 9\n{}\n')
+    writeFileSync(join(dir, 'shards', name!), shard)
+    const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
+    m.files[`shards/${name}`] = {size: shard.length, sha256: createHash('sha256').update(shard).digest('hex')}
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m))
+    const b = createStore({dir})
+    const err = await b.open().then(() => null, (e: Error) => e)
+    expect(err?.message).to.include(name).and.to.match(/"mdcli-shard 9", which this build of mdcli cannot read/)
+    expect(readFileSync(join(dir, 'shards', name!)).equals(shard)).to.equal(true)
+  })
+
   it('stops the start when history.log is shorter than the manifest records, naming it', async () => {
     const a = createStore({dir})
     await a.open()

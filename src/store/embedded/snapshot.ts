@@ -301,7 +301,11 @@ export function encodeShard(data: ShardData, values: ValueArena): Buffer {
 
 /** A shard file of any format as rows in memory: texts into the arena, metadata and actors shared. */
 export function decodeShard(buf: Buffer, ctx: ShardContext): LoadedShard {
-  if (buf.length >= SHARD_MAGIC.length && buf.toString('latin1', 0, SHARD_MAGIC.length) === SHARD_MAGIC) return decodeShard4(buf, ctx)
+  const first = buf.toString('latin1', 0, Math.min(buf.length, 32))
+  if (first.startsWith(SHARD_MAGIC)) return decodeShard4(buf, ctx)
+  if (first.startsWith('mdcli-shard ') && !first.startsWith(SHARD_MAGIC_3)) {
+    throw new Error(`shard is of format "${first.slice(0, first.indexOf('\n') >>> 0).trim()}", which this build of mdcli cannot read (a newer one wrote it)`)
+  }
   return Object.entries(decodeShardJson(buf, ctx).entities)
 }
 
