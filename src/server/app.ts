@@ -108,7 +108,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
-  const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m)})
+  const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m), info: (m) => logger.info(m)})
   // The store holds token hashes and every aspect: owner-only, like ~/.mdclienv.
   try {
     chmodSync(opts.storeDir, 0o700)

@@ -15,6 +15,8 @@ export interface OpenStoreOptions {
   dir: string
   checkpointBytes?: number
   warn?: (msg: string) => void
+  /** Progress lines of a long start (the embedded store). */
+  info?: (msg: string) => void
 }
 
 export const SEARCHABLE_TYPES: readonly string[] = entitySpecs()
@@ -32,6 +34,7 @@ export function createStore(opts: OpenStoreOptions): MetadataStore {
     searchableTypes: SEARCHABLE_TYPES,
     rules: REGISTRY_RULES,
     warn: opts.warn,
+    info: opts.info,
   })
 }
 

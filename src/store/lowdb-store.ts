@@ -172,6 +172,10 @@ export interface LowdbStoreOptions {
   rules: EntityRules
   /** Called with a warning line (torn journal tail cut, etc.). */
   warn?: (msg: string) => void
+  /** Called with a progress line: a start with much to read says so, and how long it took. */
+  info?: (msg: string) => void
+  /** Bytes of snapshot and journal from which a start reports progress (PROGRESS_BYTES). */
+  progressBytes?: number
   /** fsync journal appends (on by default; tests of throughput may turn it off). */
   sync?: boolean
   /** The file layer every write goes through (production: node:fs); tests inject failures here. */
@@ -179,6 +183,9 @@ export interface LowdbStoreOptions {
   /** Fraction of the heap's limit past which writes that add data are refused (E_STORE_MEMORY). */
   maxHeapFraction?: number
 }
+
+/** A start that reads this much (about 400,000 aspects) takes a second or more: it says so. */
+const PROGRESS_BYTES = 128 * 2 ** 20
 
 function fnv1a(s: string): number {
   let h = 0x811c9dc5
@@ -363,7 +370,11 @@ export class LowdbStore implements MetadataStore {
     mkdirSync(join(this.dir, 'wal'), {recursive: true})
     this.dirLock.acquire()
     try {
+      const started = performance.now()
       const manifest = await this.readManifest()
+      const toRead = this.bytesToRead(manifest)
+      const report = toRead >= (this.opts.progressBytes ?? PROGRESS_BYTES)
+      if (report) this.opts.info?.(`Opening the store ${this.dir}: ${Math.ceil(toRead / 2 ** 20).toLocaleString('en-US')} MiB of snapshot and journal to read…`)
       this.nextId = manifest.nextId
       const historyPath = join(this.dir, 'history.log')
       this.history.open(manifest.historyBytes ?? 0, (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`))
@@ -389,6 +400,7 @@ export class LowdbStore implements MetadataStore {
       this.opened = true
       this.startWorker()
       this.indexReady = this.buildIndexInBackground()
+      if (report) this.opts.info?.(`Opened the store: ${this.ents.size.toLocaleString('en-US')} entities in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     } catch (e) {
       this.history.close()
       this.dirLock.release()
@@ -412,6 +424,16 @@ export class LowdbStore implements MetadataStore {
     await this.worker?.terminate()
     this.worker = null
     this.dirLock.release()
+  }
+
+  /** Bytes a start reads: the shards the manifest names and the journal from its segment on. */
+  private bytesToRead(m: Manifest): number {
+    let n = 0
+    for (const f of Object.values(m.files ?? {})) n += f.size
+    for (const f of readdirSync(join(this.dir, 'wal'))) {
+      if (/^\d{8}\.log$/.test(f) && Number.parseInt(f, 10) >= m.walFrom) n += statSync(join(this.dir, 'wal', f)).size
+    }
+    return n
   }
 
   private manifestFile(): StoreJsonFile<Manifest | null> {

@@ -361,6 +361,24 @@ describe('lowdb store: old versions on disk', () => {
     await b.close()
   })
 
+  it('says so when a start has much to read, and how long it took; a small one stays quiet', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('big'), 'globalTags', {tags: [{tag: 'urn:li:tag:x'}]}), up(DS('big2'), 'globalTags', {tags: [{tag: 'urn:li:tag:y'}]})])
+    await a.close()
+    const lines: string[] = []
+    const quiet = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, info: (m) => lines.push(m)})
+    await quiet.open()
+    await quiet.close()
+    expect(lines).to.deep.equal([])
+    const loud = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, info: (m) => lines.push(m), progressBytes: 1})
+    await loud.open()
+    await loud.close()
+    expect(lines).to.have.length(2)
+    expect(lines[0]).to.match(/^Opening the store .+: 1 MiB of snapshot and journal to read…$/).and.to.include(dir)
+    expect(lines[1]).to.match(/^Opened the store: 2 entities in \d+\.\d s$/)
+  })
+
   it('stops the start on a shard of a file format newer than this build, naming the file and the format', async () => {
     const a = createStore({dir})
     await a.open()

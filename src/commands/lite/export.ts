@@ -21,7 +21,8 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
 
   async run(): Promise<ExportReport> {
     const {flags} = await this.parse(LiteExport)
-    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m)})
+    // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
+    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
     try {
       const report = await exportStore(store, flags.file)
       this.log(`Exported ${report.records} records of ${report.entities} entities to ${report.file}`)

@@ -26,7 +26,8 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
   async run(): Promise<ImportReport> {
     const {flags} = await this.parse(LiteImport)
     if (!existsSync(flags.file)) throw new FileError(`File not found: ${flags.file}`)
-    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m)})
+    // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
+    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
     try {
       const report = await importRecords(store, flags.file, readJsonElements(flags.file))
       this.log(`Imported ${report.records} records (${report.entities} new entities) from ${report.file}${report.failed > 0 ? `; ${report.failed} refused` : ''}`)
