@@ -201,6 +201,13 @@ const shardFile = (i: number, gen: number): string => `shards/shard-${String(i).
 const LEGACY_SHARD = /^shard-(\d{2})\.json$/
 const SHARD = /^shard-(\d{2})\.g(\d+)\.json$/
 
+/** Bytes of the snapshot shards a manifest names. */
+function snapshotBytes(m: Manifest | null): number {
+  let n = 0
+  for (const [name, f] of Object.entries(m?.files ?? {})) if (name.startsWith('shards/')) n += f.size
+  return n
+}
+
 function sum(buf: Buffer): FileSum {
   return {size: buf.length, sha256: createHash('sha256').update(buf).digest('hex')}
 }
@@ -428,8 +435,7 @@ export class LowdbStore implements MetadataStore {
 
   /** Bytes a start reads: the shards the manifest names and the journal from its segment on. */
   private bytesToRead(m: Manifest): number {
-    let n = 0
-    for (const f of Object.values(m.files ?? {})) n += f.size
+    let n = snapshotBytes(m)
     for (const f of readdirSync(join(this.dir, 'wal'))) {
       if (/^\d{8}\.log$/.test(f) && Number.parseInt(f, 10) >= m.walFrom) n += statSync(join(this.dir, 'wal', f)).size
     }
@@ -504,7 +510,7 @@ export class LowdbStore implements MetadataStore {
     // While one shard decodes (on this thread), the next is read on libuv's threads.
     const entries = Object.entries(files)
     // The shards' value texts go to the arena: its memory in one piece (see ValueArena.reserve).
-    this.values.reserve(entries.reduce((n, [, f]) => n + f.size, 0))
+    this.values.reserve(snapshotBytes(m))
     const buffers = new FileBuffers()
     let ahead = entries.length > 0 ? buffers.read(join(this.dir, entries[0]![0])) : undefined
     for (let i = 0; i < entries.length; i++) {
@@ -975,9 +981,7 @@ export class LowdbStore implements MetadataStore {
    * about the snapshot's size again; a clean stop still leaves an empty journal.
    */
   private checkpointDue(): number {
-    let snapshot = 0
-    for (const [name, f] of Object.entries(this.manifest?.files ?? {})) if (name.startsWith('shards/')) snapshot += f.size
-    return Math.max(this.checkpointBytes, snapshot)
+    return Math.max(this.checkpointBytes, snapshotBytes(this.manifest))
   }
 
   /** Rotates the journal, rewrites the shards touched since the last checkpoint, drops old segments. */

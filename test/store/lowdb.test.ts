@@ -37,6 +37,13 @@ storeConformance('lowdb, checkpointing every few hundred bytes', harness(512))
 
 const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
 
+/** The shard file the first checkpoint writes an urn's entity to (FNV-1a of the urn over 64 shards), for stores written by hand. */
+function firstShardFile(urn: string): string {
+  let h = 0x811c9dc5
+  for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
+  return `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+}
+
 describe('lowdb store files', () => {
   let dir: string
   beforeEach(() => (dir = tempDir('mdcli-store-')))
@@ -260,9 +267,7 @@ describe('lowdb store: old versions on disk', () => {
   it('opens a store of the previous format (old versions in the shards), moves them to history.log, and keeps them', async () => {
     // A store as the previous release left it: format 2, one shard holding three versions.
     const urn = DS('v2')
-    let h = 0x811c9dc5
-    for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
-    const rel = `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+    const rel = firstShardFile(urn)
     const sm = (runId: string) => ({runId, lastObserved: 5})
     const row = (tag: string, time: number, runId: string) => [JSON.stringify({tags: [{tag}]}), time, 'urn:li:corpuser:old', sm(runId)]
     const ent = {
@@ -305,9 +310,7 @@ describe('lowdb store: old versions on disk', () => {
     // A shard as the previous release wrote it: a JSON line whose rows hold [offset, length] of
     // their value text in the bytes after it, with tables of system metadata and actors.
     const urn = DS('s3')
-    let h = 0x811c9dc5
-    for (let i = 0; i < urn.length; i++) h = Math.imul(h ^ urn.charCodeAt(i), 0x01000193)
-    const rel = `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
+    const rel = firstShardFile(urn)
     const texts: Buffer[] = []
     let at = 0
     const text = (t: string) => {

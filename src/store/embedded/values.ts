@@ -146,12 +146,6 @@ export class ValueArena {
     return this.text(ref) === text
   }
 
-  /** The record's UTF-8 bytes: a view, valid until the next compaction. */
-  view(ref: number): Buffer {
-    const {chunk, at, length} = this.locate(ref)
-    return chunk.subarray(at, at + length)
-  }
-
   /** Whether the text is plain ASCII (one byte per character). */
   ascii(ref: number): boolean {
     return this.locate(ref).ascii
