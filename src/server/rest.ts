@@ -9,6 +9,7 @@ import type {Catalog} from '../catalog/catalog.js'
 import {aspectSpec} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
 import type {ProposalInput} from '../catalog/proposal.js'
+import {Gate} from '../catalog/edits/gate.js'
 import {json, type RequestContext, type Router} from './http.js'
 
 export const SERVER_VERSION = '0.1.0'
@@ -47,6 +48,9 @@ function action(ctx: RequestContext): string {
 }
 
 export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number}): void {
+  // Batches are parsed only when the store can take them: one waiting for its turn holds its
+  // body's bytes, not a thousand parsed proposals that would outlive V8's young generation.
+  const batches = new Gate(catalog.writeConcurrency)
   router.on('GET', '/health', async () => ({status: 200, headers: {}}), {public: true})
 
   router.on('GET', '/config', async () =>
@@ -71,10 +75,11 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       return json(200, {value: out!.urn})
     }
     if (act === 'ingestProposalBatch') {
-      const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: boolean}>()
-      if (!body || !Array.isArray(body.proposals)) throw new BadRequestError('Request body must be {"proposals": [...]} ')
-      const atomic = body.atomic === true
-      const outcomes = await catalog.propose(ctx.actor, body.proposals, {atomic})
+      const outcomes = await batches.run(async () => {
+        const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: boolean}>()
+        if (!body || !Array.isArray(body.proposals)) throw new BadRequestError('Request body must be {"proposals": [...]} ')
+        return catalog.propose(ctx.actor, body.proposals, {atomic: body.atomic === true})
+      })
       const failed = outcomes.filter((o) => !o.ok).length
       return json(200, {value: {written: outcomes.length - failed, failed, results: outcomes}})
     }

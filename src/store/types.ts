@@ -205,6 +205,13 @@ export interface MetadataStore {
    */
   write(ops: WriteOp[]): Promise<WriteResult[]>
 
+  /**
+   * How many write batches are worth having parsed and checked at once. One store thread writes
+   * a batch while the next is prepared, so 2 (the default) keeps it busy, and a batch prepared
+   * early only holds memory while it waits; a database with a pool of connections takes more.
+   */
+  readonly writeConcurrency?: number
+
   getAspect(urn: string, aspectName: string, version?: number): Promise<StoredAspect | null>
   /** Latest aspects of an entity (all, or the named ones); null when the entity does not exist. */
   getEntity(urn: string, aspectNames?: string[]): Promise<EntityRecord | null>

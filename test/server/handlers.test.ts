@@ -108,3 +108,35 @@ describe('REST handlers in-process (request value → response value)', () => {
     expect(a.errors.join('\n')).to.contain('secret internals')
   })
 })
+
+describe('Batch ingest admission (in-process)', () => {
+  it('prepares at most the store’s writeConcurrency batches at once; the rest wait their turn and all land', async () => {
+    const store = createMemoryStore()
+    await store.open()
+    // Our own store, slowed so that batches overlap, counting the batches inside it at once.
+    let inside = 0
+    let most = 0
+    const write = store.write.bind(store)
+    store.write = async (ops) => {
+      most = Math.max(most, ++inside)
+      await new Promise((r) => setTimeout(r, 15))
+      inside--
+      return write(ops)
+    }
+    const catalog = new Catalog({store})
+    const logger: Logger = {info() {}, debug() {}, warn() {}, error() {}, debugEnabled: false}
+    const {router} = createApp(catalog, {logger, auth: false, tokens: new TokenService(catalog), changeLog: new ChangeLog()})
+    expect(catalog.writeConcurrency).to.equal(2)
+    const a: App = {catalog, router, errors: []}
+    const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,admission.t${i},PROD)`
+    const batch = (i: number) => ({proposals: [{entityUrn: urn(i), aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: false}}}]})
+    const answers = await Promise.all([
+      ...Array.from({length: 6}, (_, i) => call(a, 'POST', '/aspects?action=ingestProposalBatch', batch(i))),
+      // A bad batch in the queue is refused and gives its turn back.
+      call(a, 'POST', '/aspects?action=ingestProposalBatch', {proposals: 'not a list'}),
+    ])
+    expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200, 400])
+    expect(most).to.equal(2)
+    for (let i = 0; i < 6; i++) expect(await catalog.exists(urn(i))).to.equal(true)
+  })
+})

@@ -197,6 +197,11 @@ export class PgStore implements MetadataStore {
 
   constructor(private readonly opts: PgStoreOptions) {}
 
+  /** Each batch is a transaction on a connection of its own: as many as the pool holds. */
+  get writeConcurrency(): number {
+    return this.opts.poolMax ?? 8
+  }
+
   private get db(): pg.Pool {
     if (!this.pool) throw new Error('store is not open')
     return this.pool
