@@ -20,8 +20,8 @@ export interface HttpRequest {
   /** The request target as sent: path and query. */
   url: string
   headers: IncomingHttpHeaders
-  /** The body: text at hand (in-process callers), or a reader that keeps within `limit` bytes. */
-  body?: string | ((limit: number) => Promise<string>)
+  /** The body: text at hand (in-process callers), or a reader of its bytes that keeps within `limit`. */
+  body?: string | ((limit: number) => Promise<string | Buffer>)
 }
 
 export interface HttpResponse {
@@ -49,6 +49,11 @@ export interface RequestContext {
   json<T = unknown>(): Promise<T>
   /** Reads the raw body text, within the server's body limit. */
   text(): Promise<string>
+  /**
+   * Waits until the whole body has arrived (within the limit), without decoding it: a handler
+   * that then waits for its turn holds the bytes, outside V8's heap, not a string in it.
+   */
+  received(): Promise<void>
   /** The socket's response, for a handler that streams (see STREAMED); absent in-process. */
   stream?: ServerResponse
 }
@@ -118,7 +123,7 @@ export function endResponse(res: ServerResponse, body?: string | Buffer): void {
   if (finished.length === 1) setImmediate(writeFinished)
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0)
     if (declared > limit) {
@@ -140,7 +145,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(c)
     })
     req.on('end', () => {
-      if (!failed) resolve(Buffer.concat(chunks).toString('utf8'))
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
     })
     req.on('error', (e) => {
       if (!failed) reject(e)
@@ -170,7 +175,7 @@ export function splitTarget(target: string): {pathname: string; searchParams: UR
 }
 
 /** The body reader of a node request, or the text of an in-process one. */
-function bodyReader(request: HttpRequest, limit: number): () => Promise<string> {
+function bodyReader(request: HttpRequest, limit: number): () => Promise<string | Buffer> {
   const b = request.body
   if (typeof b === 'function') return () => b(limit)
   return async () => {
@@ -238,9 +243,11 @@ export class Router {
         const a = url.searchParams.get('action')
         throw new BadRequestError(`${a ? `Unknown action '${a}'` : "Missing '?action=' query parameter"} on ${method} ${url.pathname} (expected ${m.actions.join(', ')})`)
       }
+      let bodyBytes: Promise<string | Buffer> | undefined
       let bodyText: Promise<string> | undefined
       const read = bodyReader(request, this.opts.bodyLimit)
-      const text = (): Promise<string> => (bodyText ??= read())
+      const bytes = (): Promise<string | Buffer> => (bodyBytes ??= read())
+      const text = (): Promise<string> => (bodyText ??= bytes().then((b) => (typeof b === 'string' ? b : b.toString('utf8'))))
       const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(request.headers)
       const ctx: RequestContext = {
         request,
@@ -249,6 +256,9 @@ export class Router {
         query: url.searchParams,
         actor,
         text,
+        async received(): Promise<void> {
+          await bytes()
+        },
         stream,
         async json<T>(): Promise<T> {
           const t = await text()

@@ -75,6 +75,8 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       return json(200, {value: out!.urn})
     }
     if (act === 'ingestProposalBatch') {
+      // The body arrives before the gate: a slow upload must not hold a turn that others wait for.
+      await ctx.received()
       const outcomes = await batches.run(async () => {
         const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: boolean}>()
         if (!body || !Array.isArray(body.proposals)) throw new BadRequestError('Request body must be {"proposals": [...]} ')

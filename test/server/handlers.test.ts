@@ -138,5 +138,20 @@ describe('Batch ingest admission (in-process)', () => {
     expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200, 400])
     expect(most).to.equal(2)
     for (let i = 0; i < 6; i++) expect(await catalog.exists(urn(i))).to.equal(true)
+
+    // Uploads still under way hold no turn: two slow bodies do not stop the batches behind them.
+    let slowArrived = false
+    const slow = (i: number) =>
+      router.respond({
+        method: 'POST',
+        url: '/aspects?action=ingestProposalBatch',
+        headers: {'content-type': 'application/json'},
+        body: () => new Promise((r) => setTimeout(() => ((slowArrived = true), r(JSON.stringify(batch(i)))), 400)),
+      })
+    const slowOnes = [slow(10), slow(11)]
+    const fast = await Promise.all([12, 13, 14].map((i) => call(a, 'POST', '/aspects?action=ingestProposalBatch', batch(i))))
+    expect(fast.map((r) => r.status)).to.deep.equal([200, 200, 200])
+    expect(slowArrived).to.equal(false)
+    for (const r of await Promise.all(slowOnes)) expect(r === STREAMED ? 0 : r.status).to.equal(200)
   })
 })
