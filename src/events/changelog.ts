@@ -79,7 +79,8 @@ export class ChangeLog {
     const logged: LoggedChange[] = []
     for (const c of batch) {
       // In place, not a spread: a spread would work out the entry's lazy change events now.
-      const entry = Object.assign(c, {id: this.nextId++}) as LoggedChange
+      const entry = c as LoggedChange
+      entry.id = this.nextId++
       this.ring.push(entry)
       const size = entryBytes(entry)
       this.sizes.push(size)

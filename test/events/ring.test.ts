@@ -56,5 +56,12 @@ describe('change log entries', () => {
     // The entry still works out its events from its own two values.
     expect(entries).to.have.length(1)
     expect(entries[0]!.changeEvents.map((e) => [e.category, e.operation, e.modifier])).to.deep.equal([['TAG', 'ADD', 'urn:li:tag:pii']])
+    // Written as JSON (the outbox, a publisher), the entry carries its events and its id as fields.
+    const log = new ChangeLog(10)
+    log.append(entries)
+    const written = JSON.parse(JSON.stringify(log.since(0).entries[0]))
+    expect(Object.keys(written).sort()).to.deep.equal(['changeEvents', 'id', 'mcl'])
+    expect(written.id).to.equal(1)
+    expect(written.changeEvents[0].modifier).to.equal('urn:li:tag:pii')
   })
 })
