@@ -44,7 +44,9 @@ process.once('exit', () => {
   for (const c of CHILDREN) c.kill('SIGKILL')
 })
 
-export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = [], home = tempDir('mdcli-bench-home-')): Promise<LiteChild> {
+export async function startLiteChild(storeDir: string, extraArgs: string[] = [], nodeArgs: string[] = [], givenHome?: string): Promise<LiteChild> {
+  // A home made here is the server's alone: it goes when the server exits.
+  const home = givenHome ?? tempDir('mdcli-bench-home-')
   const t0 = performance.now()
   // BENCH_NODE_ARGS (e.g. `--trace-gc`) and BENCH_SERVER_LOG (a file for the server's output) are for looking into a run.
   const extraNode = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0)
@@ -53,7 +55,10 @@ export async function startLiteChild(storeDir: string, extraArgs: string[] = [],
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   CHILDREN.add(proc)
-  proc.once('exit', () => CHILDREN.delete(proc))
+  proc.once('exit', () => {
+    CHILDREN.delete(proc)
+    if (givenHome === undefined) rmDir(home)
+  })
   let out = ''
   proc.stderr!.on('data', (d) => (out += d))
   if (process.env.BENCH_SERVER_LOG) {

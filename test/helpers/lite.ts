@@ -19,8 +19,19 @@ function readIfExists(path: string): string {
   return existsSync(path) ? readFileSync(path, 'utf8') : ''
 }
 
+/** Every directory `tempDir` made: the root hook removes what a test left behind. */
+const TEMP_DIRS = new Set<string>()
+
 export function tempDir(prefix = 'mdcli-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix))
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  TEMP_DIRS.add(dir)
+  return dir
+}
+
+/** Removes the temporary directories of the run (called once every test has finished). */
+export function removeTempDirs(): void {
+  for (const d of TEMP_DIRS) rmSync(d, {recursive: true, force: true})
+  TEMP_DIRS.clear()
 }
 
 /** Admin token of each running test server, by origin, so `http()` can authenticate. */

@@ -1,9 +1,10 @@
 /**
  * Mocha root hooks (loaded by `.mocharc*.json`'s `require`). Under `MDCLI_TEST_STORE=postgres`
  * every server a suite starts gets a database of its own: the run needs PostgreSQL (skipped with a
- * visible reason without one, failed in CI), and the databases are dropped at the end.
+ * visible reason without one, failed in CI), and the databases are dropped at the end, as are
+ * the temporary directories the run made.
  */
-import {dropTestDatabases, TEST_STORE} from './lite.js'
+import {dropTestDatabases, removeTempDirs, TEST_STORE} from './lite.js'
 import {requirePostgres} from './requires.js'
 
 export const mochaHooks = {
@@ -12,5 +13,7 @@ export const mochaHooks = {
   },
   async afterAll() {
     await dropTestDatabases()
+    // Stores and homes of tests that stopped before their own cleanup (a failed assertion).
+    removeTempDirs()
   },
 }
