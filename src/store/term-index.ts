@@ -222,32 +222,35 @@ export class TermIndex {
   set(id: number, head: readonly string[], rest: readonly string[]): void {
     // Term numbers with the head bit, sorted, each term once (as head when it is in both).
     const stamp = ++this.stamp
-    const ids: number[] = []
-    for (const w of head) {
-      for (const t of this.idsOf(w)) {
-        if (this.mark[t] === stamp) continue
-        this.mark[t] = stamp
-        ids.push(t * 2 + 1)
+    let n = 0
+    for (let pass = 0; pass < 2; pass++) {
+      const bit = pass === 0 ? 1 : 0
+      for (const w of pass === 0 ? head : rest) {
+        for (const t of this.idsOf(w)) {
+          if (this.mark[t] === stamp) continue
+          this.mark[t] = stamp
+          if (n === this.next.length) this.next = widen(this.next, n)
+          this.next[n++] = t * 2 + bit
+        }
       }
     }
-    for (const w of rest) {
-      for (const t of this.idsOf(w)) {
-        if (this.mark[t] === stamp) continue
-        this.mark[t] = stamp
-        ids.push(t * 2)
-      }
-    }
-    const next = Int32Array.from(ids).sort()
+    const next = this.next.subarray(0, n).sort()
+    // The old run is copied out first: the new one may be written over it.
     const at = this.docTerms.start(id)
-    const prev = at < 0 ? new Int32Array(0) : this.docTerms.values.slice(at, at + this.docTerms.length(id))
+    const m = at < 0 ? 0 : this.docTerms.length(id)
+    if (m > this.prev.length) this.prev = widen(this.prev, m - 1)
+    if (m > 0) this.prev.set(this.docTerms.values.subarray(at, at + m))
+    const prev = this.prev
     this.docTerms.set(id, next)
+    // Term numbers are below 2^30, so END sorts after every posting of either run.
+    const END = 0x7fffffff
     let i = 0
     let j = 0
-    while (i < prev.length || j < next.length) {
-      const a = i < prev.length ? prev[i]! : Infinity
-      const b = j < next.length ? next[j]! : Infinity
-      const ta = Math.floor(a / 2)
-      const tb = Math.floor(b / 2)
+    while (i < m || j < n) {
+      const a = i < m ? prev[i]! : END
+      const b = j < n ? next[j]! : END
+      const ta = a >>> 1
+      const tb = b >>> 1
       if (ta === tb) {
         if (a !== b) this.put(tb, id, b & 1)
         i++
@@ -261,6 +264,10 @@ export class TermIndex {
       }
     }
   }
+
+  /** Scratch runs of `set`: the document's new terms, and a copy of its old ones. */
+  private next = new Int32Array(256)
+  private prev = new Int32Array(256)
 
   remove(id: number): void {
     const at = this.docTerms.start(id)

@@ -87,6 +87,22 @@ describe('search index (embedded store)', () => {
     expect(t.expand('r49', 24)).to.deep.equal(['r4999'])
   })
 
+  it('takes documents of more words than its scratch runs hold, and an edit of one that drops most of them', () => {
+    const t = new TermIndex()
+    const words = (from: number, to: number) => Array.from({length: to - from}, (_, i) => `w${from + i}`)
+    t.set(1, ['big'], words(0, 1000))
+    t.set(2, [], words(500, 800))
+    expect(t.match(['w999'])).to.deep.equal([1 * 2])
+    expect(t.match(['big'])).to.deep.equal([1 * 2 + 1])
+    // Document 1 keeps 300 of its words and gains 100; the words it drops leave the index.
+    t.set(1, [], words(700, 1100))
+    expect(t.match(['w0'])).to.deep.equal([])
+    expect(t.match(['big'])).to.deep.equal([])
+    expect(t.match(['w750']).map((p) => p >>> 1)).to.deep.equal([1, 2])
+    expect(t.match(['w1050'])).to.deep.equal([1 * 2])
+    expect(t.match(['w600'])).to.deep.equal([2 * 2])
+  })
+
   it('keeps a long word list in order when older documents gain and lose it', () => {
     const t = new TermIndex()
     for (let id = 1; id <= 5000; id++) t.set(id, [], ['common'])
