@@ -93,10 +93,6 @@ class Change implements Omit<LoggedChange, 'id'> {
     return (this.events ??= m.aspectName ? aspectChangeEvents(m.entityUrn, m.aspectName, parse(m.previousAspectValue?.value), parse(m.aspect?.value), m.created) : [])
   }
 
-  set changeEvents(v: ChangeEvent[]) {
-    this.events = v
-  }
-
   toJSON(): Record<string, unknown> {
     return {...(this.id === undefined ? {} : {id: this.id}), mcl: this.mcl, changeEvents: this.changeEvents, ...(this.commit ? {commit: this.commit} : {})}
   }
