@@ -1,15 +1,23 @@
 /**
  * Opening a stopped lite store from a command, with the way out when a running server holds it.
  */
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {defaultStoreDir} from '../config/settings.js'
-import {MdcliError, StoreLockedError} from '../errors.js'
+import {FileError, MdcliError, StoreLockedError} from '../errors.js'
 import {openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 
 export async function withLocalStore<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
   const storeDir = dir ?? defaultStoreDir()
+  // These verbs only read: a mistyped path must not leave a new, empty store behind.
+  let entries: string[]
+  try {
+    entries = readdirSync(storeDir)
+  } catch {
+    throw new FileError(`No lite store at ${storeDir}: the directory does not exist (start \`mdcli lite --store ${storeDir}\` to create one)`)
+  }
+  if (entries.length === 0) throw new FileError(`No lite store at ${storeDir}: the directory is empty`)
   let store: MetadataStore
   try {
     store = await openStore({dir: storeDir, warn})

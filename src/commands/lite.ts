@@ -98,13 +98,18 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       throw e
     }
     if (server.sampleAspects > 0) this.log(`Loaded ${server.sampleAspects} sample aspects.`)
-    if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'])
-    else if (server.auth && !resolveSettings().token) {
-      // The admin exists but nothing here can act as it: say how to get back in.
-      this.log(
-        `No access token is configured (METADATA_GMS_TOKEN, ${resolveSettings().configPath}), and this store's admin token was shown on its first start only. ` +
-          `If it is lost: stop this server and run \`mdcli token create --admin --store ${maskUrl(storeDir)}\`.`,
-      )
+    try {
+      if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'])
+      else if (server.auth && !resolveSettings().token) {
+        // The admin exists but nothing here can act as it: say how to get back in.
+        this.log(
+          `No access token is configured (METADATA_GMS_TOKEN, ${resolveSettings().configPath}), and this store's admin token was shown on its first start only. ` +
+            `If it is lost: stop this server and run \`mdcli token create --admin --store ${maskUrl(storeDir)}\`.`,
+        )
+      }
+    } finally {
+      // The config file holds the new token now (or could not be written): requests may be answered.
+      server.open()
     }
     if (!server.auth) {
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')

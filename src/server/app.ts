@@ -2,7 +2,7 @@
  * Assembles `mdcli lite`: store → catalog → router → node:http listener.
  */
 import {chmodSync} from 'node:fs'
-import {createServer, type Server} from 'node:http'
+import {createServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {Catalog} from '../catalog/catalog.js'
 import {allowAll, type Authorizer} from '../catalog/authorize.js'
@@ -41,6 +41,12 @@ export interface ServerOptions {
   consume?: {url: string; subject?: string}
   /** Also publish the change log to a queue (`nats://host:port[/stream]`). */
   changelog?: {url: string; subject?: string}
+  /**
+   * Requests wait (their connections accepted) until `open()`: `mdcli lite` first writes the
+   * config file with the new admin token and loads the sample data, so a script that polls
+   * /health and then runs `mdcli` finds both.
+   */
+  held?: boolean
 }
 
 export interface RunningServer {
@@ -55,6 +61,8 @@ export interface RunningServer {
   auth: boolean
   /** The admin token, when this start created it (first start of a store); shown once. */
   adminToken?: string
+  /** Starts answering a `held` server's requests, the waiting ones first. */
+  open(): void
   close(): Promise<void>
 }
 
@@ -86,6 +94,9 @@ export interface AppOptions {
   changeLog: ChangeLog
   maxResultWindow?: number
 }
+
+/** How long a stop waits for requests in flight before it cuts their connections. */
+const STOP_GRACE_MS = 5_000
 
 /**
  * The routes of `mdcli lite` over a catalog, with no socket: `startServer` puts the node listener
@@ -130,8 +141,27 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
 
   const {router, warmGraphql, changeStream} = app
+  let stopping = false
+  let waiting: Array<[IncomingMessage, ServerResponse]> | undefined = opts.held ? [] : undefined
+  /** Handlers still running: the store closes only after them, even if their socket was cut. */
+  const inflight = new Set<Promise<void>>()
   const server: Server = createServer((req, res) => {
-    void router.handle(req, res)
+    if (waiting) {
+      waiting.push([req, res])
+      return
+    }
+    // Once a stop has begun, a request on a kept-alive connection is turned away unread, so that
+    // busy clients cannot hold the stop open; nothing of it was written, and 503 says retry.
+    if (stopping) {
+      const body = JSON.stringify({status: 503, code: 'E_CONNECTION', message: 'The server is stopping; nothing of this request was written. Retry once it is back.'})
+      res.writeHead(503, {'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close', 'retry-after': '1'})
+      res.end(body)
+      return
+    }
+    const handling = router.handle(req, res)
+    inflight.add(handling)
+    const done = () => void inflight.delete(handling)
+    handling.then(done, done)
   })
   server.keepAliveTimeout = 65_000
   const host = opts.host ?? '127.0.0.1'
@@ -191,6 +221,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
+  const open = (): void => {
+    const queued = waiting ?? []
+    waiting = undefined
+    for (const [req, res] of queued) server.emit('request', req, res)
+  }
   return {
     url: `http://${shownHost}:${port}`,
     host,
@@ -202,6 +237,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     tokens,
     auth,
     adminToken,
+    open,
     close() {
       closing ??= (async () => {
         clearTimeout(warm)
@@ -210,10 +246,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         changeStream.closeAll()
         await publisher?.close()
         outboxFile?.close()
+        stopping = true
+        // Requests held for an open that never came are answered as stopping.
+        open()
         await new Promise<void>((resolve) => {
-          server.close(() => resolve())
+          // Requests in flight are answered (their writes acknowledged); each connection closes as
+          // it falls idle. One still busy at the deadline (a stalled upload) is cut: its request
+          // was never acknowledged, so nothing acknowledged is lost.
+          const idle = setInterval(() => server.closeIdleConnections(), 50)
+          const deadline = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS)
+          server.close(() => {
+            clearInterval(idle)
+            clearTimeout(deadline)
+            resolve()
+          })
           server.closeIdleConnections()
         })
+        await Promise.allSettled([...inflight])
         await store.close()
       })()
       return closing

@@ -22,6 +22,7 @@ try {
     maxResultWindow: opts.maxResultWindow,
     consume: opts.consume,
     changelog: opts.changelog,
+    held: true,
   })
   let sampleAspects = 0
   try {
@@ -31,6 +32,7 @@ try {
     throw e
   }
   port.on('message', (m: {type: string}) => {
+    if (m.type === 'open') server.open()
     if (m.type !== 'stop') return
     server.close().then(
       () => {

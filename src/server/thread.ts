@@ -39,6 +39,8 @@ export interface ServerThread {
   adminToken?: string
   /** Sample aspects written by this start (0 when the store had them). */
   sampleAspects: number
+  /** Starts answering requests (they wait until then: see ServerOptions.held). */
+  open(): void
   /** Stops the server cleanly (listener closed, store checkpointed and closed). */
   stop(): Promise<void>
   /** Resolves after a clean stop; rejects with the failure when the thread dies or cannot stop. */
@@ -143,6 +145,7 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
           auth: m.auth,
           adminToken: m.adminToken,
           sampleAspects: m.sampleAspects,
+          open: () => worker.postMessage({type: 'open'}),
           stop: () => {
             worker.postMessage({type: 'stop'})
             return ended

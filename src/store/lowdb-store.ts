@@ -111,6 +111,18 @@ interface Manifest {
   sealed?: Record<string, FileSum>
   /** Bytes of history.log that the shards may point into (synced by the checkpoint that wrote this). */
   historyBytes?: number
+  /**
+   * The journal segment writes go to, recorded before the first write reaches it: every segment
+   * from `walFrom` to this one must exist, so a deleted live segment (the writes since the last
+   * checkpoint) stops the start. Absent in stores written before it was recorded.
+   */
+  live?: number
+  /**
+   * SHA-256 of the canonical JSON of every other field (see manifestChecksum): an edit that keeps
+   * the JSON valid (a lower historyBytes, a dropped shard) would otherwise be believed, and the
+   * store would cut or delete what it names. Absent in stores written before it was recorded.
+   */
+  checksum?: string
 }
 
 interface JournalRecord {
@@ -206,6 +218,24 @@ function snapshotBytes(m: Manifest | null): number {
   let n = 0
   for (const [name, f] of Object.entries(m?.files ?? {})) if (name.startsWith('shards/')) n += f.size
   return n
+}
+
+/** JSON with object keys sorted at every level, so that a checksum does not depend on key order or layout. */
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
+  if (v !== null && typeof v === 'object') {
+    const o = v as Record<string, unknown>
+    const keys = Object.keys(o)
+      .filter((k) => o[k] !== undefined)
+      .sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`
+  }
+  return JSON.stringify(v)
+}
+
+function manifestChecksum(m: Manifest): string {
+  const {checksum: _, ...rest} = m
+  return sum(Buffer.from(canonicalJson(rest), 'utf8')).sha256
 }
 
 function sum(buf: Buffer): FileSum {
@@ -363,7 +393,8 @@ export class LowdbStore implements MetadataStore {
     this.checkpointBytes = opts.checkpointBytes ?? 256 * 1024 * 1024
     this.dirLock = new DirLock(this.dir)
     this.fs = opts.fs ?? nodeStoreFs
-    this.history = new HistoryFile(join(this.dir, 'history.log'))
+    const historyPath = join(this.dir, 'history.log')
+    this.history = new HistoryFile(historyPath, (why) => this.damagedHistory(historyPath, why))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
     this.refs = new ReferenceIndex((aspect) => opts.rules.indexesReferences(aspect))
   }
@@ -373,33 +404,58 @@ export class LowdbStore implements MetadataStore {
   // ---------------------------------------------------------------- lifecycle
 
   async open(): Promise<void> {
-    mkdirSync(join(this.dir, 'shards'), {recursive: true})
-    mkdirSync(join(this.dir, 'wal'), {recursive: true})
+    // The store's directory and its LOCK are all a start touches before the store is found
+    // consistent (LOCK goes again when the start is refused).
+    mkdirSync(this.dir, {recursive: true})
     this.dirLock.acquire()
     try {
       const started = performance.now()
-      const manifest = await this.readManifest()
+      // First, read and check everything, writing nothing: a start that is refused must leave
+      // every file as it was, for a backup, an export or a closer look. Checks that fail throw.
+      const {manifest, fresh} = await this.readManifest()
       const toRead = this.bytesToRead(manifest)
       const report = toRead >= (this.opts.progressBytes ?? PROGRESS_BYTES)
       if (report) this.opts.info?.(`Opening the store ${this.dir}: ${Math.ceil(toRead / 2 ** 20).toLocaleString('en-US')} MiB of snapshot and journal to read…`)
       this.nextId = manifest.nextId
       const historyPath = join(this.dir, 'history.log')
-      this.history.open(manifest.historyBytes ?? 0, (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`))
+      this.history.openToCheck(
+        manifest.historyBytes ?? 0,
+        (size) => this.corrupt(historyPath, `has ${size} bytes, the manifest recorded ${manifest.historyBytes} (truncated)`),
+        () => this.corrupt(historyPath, `is missing (the manifest records ${manifest.historyBytes} bytes of old versions in it)`),
+      )
       await this.loadShards(manifest)
       // Before the replay, which keeps it up to date as it applies the journal.
       for (const [urn, e] of this.ents) for (const name of Object.keys(e.a)) if (this.refs.indexes(name)) this.refs.add(urn, name, this.latestText(e.a[name]!))
-      const {last: lastSeq, sums} = await this.replay(manifest)
+      const {last: lastSeq, sums, cut} = await this.replay(manifest)
+
+      // The whole store is consistent: from here on the start may create, cut and write.
+      mkdirSync(join(this.dir, 'shards'), {recursive: true})
+      mkdirSync(join(this.dir, 'wal'), {recursive: true})
+      if (fresh) await this.writeManifest(manifest)
+      // The torn tail is cut before the manifest seals the segment at its cut size.
+      if (cut) await this.cutSegment(cut.path, cut.length)
+      try {
+        this.history.commit()
+      } catch (e) {
+        // As after a write: the old versions wait in memory until there is space (see HistoryFile.flush).
+        this.opts.warn?.(`old versions could not be written to ${this.history.path} (${(e as Error).message}); kept in memory until there is space`)
+      }
       if (this.values.compactionDue) this.compactValues()
       // Segments replayed now are closed for good: the manifest records them, so that a later
       // start notices one that went missing or changed.
       if (this.legacy) for (let i = 0; i < this.nShards; i++) this.dirty.add(i)
-      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}}).catch((e: unknown) => {
-        // A full disk must not keep a store from opening to be read; the seals wait for a later start.
-        if ((e as {code?: string}).code !== 'E_STORE_FULL') throw e
-        this.opts.warn?.((e as Error).message)
-      })
+      // The new live segment exists (and is synced) before the manifest names it: a crash
+      // between the two leaves an empty segment no manifest names, which the next start replays
+      // as nothing; the other order would leave a manifest naming a missing segment.
       this.walSeq = lastSeq + 1
       await this.openSegment()
+      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}, live: this.walSeq}).catch((e: unknown) => {
+        // A full disk must not keep a store from opening to be read; the seals wait for a later
+        // start, and writes wait until a manifest names the segment they go to (see flushLoop).
+        if ((e as {code?: string}).code !== 'E_STORE_FULL') throw e
+        this.opts.warn?.((e as Error).message)
+        this.liveUnrecorded = true
+      })
       for (const e of this.ents.values()) {
         if (e.id >= this.nextId) this.nextId = e.id + 1
         if (e.l >= this.nextLsn) this.nextLsn = e.l + 1
@@ -436,7 +492,7 @@ export class LowdbStore implements MetadataStore {
   /** Bytes a start reads: the shards the manifest names and the journal from its segment on. */
   private bytesToRead(m: Manifest): number {
     let n = snapshotBytes(m)
-    for (const f of readdirSync(join(this.dir, 'wal'))) {
+    for (const f of listDir(join(this.dir, 'wal'))) {
       if (/^\d{8}\.log$/.test(f) && Number.parseInt(f, 10) >= m.walFrom) n += statSync(join(this.dir, 'wal', f)).size
     }
     return n
@@ -446,9 +502,20 @@ export class LowdbStore implements MetadataStore {
     return new StoreJsonFile<Manifest | null>(this.fs, join(this.dir, 'manifest.json'), (d) => JSON.stringify(d, null, 2))
   }
 
-  private async writeManifest(m: Manifest): Promise<void> {
+  /** The live segment is not yet named by the manifest on disk: no write may go to it until it is. */
+  private liveUnrecorded = false
+  /** Manifest writes in turn: each replaces the same file through the same temporary name. */
+  private manifestQueue: Promise<unknown> = Promise.resolve()
+
+  private writeManifest(m: Manifest): Promise<void> {
+    const p = this.manifestQueue.then(() => this.writeManifestNow(m))
+    this.manifestQueue = p.catch(() => undefined)
+    return p
+  }
+
+  private async writeManifestNow(m: Manifest): Promise<void> {
     const db = new Low<Manifest | null>(this.manifestFile(), null)
-    db.data = m
+    db.data = {...m, checksum: manifestChecksum(m)}
     try {
       await db.write()
     } catch (e) {
@@ -460,13 +527,21 @@ export class LowdbStore implements MetadataStore {
   /** True while reading a store of the previous format (its first checkpoint rewrites every shard). */
   private legacy = false
 
+  /** A damaged old version, found when it is read (see HistoryFile.read). */
+  private damagedHistory(file: string, why: string): StoreCorruptError {
+    return new StoreCorruptError(
+      `Store file ${file} ${why}; that old version cannot be read back. Restore the store directory ${this.dir} from a backup (or \`mdcli lite import\` an export) to read it again`,
+    )
+  }
+
   private corrupt(file: string, why: string): StoreCorruptError {
     return new StoreCorruptError(
       `Store file ${file} ${why}; the store was left untouched. Restore the store directory ${this.dir} from a backup (or \`mdcli lite import\` an export into a new store), or move it aside to start empty`,
     )
   }
 
-  private async readManifest(): Promise<Manifest> {
+  /** The manifest; a store without one (and without files) is `fresh`: its manifest is written once the start succeeds. */
+  private async readManifest(): Promise<{manifest: Manifest; fresh: boolean}> {
     const path = join(this.dir, 'manifest.json')
     const db = new Low<Manifest | null>(this.manifestFile(), null)
     try {
@@ -475,17 +550,22 @@ export class LowdbStore implements MetadataStore {
       throw this.corrupt(path, `cannot be read (${(e as Error).message})`)
     }
     if (db.data === null) {
-      if (readdirSync(join(this.dir, 'shards')).some((f) => f.endsWith('.json'))) {
+      if (listDir(join(this.dir, 'shards')).some((f) => f.endsWith('.json'))) {
         throw this.corrupt(path, 'is missing but the store has shard files')
       }
-      if (readdirSync(join(this.dir, 'wal')).some((f) => /^\d{8}\.log$/.test(f))) {
+      if (listDir(join(this.dir, 'wal')).some((f) => /^\d{8}\.log$/.test(f))) {
         throw this.corrupt(path, 'is missing but the store has journal segments')
       }
+      const history = join(this.dir, 'history.log')
+      if (existsSync(history) && statSync(history).size > 0) throw this.corrupt(path, 'is missing but the store has old versions in history.log')
       const fresh: Manifest = {format: FORMAT, shards: this.nShards, walFrom: 1, nextId: 1, gen: 0, files: {}, sealed: {}}
-      await this.writeManifest(fresh)
-      return fresh
+      this.manifest = fresh
+      return {manifest: fresh, fresh: true}
     }
     const m = db.data
+    if (typeof m === 'object' && m !== null && m.checksum !== undefined && m.checksum !== manifestChecksum(m)) {
+      throw this.corrupt(path, 'does not match the checksum it carries (edited or damaged)')
+    }
     if ((m.format !== FORMAT && m.format !== FORMAT_2 && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
       throw this.corrupt(path, `is not a ${FORMAT} manifest`)
     }
@@ -494,11 +574,11 @@ export class LowdbStore implements MetadataStore {
     }
     this.legacy = m.format === LEGACY_FORMAT
     this.manifest = m
-    return m
+    return {manifest: m, fresh: false}
   }
 
   private async loadShards(m: Manifest): Promise<void> {
-    const present = readdirSync(join(this.dir, 'shards')).filter((f) => f.endsWith('.json'))
+    const present = listDir(join(this.dir, 'shards')).filter((f) => f.endsWith('.json'))
     if (this.legacy) {
       for (const f of present) {
         if (!LEGACY_SHARD.test(f)) continue
@@ -556,10 +636,12 @@ export class LowdbStore implements MetadataStore {
    * from `walFrom`; a segment the manifest sealed must have the size and checksum recorded.
    * Returns the last segment number seen and the sums of the segments replayed.
    */
-  private async replay(m: Manifest): Promise<{last: number; sums: Record<string, FileSum>}> {
+  private async replay(m: Manifest): Promise<{last: number; sums: Record<string, FileSum>; cut?: {path: string; length: number}}> {
     const from = m.walFrom
     const walDir = join(this.dir, 'wal')
-    const segs = readdirSync(walDir)
+    // A torn tail found here is cut by open() once the rest of the store has been checked.
+    let cut: {path: string; length: number} | undefined
+    const segs = listDir(walDir)
       .filter((f) => /^\d{8}\.log$/.test(f))
       .map((f) => Number.parseInt(f, 10))
       .filter((seq) => seq >= from)
@@ -570,7 +652,14 @@ export class LowdbStore implements MetadataStore {
     // one, `walFrom` exists; sealed segments must all be there; numbers run without gaps.
     const expected = new Set<number>(Object.keys(sealed).map(Number).filter((n) => n >= from))
     if ((m.gen ?? 0) > 0 && !this.legacy) expected.add(from)
-    for (const n of expected) if (!segs.includes(n)) throw this.corrupt(join(walDir, segName(n)), 'is missing (the manifest needs it to recover acknowledged writes)')
+    // Every segment up to the live one was created before the manifest named it, and none is
+    // removed until a manifest no longer needs it.
+    if (typeof m.live === 'number') for (let n = from; n <= m.live; n++) expected.add(n)
+    for (const n of [...expected].sort((a, b) => a - b)) {
+      if (segs.includes(n)) continue
+      const why = n === m.live ? 'is missing (the manifest records it as the live journal segment, which holds the writes acknowledged since the last checkpoint)' : 'is missing (the manifest needs it to recover acknowledged writes)'
+      throw this.corrupt(join(walDir, segName(n)), why)
+    }
     for (let i = 1; i < segs.length; i++) {
       if (segs[i] !== segs[i - 1]! + 1) throw this.corrupt(join(walDir, segName(segs[i - 1]! + 1)), `is missing (segments ${segName(segs[i - 1]!)} and ${segName(segs[i]!)} are there)`)
     }
@@ -596,7 +685,7 @@ export class LowdbStore implements MetadataStore {
           // A tail without its newline is a batch whose sync never finished: never acknowledged.
           if (!isLastSeg) throw this.corrupt(path, 'ends in a torn record but is not the newest segment with records')
           this.opts.warn?.(`journal ${path}: dropped an incomplete last record (${buf.length - pos} bytes) from an interrupted write`)
-          await this.cutSegment(path, pos)
+          cut = {path, length: pos}
           buf = buf.subarray(0, pos)
           break
         }
@@ -606,7 +695,7 @@ export class LowdbStore implements MetadataStore {
         } catch {
           if (isLastSeg && nl === buf.length - 1) {
             this.opts.warn?.(`journal ${path}: dropped an unreadable last record from an interrupted write`)
-            await this.cutSegment(path, pos)
+            cut = {path, length: pos}
             buf = buf.subarray(0, pos)
             break
           }
@@ -620,7 +709,7 @@ export class LowdbStore implements MetadataStore {
       sums[String(seq)] = want ?? sum(buf)
       this.walBytesSinceCheckpoint += buf.length
     }
-    return {last, sums}
+    return {last, sums, cut}
   }
 
   /** Cuts a segment back to `length` bytes, durably. */
@@ -689,6 +778,7 @@ export class LowdbStore implements MetadataStore {
         try {
           // An earlier failed append may have left bytes behind that could not be cut then.
           if (this.walNeedsCut) await this.cutWal()
+          if (this.liveUnrecorded) await this.recordLive()
           await writeFully((b, o, n, pos) => fh.write(b, o, n, pos), buf, this.walSize)
           if (this.opts.sync !== false) await fh.datasync()
         } catch (e) {
@@ -734,6 +824,12 @@ export class LowdbStore implements MetadataStore {
     this.values.compact((move) => {
       for (const e of this.ents.values()) for (const v of Object.values(e.a)) v.ref = move(v.ref)
     })
+  }
+
+  /** Names the live segment in the manifest (it could not be at the start: the disk was full). */
+  private async recordLive(): Promise<void> {
+    await this.writeManifest({...this.manifest!, live: this.walSeq})
+    this.liveUnrecorded = false
   }
 
   /** Cuts the current segment back to its last whole, synced record. */
@@ -1007,6 +1103,16 @@ export class LowdbStore implements MetadataStore {
     } catch (e) {
       throw storeWriteError(e, this.dir, newPath)
     }
+    // The manifest names the new segment before any write goes to it (see Manifest.live). On a
+    // full disk the checkpoint stops here and writes go on into the segment already named; the
+    // empty new one is named by nothing, and the next checkpoint opens it again.
+    try {
+      await this.writeManifest({...this.manifest!, live: keepFrom})
+    } catch (e) {
+      await newFh.close().catch(() => undefined)
+      throw e
+    }
+    this.liveUnrecorded = false
     // Rotate between two flushes, with no await between the check and the swap, so that every
     // op of the old segments is applied in memory and marked in `dirty` before it is taken.
     while (this.flushing) await this.flushing
@@ -1063,7 +1169,7 @@ export class LowdbStore implements MetadataStore {
       } catch (e) {
         throw storeWriteError(e, this.dir, this.history.path)
       }
-      await this.writeManifest({format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId, gen, files, sealed: {}, historyBytes})
+      await this.writeManifest({format: FORMAT, shards: this.nShards, walFrom: keepFrom, nextId: this.nextId, gen, files, sealed: {}, historyBytes, live: keepFrom})
     } catch (e) {
       for (const i of dirty) this.dirty.add(i)
       // Files of this failed checkpoint are named by no manifest; give their space back.
@@ -1481,6 +1587,16 @@ class LazyAspect implements StoredAspect {
 
   toJSON(): Record<string, unknown> {
     return {urn: this.urn, entityType: this.entityType, aspectName: this.aspectName, kind: this.kind, version: this.version, value: this.value, created: this.created, systemMetadata: this.systemMetadata}
+  }
+}
+
+/** A directory's entries; none when it does not exist (a start must not create it to look). */
+function listDir(path: string): string[] {
+  try {
+    return readdirSync(path)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw e
   }
 }
 

@@ -4,7 +4,7 @@
  * stamp and run id; both refuse a store a running server holds.
  */
 import {expect} from 'chai'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {openStore} from '../../src/store/index.js'
 import {cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
@@ -74,6 +74,20 @@ describe('mdcli lite export / import', function () {
       await a.close()
       await b.close()
     }
+  })
+
+  it('an import that refused records exits 1; one into a store with data says the records add up', async () => {
+    const env = {...process.env, HOME: work}
+    const file = join(work, 'partly-bad.json')
+    const ok = {entityType: 'tag', entityUrn: 'urn:li:tag:imp-ok', changeType: 'UPSERT', aspectName: 'tagProperties', aspect: {json: {name: 'imp-ok'}}}
+    writeFileSync(file, JSON.stringify([ok, {...ok, entityUrn: 'urn:li:tag:imp-bad', aspect: {json: {name: 5}}}]))
+    const storeDir = join(work, 'partly')
+    const first = await runCli(['lite', 'import', '--store', storeDir, '--file', file], {env})
+    expect(first.code, first.stderr).to.equal(1)
+    expect(first.stdout).to.match(/Imported 1 records \(1 new entities\) from .*; 1 refused/)
+    expect(first.stderr).to.not.match(/already holds entities/)
+    const again = await runCli(['lite', 'import', '--store', storeDir, '--file', file], {env})
+    expect(again.stderr).to.include(`Note: ${storeDir} already holds entities; the file's records are added to them`)
   })
 
   it('refuses an existing output file and a missing input file with one line', async () => {

@@ -2,9 +2,10 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {importRecords, type ImportReport} from '../../catalog/backup.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
-import {FileError} from '../../errors.js'
+import {FileError, MdcliError} from '../../errors.js'
 import {readJsonElements} from '../../recipes/json-stream.js'
 import {openStore} from '../../store/index.js'
+import {maskUrl} from '../../store/postgres/url.js'
 import {existsSync} from 'node:fs'
 
 export default class LiteImport extends BaseCommand {
@@ -28,10 +29,27 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
     if (!existsSync(flags.file)) throw new FileError(`File not found: ${flags.file}`)
     // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
     const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
+    const where = maskUrl(flags.store ?? defaultStoreDir())
     try {
-      const report = await importRecords(store, flags.file, readJsonElements(flags.file))
+      // Into a store with data the records add up: a version already there is written again as a
+      // newer one. Said first, since a retried restore into a half-filled store is the usual case.
+      if ((await store.listUrns({count: 1, includeSoftDeleted: true})).urns.length > 0) {
+        process.stderr.write(`Note: ${where} already holds entities; the file's records are added to them (a version already there is written again as a newer one). To restore a backup, import into a new or empty store.\n`)
+      }
+      let report: ImportReport
+      try {
+        report = await importRecords(store, flags.file, readJsonElements(flags.file))
+      } catch (e) {
+        // The server's wording ("reads keep working") is not this command's: say what is left.
+        if (e instanceof MdcliError && (e.code === 'E_STORE_FULL' || e.code === 'E_STORE_IO' || e.code === 'E_STORE_MEMORY')) {
+          throw new FileError(`The import stopped: ${e.message.split('. ')[0]}. ${where} now holds part of ${flags.file}: remove it (mdcli lite nuke --store ${where} --force) and import again into an empty store once that is fixed.`)
+        }
+        throw e
+      }
       this.log(`Imported ${report.records} records (${report.entities} new entities) from ${report.file}${report.failed > 0 ? `; ${report.failed} refused` : ''}`)
       for (const f of report.failures) this.log(`  record ${f.index}: ${f.message}`)
+      // A restore that left records out is not a restore: scripts must see it.
+      if (report.failed > 0) process.exitCode = 1
       return report
     } finally {
       await store.close()

@@ -8,9 +8,9 @@
  *
  * Durability without a sync on the write path: the journal is the source of truth. Each
  * checkpoint flushes and syncs this file before its manifest records the file's size, and the
- * shards it wrote point only below that size. On open, bytes past the recorded size (appended
- * after the last checkpoint, perhaps torn by a crash) are cut, and replaying the journal appends
- * those versions again. So a record is written once per replay at most, and never synced alone.
+ * shards it wrote point only below that size. Once a start has found the store consistent, bytes
+ * past the recorded size (appended after the last checkpoint, perhaps torn by a crash) are cut,
+ * and the versions replaying the journal appended again are written. So a record is written once per replay at most, and never synced alone.
  *
  * A record is the version's metadata as one JSON line (`[time, actor, systemMetadata]`) followed
  * by the value text exactly as received (which may itself hold newlines: lengths, not
@@ -44,22 +44,53 @@ export class HistoryFile {
   private pending: Buffer[] = []
   private pendingBytes = 0
 
-  constructor(readonly path: string) {}
+  /** `damaged(why)`: the typed error for a record that cannot be read back (names the file; see read()). */
+  constructor(
+    readonly path: string,
+    private readonly damaged: (why: string) => Error = (why) => new Error(`${path} ${why}`),
+  ) {}
 
   /**
-   * Opens the file, cutting what lies past `keep` bytes (written after the last checkpoint; the
-   * journal replays it). Throws with `short` when the file holds fewer bytes than `keep`.
+   * Opens the file to read only, checking that it holds the `keep` bytes the manifest records
+   * (`missing` when it is absent although bytes are recorded, `short` when it holds fewer). Nothing
+   * is cut or written yet: a start that is refused later (a damaged shard, a missing segment) must
+   * leave the file as it found it. Appends wait in memory until commit(): the old versions a
+   * replay moves out of the latest rows, at most about the journal written since the last
+   * checkpoint, held briefly rather than written into a store not yet known to be whole.
    */
-  open(keep: number, short: (size: number) => Error): void {
-    this.fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644)
-    const size = fstatSync(this.fd).size
+  openToCheck(keep: number, short: (size: number) => Error, missing: () => Error): void {
+    try {
+      this.fd = openSync(this.path, constants.O_RDONLY)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+      if (keep > 0) throw missing()
+      this.fd = -1
+    }
+    const size = this.fd >= 0 ? fstatSync(this.fd).size : 0
     if (size < keep) {
       this.close()
       throw short(size)
     }
-    if (size > keep) ftruncateSync(this.fd, keep)
     this.flushed = keep
+    this.deferred = true
   }
+
+  /**
+   * The store was found consistent: opens the file to write (creating it), cuts what lies past
+   * the recorded size (written after the last checkpoint; the journal has replayed it into
+   * `pending`), then writes what waited. A failed write leaves the bytes in memory (see flush()).
+   */
+  commit(): void {
+    const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644)
+    this.close()
+    this.fd = fd
+    if (fstatSync(fd).size > this.flushed) ftruncateSync(fd, this.flushed)
+    this.deferred = false
+    this.flush()
+  }
+
+  /** Until commit(), appends stay in memory and nothing is written. */
+  private deferred = false
 
   close(): void {
     if (this.fd >= 0) closeSync(this.fd)
@@ -86,7 +117,7 @@ export class HistoryFile {
    * overwritten in place, and nothing past `flushed` is named by any manifest).
    */
   flush(): void {
-    if (this.pendingBytes === 0) return
+    if (this.pendingBytes === 0 || this.deferred) return
     const buf = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes)
     this.pending = [buf]
     let done = 0
@@ -117,24 +148,46 @@ export class HistoryFile {
         if (off >= at && off + len <= at + b.length) return b.subarray(off - at, off - at + len)
         at += b.length
       }
-      throw new Error(`history record at ${off} (${len} bytes) is not in ${this.path}`)
+      throw this.damaged(`has no record at byte ${off} (${len} bytes)`)
     }
     const buf = Buffer.allocUnsafe(len)
     let got = 0
     while (got < len) {
       const n = readSync(this.fd, buf, got, len - got, off + got)
-      if (n === 0) throw new Error(`history record at ${off} (${len} bytes) runs past the end of ${this.path}`)
+      if (n === 0) throw this.damaged(`ends before the record at byte ${off} (${len} bytes)`)
       got += n
     }
     return buf
   }
 
-  /** Reads one old version back. */
+  /**
+   * Reads one old version back. The file is not checked whole at a start (it only grows, and may
+   * be large), so a record altered on disk is found here: one whose metadata line or value text
+   * is not JSON of the shape written throws `damaged`, a typed store-corruption error naming the
+   * file and the byte, instead of failing later as if it were a bug. (A change that leaves valid
+   * JSON, a digit of a time, is not detectable without a sum per record.)
+   */
   read(r: OldRow): HistoryRecord {
     const buf = this.bytes(r)
+    const at = `the record at byte ${r[0]} (${r[1]} bytes)`
     const nl = buf.indexOf(10)
-    if (nl < 0) throw new Error(`history record at ${r[0]} in ${this.path} is unreadable`)
-    const [time, actor, systemMetadata] = JSON.parse(buf.toString('utf8', 0, nl)) as [number, string, SystemMetadata]
-    return {value: buf.toString('utf8', nl + 1), time, actor, systemMetadata}
+    if (nl < 0) throw this.damaged(`has a damaged record: ${at} has no metadata line`)
+    let meta: unknown
+    try {
+      meta = JSON.parse(buf.toString('utf8', 0, nl))
+    } catch {
+      throw this.damaged(`has a damaged record: the metadata of ${at} is not JSON`)
+    }
+    if (!Array.isArray(meta) || typeof meta[0] !== 'number' || typeof meta[1] !== 'string' || typeof meta[2] !== 'object' || meta[2] === null) {
+      throw this.damaged(`has a damaged record: the metadata of ${at} is not [time, actor, systemMetadata]`)
+    }
+    const value = buf.toString('utf8', nl + 1)
+    try {
+      JSON.parse(value)
+    } catch {
+      throw this.damaged(`has a damaged record: the value of ${at} is not JSON`)
+    }
+    const [time, actor, systemMetadata] = meta as [number, string, SystemMetadata]
+    return {value, time, actor, systemMetadata}
   }
 }

@@ -1,0 +1,68 @@
+/**
+ * A clean stop (SIGTERM, Ctrl-C) ends in bounded time whatever the clients do: a stalled upload
+ * is cut at the deadline, busy keep-alive clients are turned away with 503, and every write that
+ * was acknowledged is there after the restart.
+ */
+import {expect} from 'chai'
+import {connect} from 'node:net'
+import {cleanup, type LiteProcess, startLite, TEST_STORE} from '../helpers/lite.js'
+
+function proposal(urn: string) {
+  return {proposal: {entityType: 'tag', entityUrn: urn, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify({name: urn.slice('urn:li:tag:'.length)})}}}
+}
+
+describe('server: a clean stop with busy and stalled clients', function () {
+  this.timeout(90_000)
+  let lite: LiteProcess | undefined
+  after(async () => {
+    await lite?.stop()
+    if (lite) cleanup(lite.storeDir, lite.home)
+  })
+
+  it('stops within its grace period and keeps every acknowledged write', async function () {
+    if (TEST_STORE !== 'embedded') this.skip()
+    const first = await startLite()
+    lite = first
+    const auth = {authorization: `Bearer ${first.token}`, 'content-type': 'application/json'}
+    // A client that sends its headers and part of a body, then waits for ever.
+    const stalled = connect(first.port, '127.0.0.1')
+    stalled.on('error', () => {})
+    stalled.write(`POST /aspects?action=ingestProposal HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${first.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"proposal":`)
+    // Two clients writing back to back on kept-alive connections until the server goes.
+    const acknowledged: string[] = []
+    const turnedAway: number[] = []
+    let running = true
+    const writers = [0, 1].map(async (c) => {
+      for (let i = 0; running; i++) {
+        const urn = `urn:li:tag:stop-${c}-${i}`
+        try {
+          const res = await fetch(`${first.url}/aspects?action=ingestProposal`, {method: 'POST', headers: auth, body: JSON.stringify(proposal(urn))})
+          await res.text()
+          if (res.status === 200) acknowledged.push(urn)
+          else turnedAway.push(res.status)
+        } catch {
+          return
+        }
+      }
+    })
+    while (acknowledged.length < 20) await new Promise((r) => setTimeout(r, 20))
+    const started = Date.now()
+    await first.stop()
+    const took = Date.now() - started
+    running = false
+    await Promise.all(writers)
+    stalled.destroy()
+    // The grace period is 5 s; the checkpoint of a small store takes well under a second more.
+    expect(took, `stop took ${took} ms`).to.be.lessThan(15_000)
+    expect(turnedAway.every((s) => s === 503), `statuses ${turnedAway.join(',')}`).to.equal(true)
+
+    lite = await startLite({storeDir: first.storeDir, home: first.home})
+    const missing: string[] = []
+    for (const urn of acknowledged) {
+      const res = await fetch(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`, {headers: {authorization: `Bearer ${lite.token}`}})
+      if (res.status !== 200) missing.push(urn)
+      await res.text()
+    }
+    expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+  })
+})
