@@ -6,8 +6,9 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
 import {MdcliClient} from '../client/client.js'
+import type {RequestLog} from '../recipes/plugin.js'
 import {existsSync} from 'node:fs'
-import {DEFAULT_SERVER, datahubConfigPath, resolveSettings, writeConfigFile, type Settings} from '../config/settings.js'
+import {DEFAULT_SERVER, datahubConfigPath, debugFromEnv, resolveSettings, writeConfigFile, type Settings} from '../config/settings.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 
@@ -25,15 +26,19 @@ export abstract class BaseCommand extends Command {
   private cachedSettings?: Settings
   private cachedClient?: MdcliClient
 
+  /**
+   * From the flags and METADATA_DEBUG alone (all the settings know of debug): it is read while
+   * an error is reported, which must not resolve settings again, since a bad setting is often
+   * the error being reported.
+   */
   protected get debugEnabled(): boolean {
-    return this.argv.includes('--debug') || (!this.argv.includes('--no-debug') && this.settings().debug)
+    return this.argv.includes('--debug') || (!this.argv.includes('--no-debug') && debugFromEnv())
   }
 
   protected settings(): Settings {
     if (!this.cachedSettings) {
       this.cachedSettings = resolveSettings()
       const s = this.cachedSettings
-      this.createConfigOnFirstUse(s)
       this.logDebug(`server ${s.server} (${s.serverSource}); settings from ${s.sources.length ? s.sources.join(', ') : 'defaults'}; token ${s.token ? 'set' : 'not set'}`)
     }
     return this.cachedSettings
@@ -55,9 +60,18 @@ export abstract class BaseCommand extends Command {
     }
   }
 
+  /** The first command that talks to a server writes the config file (not `check` or `telemetry`). */
   protected client(): MdcliClient {
-    this.cachedClient ??= MdcliClient.fromSettings(this.settings(), this.debugEnabled ? {onRequest: (r) => this.logDebug(`${r.method} ${r.url} → ${r.status} in ${r.ms.toFixed(0)} ms`)} : {})
+    if (!this.cachedClient) this.createConfigOnFirstUse(this.settings())
+    const onRequest = this.requestLog()
+    this.cachedClient ??= MdcliClient.fromSettings(this.settings(), onRequest ? {onRequest} : {})
     return this.cachedClient
+  }
+
+  /** With --debug: logs a request's method, URL, status and time (never its headers or token). */
+  protected requestLog(): RequestLog | undefined {
+    if (!this.debugEnabled) return undefined
+    return (r) => this.logDebug(`${r.method} ${r.url} → ${r.status} in ${r.ms.toFixed(0)} ms`)
   }
 
   protected logDebug(msg: string): void {
@@ -77,11 +91,16 @@ export abstract class BaseCommand extends Command {
   }
 
   override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<void> {
-    // oclif's own exits (help, --version) and parse errors keep oclif's handling.
+    // oclif's own exits (help, --version) and parse errors keep oclif's handling, except under
+    // --json: oclif's JSON of an error serializes the command object, settings and token included.
     if (!isMdcliError(err)) {
       if (err.oclif?.exit === 0) throw err
       if (this.debugEnabled && err.stack) process.stderr.write(err.stack + '\n')
-      return super.catch(err)
+      if (!this.jsonEnabled()) return super.catch(err)
+      const usage = typeof err.oclif?.exit === 'number'
+      process.exitCode = err.oclif?.exit ?? 1
+      this.logJson({error: {code: usage ? 'E_USAGE' : 'E_INTERNAL', message: err.message.split('\n')[0]}})
+      return
     }
     process.exitCode = 1
     if (this.jsonEnabled()) {

@@ -23,20 +23,19 @@ export default class Init extends BaseCommand {
   async run(): Promise<{path: string; server: string; token: boolean}> {
     const {flags} = await this.parse(Init)
     const path = configPath()
-    const interactive = process.stdin.isTTY === true
-    const rl = interactive ? createInterface({input: process.stdin, output: process.stdout}) : undefined
+    // A bad --host is refused before anything is asked or printed.
+    if (flags.host !== undefined) normalizeServerUrl(flags.host, '--host')
+    const ask = process.stdin.isTTY === true ? terminalPrompt() : pipedPrompt()
     try {
       if (existsSync(path) && !flags.force) {
-        if (!rl) throw new UsageError(`${path} already exists; pass --force to overwrite it`)
-        const a = (await rl.question(`${path} already exists. Overwrite? [y/N]: `)).trim().toLowerCase()
+        const a = (await ask.question(`${path} already exists. Overwrite? [y/N]: `))?.trim().toLowerCase()
+        if (a === undefined) throw new UsageError(`${path} already exists; pass --force to overwrite it`)
         if (a !== 'y' && a !== 'yes') throw new UsageError('Aborted; the config file was left as it was')
       }
       this.log('Configure which mdcli instance to connect to')
-      let host = flags.host
-      if (host === undefined) host = rl ? (await rl.question(`Enter your mdcli host [${DEFAULT_SERVER}]: `)).trim() || DEFAULT_SERVER : DEFAULT_SERVER
-      let token = flags.token
-      if (token === undefined) token = rl ? (await rl.question('Enter your access token (supports env vars via `{VAR_NAME}` syntax) []: ')).trim() : ''
-      const server = normalizeServerUrl(host)
+      const host = flags.host ?? ((await ask.question(`Enter your mdcli host [${DEFAULT_SERVER}]: `))?.trim() || DEFAULT_SERVER)
+      const token = flags.token ?? (await ask.question('Enter your access token (supports env vars via `{VAR_NAME}` syntax) []: '))?.trim() ?? ''
+      const server = normalizeServerUrl(host, flags.host === undefined ? 'the host answered' : '--host')
       writeConfigFile(path, {server, token: token || null})
       this.log(`Written to ${path}`)
       // Variables win over the file: say so when some are set, so nobody wonders why it is ignored.
@@ -44,7 +43,38 @@ export default class Init extends BaseCommand {
       if (overriding.length) this.log(`Note: ${overriding.join(', ')} ${overriding.length === 1 ? 'is' : 'are'} set and take${overriding.length === 1 ? 's' : ''} precedence over this file.`)
       return {path, server, token: Boolean(token)}
     } finally {
-      rl?.close()
+      ask.close()
     }
+  }
+}
+
+/** Answers to the prompts, in order; undefined when there is none (no terminal, input ended). */
+interface Prompt {
+  question(text: string): Promise<string | undefined>
+  close(): void
+}
+
+function terminalPrompt(): Prompt {
+  const rl = createInterface({input: process.stdin, output: process.stdout})
+  return {question: (text) => rl.question(text), close: () => rl.close()}
+}
+
+/**
+ * Piped input answers the prompts a line each, as DataHub's prompts take it
+ * (`printf 'http://host:8080\ntoken\n' | mdcli init`); a prompt past the input's end takes its
+ * default. The input is read only when a prompt needs it, so that flags alone never wait on a
+ * pipe that stays open. The prompts are not printed: they would only mix into the output.
+ */
+function pipedPrompt(): Prompt {
+  let lines: Promise<string[]> | undefined
+  const read = async () => {
+    let text = ''
+    process.stdin.setEncoding('utf8')
+    for await (const chunk of process.stdin) text += chunk as string
+    return text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/)
+  }
+  return {
+    question: async () => (await (lines ??= read())).shift(),
+    close() {},
   }
 }

@@ -90,6 +90,8 @@ Times: now, 7daysago, 24hoursago, 30minutesago, epoch milliseconds, or an ISO da
     const endTime = flags.end === undefined ? undefined : parseTime(flags.end, now, '--end')
     const startTime = flags.start === undefined ? undefined : parseTime(flags.start, now, '--start')
     if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw new UsageError(`--start (${flags.start}) is after --end (${flags.end})`)
+    // Without --end the window ends now: a start in the future is the same mistake.
+    if (startTime !== undefined && endTime === undefined && startTime > now) throw new UsageError(`--start (${flags.start}) is in the future; the window ends now unless --end says otherwise`)
     const urn = parseUrn(flags.urn)
     if (urn.entityType !== 'dataset') throw new UsageError(`The timeline covers datasets only; ${flags.urn} is a ${urn.entityType}`)
     const transactions = await this.client().timeline(flags.urn, {categories, startTime, endTime, raw: flags.raw})

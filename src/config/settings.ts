@@ -47,6 +47,11 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim()
 }
 
+/** METADATA_DEBUG as the settings read it, without resolving (and so without validating) the rest. */
+export function debugFromEnv(env: Env = process.env): boolean {
+  return truthy(env.METADATA_DEBUG)
+}
+
 export function configPath(env: Env = process.env): string {
   return nonEmpty(env.MDCLI_CONFIG_FILE) ?? join(env.HOME ?? homedir(), '.mdclienv')
 }
@@ -112,14 +117,20 @@ function expandToken(t: string, env: Env): string {
   return t.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => env[name] ?? '')
 }
 
-export function normalizeServerUrl(url: string): string {
+/** `from` names where the URL came from, for the error (a variable, a config file's key, a flag). */
+export function normalizeServerUrl(url: string, from?: string): string {
   let u = url.trim()
-  if (!/^https?:\/\//i.test(u)) u = `http://${u}`
+  const of = from ? ` (from ${from})` : ''
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(u)?.[1]
+  if (scheme && !/^https?$/i.test(scheme)) throw new ConfigError(`'${url}'${of} is not a valid server URL: the scheme must be http or https, not ${scheme}`)
+  if (!scheme) u = `http://${u}`
+  let parsed: URL
   try {
-    new URL(u)
+    parsed = new URL(u)
   } catch {
-    throw new ConfigError(`'${url}' is not a valid server URL (expected e.g. http://localhost:8080)`)
+    throw new ConfigError(`'${url}'${of} is not a valid server URL (expected e.g. http://localhost:8080)`)
   }
+  if (parsed.hostname === '') throw new ConfigError(`'${url}'${of} is not a valid server URL: it names no host`)
   return u.replace(/\/+$/, '')
 }
 
@@ -161,32 +172,50 @@ export function resolveSettings(rawEnv: Env = process.env): Settings {
     file = readConfigFile(datahubConfigPath(env))
     if (file) fileUsed = datahubConfigPath(env)
   }
+  const gms = file?.gms
+  if (gms !== undefined && gms !== null) {
+    if (typeof gms !== 'object' || Array.isArray(gms)) throw new ConfigError(`Config file ${fileUsed}: 'gms' must be a mapping with 'server' and 'token'`)
+    if (gms.server !== undefined && gms.server !== null && typeof gms.server !== 'string') throw new ConfigError(`Config file ${fileUsed}: 'gms.server' must be a URL string, e.g. http://localhost:8080`)
+    if (gms.token !== undefined && gms.token !== null && typeof gms.token !== 'string') throw new ConfigError(`Config file ${fileUsed}: 'gms.token' must be a string (or null)`)
+  }
   let server: string | undefined
+  let serverFrom: string | undefined
   let serverSource: Settings['serverSource'] = 'default'
   const envUrl = nonEmpty(env.METADATA_GMS_URL)
   const host = nonEmpty(env.METADATA_GMS_HOST)
+  const port = nonEmpty(env.METADATA_GMS_PORT)
+  const proto = nonEmpty(env.METADATA_GMS_PROTOCOL)
+  // Checked only where used: METADATA_GMS_URL makes the other three unused.
+  const checkPortAndProtocol = () => {
+    if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) throw new ConfigError(`METADATA_GMS_PORT must be a port number (1-65535), got '${port}'`)
+    if (proto !== undefined && proto !== 'http' && proto !== 'https') throw new ConfigError(`METADATA_GMS_PROTOCOL must be http or https, got '${proto}'`)
+  }
   if (envUrl) {
     server = envUrl
+    serverFrom = 'METADATA_GMS_URL'
     serverSource = 'env'
   } else if (host) {
-    const port = nonEmpty(env.METADATA_GMS_PORT)
-    const proto = nonEmpty(env.METADATA_GMS_PROTOCOL) ?? 'http'
-    if (proto !== 'http' && proto !== 'https') throw new ConfigError(`METADATA_GMS_PROTOCOL must be http or https, got '${proto}'`)
-    server = port ? `${proto}://${host}:${port}` : host.includes('://') ? host : `${proto}://${host}:8080`
+    checkPortAndProtocol()
+    const p = proto ?? 'http'
+    server = port ? `${p}://${host}:${port}` : host.includes('://') ? host : `${p}://${host}:8080`
+    serverFrom = port ? 'METADATA_GMS_HOST and METADATA_GMS_PORT' : 'METADATA_GMS_HOST'
     serverSource = 'env'
-  } else if (nonEmpty(env.METADATA_GMS_PORT)) {
-    const proto = nonEmpty(env.METADATA_GMS_PROTOCOL) ?? 'http'
-    server = `${proto}://localhost:${env.METADATA_GMS_PORT!.trim()}`
+  } else if (port) {
+    checkPortAndProtocol()
+    server = `${proto ?? 'http'}://localhost:${port}`
+    serverFrom = 'METADATA_GMS_PORT'
     serverSource = 'env'
-  } else if (file?.gms?.server) {
-    server = file.gms.server
+  } else if (gms?.server) {
+    server = gms.server
+    serverFrom = `config file ${fileUsed}`
     serverSource = 'config'
   }
-  const rawToken = nonEmpty(env.METADATA_GMS_TOKEN) ?? (typeof file?.gms?.token === 'string' ? nonEmpty(file.gms.token) : undefined)
-  const timeout = Number(nonEmpty(env.METADATA_TELEMETRY_TIMEOUT) ?? '10')
-  if (!Number.isFinite(timeout) || timeout < 0) throw new ConfigError(`METADATA_TELEMETRY_TIMEOUT must be a whole number of seconds, got '${env.METADATA_TELEMETRY_TIMEOUT}'`)
+  const rawToken = nonEmpty(env.METADATA_GMS_TOKEN) ?? (typeof gms?.token === 'string' ? nonEmpty(gms.token) : undefined)
+  const timeoutText = nonEmpty(env.METADATA_TELEMETRY_TIMEOUT) ?? '10'
+  if (!/^\d+$/.test(timeoutText)) throw new ConfigError(`METADATA_TELEMETRY_TIMEOUT must be a whole number of seconds, got '${env.METADATA_TELEMETRY_TIMEOUT}'`)
+  const timeout = Number(timeoutText)
   return {
-    server: normalizeServerUrl(server ?? DEFAULT_SERVER),
+    server: normalizeServerUrl(server ?? DEFAULT_SERVER, serverFrom),
     token: rawToken ? expandToken(rawToken, env) : undefined,
     debug: truthy(env.METADATA_DEBUG),
     skipConfig,

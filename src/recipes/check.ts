@@ -19,7 +19,7 @@ export interface FileCheckResult {
   /** Records read (DataHub counts them as MCEs, whatever their kind). */
   records: number
   proposals: number
-  /** Records skipped as not MCE/MCP (legacy usage records). */
+  /** Legacy usage records (UsageAggregation), skipped as ingestion skips them. */
   skipped: number
   bad: BadRecord[]
   /** Bad records beyond those listed in `bad`. */

@@ -6,7 +6,8 @@
  * - record: one element of the file's top-level array (or the file's one object).
  * - MCE record: has `proposedSnapshot`; unpacked into one proposal per aspect.
  * - MCP record: has `aspect` (`{value: "<json>", contentType}` or `{json: {...}}`); one proposal.
- * - usage record: anything else (DataHub's legacy UsageAggregation); skipped with a warning.
+ * - usage record: DataHub's legacy UsageAggregation (`bucket`, `duration`, `resource`); skipped
+ *   with a warning. Anything else is a failed record.
  */
 import {readdirSync, statSync} from 'node:fs'
 import {extname, join, resolve} from 'node:path'
@@ -87,7 +88,11 @@ export function recordToProposals(value: unknown, where: string): Pick<EventReco
     if (p.entityKeyAspect === null) delete p.entityKeyAspect
     return {kind: 'mcp', proposals: [p], urn}
   }
-  return {skipped: `${where}: not an MCE or MCP (a legacy usage record?); skipped`, urn}
+  // DataHub's file source reads such a record as a UsageAggregation, which it no longer ingests;
+  // anything else fails there too.
+  if ('bucket' in o && 'duration' in o && 'resource' in o) return {skipped: `${where}: a legacy usage record (UsageAggregation); skipped`, urn}
+  const keys = Object.keys(o).slice(0, 5).map((k) => `'${k}'`).join(', ')
+  return {error: `${where}: not an MCE (no 'proposedSnapshot'), an MCP (no 'aspectName') or a usage record; it has ${keys || 'no keys'}`, urn}
 }
 
 export interface ReadEventsOptions {

@@ -23,7 +23,7 @@ import {prepareProposal, type ProposalInput} from '../catalog/proposal.js'
 import {resolveSettings} from '../config/settings.js'
 import {ConfigError, MdcliError} from '../errors.js'
 import {isAbsolute, resolve} from 'node:path'
-import type {PluginContext, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from './plugin.js'
+import type {PluginContext, RequestLog, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from './plugin.js'
 import {autoStatus, take} from './processors.js'
 import {extractStateful, statefulRun, type StatefulConfig, type StatefulRun} from './stateful.js'
 import {defaultRunId, type PluginRef, type Recipe} from './recipe.js'
@@ -42,6 +42,8 @@ export interface PipelineOptions {
   clock?: () => number
   env?: NodeJS.ProcessEnv
   stdout?: NodeJS.WritableStream
+  /** Told of every request to a metadata server, the sink's and the graph's (`--debug`). */
+  onRequest?: RequestLog
   /** Called every `progressIntervalMs` while the run goes on. */
   onProgress?: (p: Progress) => void
   progressIntervalMs?: number
@@ -157,7 +159,7 @@ export async function preparePipeline(recipe: Recipe, opts: {registry?: PluginRe
  * The server to read current state from: `datahub_api` of the recipe, else the datahub-rest
  * sink's server, else one configured in the environment or config file. Probed once.
  */
-function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.ProcessEnv, warn: (m: string) => void): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>} {
+function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.ProcessEnv, warn: (m: string) => void, onRequest?: RequestLog): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>} {
   let pending: Promise<MdcliClient | undefined> | undefined
   let client: MdcliClient | undefined
   const pick = (): {server: string; token?: string} | undefined => {
@@ -174,7 +176,7 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
       pending ??= (async () => {
         const target = pick()
         if (!target) return undefined
-        const c = new MdcliClient({server: target.server, token: target.token, timeoutMs: 15_000})
+        const c = new MdcliClient({server: target.server, token: target.token, timeoutMs: 15_000, onRequest})
         try {
           await c.config()
           client = c
@@ -323,7 +325,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   const dryRun = opts.dryRun ?? false
   const startedAt = clock()
   const pipelineReport = new Report()
-  const graph = graphFactory(recipe, prepared.sink, env, (m) => pipelineReport.warning('server', m))
+  const graph = graphFactory(recipe, prepared.sink, env, (m) => pipelineReport.warning('server', m), opts.onRequest)
   const makeCtx = (): PluginContext => ({
     runId,
     pipelineName: recipe.pipeline_name,
@@ -333,6 +335,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     now: clock,
     graph: graph.get,
     stdout: opts.stdout ?? process.stdout,
+    ...(opts.onRequest ? {onRequest: opts.onRequest} : {}),
     env,
     resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(recipe.baseDir, p)),
   })

@@ -31,6 +31,9 @@ export interface WorkUnit {
 export type WorkUnitStream = AsyncIterable<WorkUnit>
 
 /** What a plugin gets besides its config. */
+/** Told of each request a server client makes: method, URL, status and time (for `--debug`). */
+export type RequestLog = (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
+
 export interface PluginContext {
   runId: string
   pipelineName?: string
@@ -49,6 +52,8 @@ export interface PluginContext {
   graph(): Promise<MdcliClient | undefined>
   /** Where a console-like sink writes. */
   stdout: NodeJS.WritableStream
+  /** Hand it to `connectServer`: with `--debug`, each request is logged (never the token). */
+  onRequest?: RequestLog
   env: NodeJS.ProcessEnv
   /** Resolves a path from the config against `baseDir`. */
   resolvePath(path: string): string

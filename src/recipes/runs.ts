@@ -23,6 +23,21 @@ export async function fetchRunRows(client: MdcliClient, runId: string, opts: {st
   return r.value
 }
 
+/**
+ * Whether the server knows the run: it wrote or observed a row, or `list-runs` lists it (a run
+ * rolled back may have no rows left). The runs endpoint, like DataHub's, describes an unknown run
+ * as an empty page, which alone cannot tell "no such run" from "past the last row".
+ */
+export async function runExists(client: MdcliClient, runId: string): Promise<boolean> {
+  if ((await fetchRunRows(client, runId, {start: 0, count: 1})).length > 0) return true
+  const pageSize = 1000
+  for (let start = 0; ; start += pageSize) {
+    const page = await fetchRuns(client, {start, count: pageSize})
+    if (page.some((r) => r.runId === runId)) return true
+    if (page.length < pageSize) return false
+  }
+}
+
 export interface RollbackRequest {
   runId: string
   dryRun: boolean

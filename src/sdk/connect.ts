@@ -7,6 +7,7 @@
 import type {MdcliClient} from '../client/client.js'
 import type {QueuePublisher} from '../events/queue.js'
 import {resolveSettings} from '../config/settings.js'
+import type {RequestLog} from '../recipes/plugin.js'
 
 export type {BatchOutcome, MdcliClient as ServerClient} from '../client/client.js'
 export type {PublishAck, QueuePublisher} from '../events/queue.js'
@@ -19,9 +20,9 @@ export function configuredServer(env: NodeJS.ProcessEnv = process.env): {server:
 }
 
 /** A REST client for the metadata server; close it when done. */
-export async function connectServer(opts: {server: string; token?: string; timeoutMs?: number}): Promise<MdcliClient> {
+export async function connectServer(opts: {server: string; token?: string; timeoutMs?: number; onRequest?: RequestLog}): Promise<MdcliClient> {
   const {MdcliClient} = await import('../client/client.js')
-  return new MdcliClient({server: opts.server, token: opts.token, timeoutMs: opts.timeoutMs})
+  return new MdcliClient({server: opts.server, token: opts.token, timeoutMs: opts.timeoutMs, onRequest: opts.onRequest})
 }
 
 /** A publisher on a JetStream stream (created with the subject when missing); close it when done. */

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {encodeUrnPath} from '../../src/model/urn.js'
-import {cleanup, http, startLite, type LiteProcess} from '../helpers/lite.js'
+import {cleanup, http, runCli, startLite, type LiteProcess} from '../helpers/lite.js'
 import {AUDIT, CHANGE_AUDIT, dataset, mdcli, propose, proposeAll, readEntity, schemaMetadata, searchUrns, snapshot} from './helpers.js'
 
 const INSTANCE_URN = (p: string, i: string) => `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${p},${i})`
@@ -225,6 +225,7 @@ describe('migrate dataplatform2instance', function () {
     const before = await snapshot(lite, watched)
     const cases: Array<[string[], string]> = [
       [['--platform', 'nosuchplatform', '--instance', 'ok'], "Unknown platform 'nosuchplatform'"],
+      [['--platform', 'migbad', '--instance', 'ok', '--env', 'NOSUCHENV'], "Unknown environment 'NOSUCHENV'"],
       [['--platform', 'migbad', '--instance', 'x y'], "Instance name 'x y' cannot be part of a urn"],
       [['--platform', 'migbad', '--instance', 'a,b'], "Instance name 'a,b' cannot be part of a urn"],
       [['--platform', 'migbad', '--instance', 'a(b)'], "Instance name 'a(b)' cannot be part of a urn"],
@@ -235,7 +236,16 @@ describe('migrate dataplatform2instance', function () {
       expect(r.code, args.join(' ')).to.equal(1)
       expect(r.stderr, args.join(' ')).to.contain(message)
       expect(r.stderr).to.contain('Nothing was changed.')
+      // Refused before it starts: no "Starting migration" on stdout, with or without --force.
+      expect(r.stdout, args.join(' ')).to.equal('')
     }
+    const noForce = await mdcli(lite, ['migrate', 'dataplatform2instance', '--platform', 'nosuchplatform', '--instance', 'ok'])
+    expect(noForce.code).to.equal(1)
+    expect(noForce.stdout).to.equal('')
+    const unreachable = await runCli(['migrate', 'dataplatform2instance', '--platform', 'migbad', '--instance', 'ok', '-F'], {env: lite.env({METADATA_GMS_URL: 'http://127.0.0.1:1'})})
+    expect(unreachable.code).to.equal(1)
+    expect(unreachable.stderr).to.match(/^Error: /)
+    expect(unreachable.stdout).to.equal('')
     const rest = await http(`${lite.url}/migrate?action=dataplatform2instance`, {body: {platform: 'migbad', instance: 'x y'}})
     expect(rest.status).to.equal(400)
     const restBoth = await http(`${lite.url}/migrate?action=dataplatform2instance`, {body: {platform: 'migbad', instance: 'ok', keep: true, hard: true}})

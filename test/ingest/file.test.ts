@@ -133,7 +133,9 @@ describe('ingest: file source, sinks and run flags', function () {
   })
 
   it('warnings exit 0, or 1 with --strict-warnings', async () => {
-    const file = writeJson(dir, 'warn.json', [mcpRecord(datasetUrn('warn.t'), 'status', {removed: false}), {usageAggregation: 'legacy'}])
+    // A legacy UsageAggregation record is skipped with a warning; a record of no known shape is a failure.
+    const usage = {bucket: 1700000000000, duration: 'DAY', resource: datasetUrn('warn.t'), metrics: {uniqueUserCount: 1}}
+    const file = writeJson(dir, 'warn.json', [mcpRecord(datasetUrn('warn.t'), 'status', {removed: false}), usage])
     const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'file', config: {filename: join(dir, 'warn-out.json')}}}, 'warn.yml')
     const plain = await runCli(['ingest', '-c', recipe], {env: offlineEnv(dir)})
     expect(plain.code).to.equal(0)
@@ -141,6 +143,11 @@ describe('ingest: file source, sinks and run flags', function () {
     expect(plain.stdout).to.match(/skipped record \(1\):/)
     const strict = await runCli(['ingest', '-c', recipe, '--strict-warnings'], {env: offlineEnv(dir)})
     expect(strict.code).to.equal(1)
+    const odd = writeJson(dir, 'odd.json', [mcpRecord(datasetUrn('warn.t'), 'status', {removed: false}), {usageAggregation: 'legacy'}])
+    const oddRecipe = writeRecipe(dir, {source: {type: 'file', config: {path: odd}}, sink: {type: 'file', config: {filename: join(dir, 'odd-out.json')}}}, 'odd.yml')
+    const failed = await runCli(['ingest', '-c', oddRecipe], {env: offlineEnv(dir)})
+    expect(failed.code).to.equal(1)
+    expect(failed.stdout).to.match(/not an MCE \(no 'proposedSnapshot'\), an MCP \(no 'aspectName'\) or a usage record; it has 'usageAggregation'/)
   })
 
   it('reads every .json file of a directory, in name order', async () => {

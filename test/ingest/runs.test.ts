@@ -149,4 +149,25 @@ describe('ingest runs: list-runs, show, rollback', function () {
     expect(rows.map((r) => `${r.urn} ${r.aspectName}`)).to.include.members([`${X} datasetKey`, `${X} datasetProperties`, `${Y} globalTags`])
     expect(rows.find((r) => r.aspectName === 'datasetKey')!.keyAspect).to.equal(true)
   })
+
+  it('show of a run the server does not know says so and exits 1; --json prints the error object', async () => {
+    const r = await runCli(['ingest', 'show', '--run-id', 'nosuchrun'], {env: lite.env()})
+    expect(r.code).to.equal(1)
+    expect(r.stdout).to.equal('')
+    expect(r.stderr.trim()).to.equal('Error: No run nosuchrun')
+    const j = await runCli(['ingest', 'show', '--run-id', 'nosuchrun', '--json'], {env: lite.env()})
+    expect(j.code).to.equal(1)
+    expect(JSON.parse(j.stdout)).to.deep.equal({error: {code: 'E_NOT_FOUND', status: 404, message: 'No run nosuchrun'}})
+    // A known run paged past its last row is an empty page, not a missing run.
+    const past = await runCli(['ingest', 'show', '--run-id', 'base', '--start', '1000', '--json'], {env: lite.env()})
+    expect(past.code, past.stderr).to.equal(0)
+    expect(JSON.parse(past.stdout)).to.deep.equal([])
+    // Every run list-runs shows, rolled back ones included, is one show finds.
+    const listed = JSON.parse((await runCli(['ingest', 'list-runs', '--json'], {env: lite.env()})).stdout) as Array<{runId: string; state: string}>
+    expect(listed.map((l) => l.state)).to.include('rolled back')
+    for (const {runId} of listed) {
+      const one = await runCli(['ingest', 'show', '--run-id', runId, '--json'], {env: lite.env()})
+      expect(one.code, `${runId}: ${one.stdout}`).to.equal(0)
+    }
+  })
 })

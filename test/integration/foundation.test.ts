@@ -35,7 +35,10 @@ describe('mdcli lite + core commands', function () {
     expect((await http(`${lite.url}/health`)).status).to.equal(200)
     const cfg = await http(`${lite.url}/config`)
     expect(cfg.body.noCode).to.equal('true')
-    expect(cfg.body.versions['mdcli/server'].version).to.match(/^\d+\.\d+\.\d+/)
+    // Where DataHub's clients read the version (datahub-facts §3.4).
+    expect(cfg.body.versions['acryldata/datahub'].version).to.match(/^\d+\.\d+\.\d+/)
+    expect(cfg.body.versions['acryldata/datahub']).to.have.property('commit')
+    expect(cfg.body.patchCapable).to.equal(true)
   })
 
   it('put then get round-trips an aspect through the real CLI', async () => {
@@ -114,12 +117,41 @@ describe('mdcli lite + core commands', function () {
   it('takes a batch of proposals, writing the valid ones and naming the invalid', async () => {
     const good = (n: number) => ({entityUrn: `urn:li:tag:batch${n}`, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {json: {name: `b${n}`}}})
     const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [good(1), {...good(2), aspect: {json: {nom: 'x'}}}, good(3)]}})
-    expect(r.status).to.equal(200)
+    // Not 2xx: a client that reads only the status (DataHub's emitter) must see the failure.
+    expect(r.status).to.equal(422)
     expect(r.body.value.written).to.equal(2)
     expect(r.body.value.results[1].error.message).to.match(/proposal 1.*missing required field 'name'/)
     const atomic = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: [good(4), {...good(5), aspectName: 'nope'}]}})
     expect(atomic.status).to.equal(400)
     expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:tag:batch4')}`)).status).to.equal(404)
+  })
+
+  it('CREATE and UPDATE hold their conditions on the store, racing requests included', async () => {
+    const urn = 'urn:li:tag:conditions'
+    const proposal = (changeType: string, name: string) => ({proposal: {entityUrn: urn, aspectName: 'tagProperties', changeType, aspect: {json: {name}}}})
+    expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: proposal('UPDATE', 'early')})).status).to.equal(404)
+    const racers = await Promise.all(Array.from({length: 6}, (_, i) => http(`${lite.url}/aspects?action=ingestProposal`, {body: proposal('CREATE', `racer${i}`)})))
+    const statuses = racers.map((r) => r.status)
+    expect(statuses.filter((s) => s === 200), statuses.join()).to.have.length(1)
+    expect(racers.filter((r) => r.status === 409).map((r) => r.body.code)).to.deep.equal(Array(5).fill('E_CONFLICT'))
+    const got = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?aspects=List(tagProperties)`)
+    expect(got.body.aspects.tagProperties.value.name).to.equal(`racer${statuses.indexOf(200)}`)
+    expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: proposal('UPDATE', 'late')})).status).to.equal(200)
+  })
+
+  it('takes an MCE as DataHub\'s emitter sends it, and answers exists and relationships about it', async () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,mce_emitted,PROD)'
+    const up = 'urn:li:dataset:(urn:li:dataPlatform:hive,mce_upstream,PROD)'
+    const aspects = [
+      {'com.linkedin.common.Status': {removed: false}},
+      {'com.linkedin.dataset.UpstreamLineage': {upstreams: [{dataset: up, type: 'TRANSFORMED', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}]}},
+    ]
+    const r = await http(`${lite.url}/entities?action=ingest`, {body: {entity: {value: {'com.linkedin.metadata.snapshot.DatasetSnapshot': {urn, aspects}}}, systemMetadata: {lastObserved: 1, runId: 'emit-1'}}})
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    expect((await http(`${lite.url}/entities?action=exists`, {body: {urn}})).body).to.deep.equal({value: true})
+    expect((await http(`${lite.url}/entities?action=exists`, {body: {urn: up}})).body).to.deep.equal({value: false})
+    const rel = await http(`${lite.url}/relationships?urn=${encodeURIComponent(urn)}&direction=OUTGOING&types=${encodeURIComponent('List(DownstreamOf)')}`)
+    expect(rel.body).to.deep.equal({start: 0, count: 1, total: 1, relationships: [{type: 'DownstreamOf', entity: up}]})
   })
 
   describe('bad input: one clear line, non-zero exit, nothing written', () => {

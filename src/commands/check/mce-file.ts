@@ -23,7 +23,7 @@ Prints "<n> MCEs found - all valid", or one line per bad record and exits 1.`
     if (!result.valid) process.exitCode = 1
     if (this.jsonEnabled()) return result
     if (result.valid) {
-      this.log(`${result.records} MCEs found - all valid`)
+      this.log(`${result.records} MCEs found - all valid${result.skipped > 0 ? ` (${result.skipped} legacy usage ${result.skipped === 1 ? 'record' : 'records'} among them, skipped as ingestion skips them)` : ''}`)
       return result
     }
     const many = result.files.length > 1

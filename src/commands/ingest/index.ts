@@ -39,6 +39,13 @@ Counts, the same words in the report, the progress line, list-runs and show:
     const recipe = loadRecipe(flags.config)
     const prepared = await preparePipeline(recipe, {registry: PluginRegistry.discover()})
     const json = this.jsonEnabled()
+    // With --debug, say where the settings come from, as every command that talks to a server
+    // does; a bad setting is the sink's to report, if the recipe uses one.
+    if (this.debugEnabled) {
+      try {
+        this.settings()
+      } catch {}
+    }
     // The console sink prints records on standard output; a live view there would tear them.
     const live = !json && flags.progress && isInteractive() && recipe.sink.type !== 'console'
     const title = `Ingesting ${recipe.source.type} → ${flags['dry-run'] ? '(dry run)' : recipe.sink.type}`
@@ -61,6 +68,10 @@ Counts, the same words in the report, the progress line, list-runs and show:
         onProgress: display.onProgress,
         progressIntervalMs: live ? 200 : 250,
         signal: stop.signal,
+        // Under --json standard output carries the report alone; the console sink's records go
+        // to standard error, where they can still be read or redirected.
+        ...(json ? {stdout: process.stderr} : {}),
+        onRequest: this.requestLog(),
       })
     } catch (e) {
       await display.abort()

@@ -1,6 +1,6 @@
-import {createInterface} from 'node:readline/promises'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {confirm} from '../../cli/confirm.js'
 import {MdcliClient} from '../../client/client.js'
 import {UsageError} from '../../errors.js'
 import {requestRollback, type RollbackReport} from '../../recipes/runs.js'
@@ -28,17 +28,12 @@ Asks for confirmation unless --force or --dry-run.`
     hard: Flags.boolean({summary: 'Delete the entities the run created with all their rows (DataHub: --nuke).', default: false, aliases: ['nuke']}),
   }
 
-  private async confirm(): Promise<boolean> {
-    if (!process.stdin.isTTY) {
-      throw new UsageError('Refusing to roll back without confirmation: standard input is not a terminal. Re-run with --force (or --dry-run to look first).')
-    }
-    const rl = createInterface({input: process.stdin, output: process.stdout})
-    try {
-      const answer = await rl.question(PROMPT)
-      return /^y(es)?$/i.test(answer.trim())
-    } finally {
-      rl.close()
-    }
+  private confirm(): Promise<boolean> {
+    return confirm('Roll back?', '--force', {
+      prompt: PROMPT,
+      output: process.stdout,
+      refusal: 'Refusing to roll back without confirmation: standard input is not a terminal and gave no answer. Re-run with --force (or --dry-run to look first).',
+    })
   }
 
   async run(): Promise<RollbackReport | {aborted: true}> {

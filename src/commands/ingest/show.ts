@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {fetchRunRows, type AspectRowSummary} from '../../recipes/runs.js'
+import {NotFoundError} from '../../errors.js'
+import {fetchRunRows, runExists, type AspectRowSummary} from '../../recipes/runs.js'
 import {formatLocalTime, gridTable} from '../../ui/tables.js'
 
 export default class ShowRun extends BaseCommand {
@@ -21,6 +22,8 @@ export default class ShowRun extends BaseCommand {
   async run(): Promise<AspectRowSummary[]> {
     const {flags} = await this.parse(ShowRun)
     const rows = await fetchRunRows(this.client(), flags['run-id'], {start: flags.start, count: flags.count, includeAspect: flags['show-aspect']})
+    // A mistyped run id must not look like a run that wrote nothing.
+    if (rows.length === 0 && !(await runExists(this.client(), flags['run-id']))) throw new NotFoundError(`No run ${flags['run-id']}`)
     if (!this.jsonEnabled()) {
       if (flags['show-aspect']) for (const r of rows) this.log(JSON.stringify(r, null, 4))
       else this.log(gridTable(['urn', 'aspect name', 'change', 'at'], rows.map((r) => [r.urn, r.aspectName, r.unchanged ? 'unchanged' : 'written', formatLocalTime(r.timestamp)])))

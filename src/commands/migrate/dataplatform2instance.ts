@@ -28,7 +28,7 @@ export default class MigrateDataPlatformToInstance extends BaseCommand {
   static override summary = 'Move every dataset of a platform under a platform instance.'
   static override description = `For each dataset of --platform in --env that has no platform instance yet, writes a new dataset named <instance>.<name> with a copy of every versioned aspect (timeseries aspects such as profiles and usage stay behind) and a dataPlatformInstance aspect, rewrites the references other entities hold (lineage, dashboards, charts, jobs, …) to the new urns, then soft-deletes the old datasets — or keeps them (--keep) or hard-deletes them (--hard).
 
-Every change is written under one run id (migrate-<uuid>, shown in the report), so \`mdcli ingest rollback --run-id <id>\` undoes the migration. Without --force the plan is shown and confirmed with [y/N] first; without a terminal to ask on, the command refuses.`
+Every change is written under one run id (migrate-<uuid>, shown in the report), so \`mdcli ingest rollback --run-id <id>\` undoes the migration. Without --force the plan is shown and confirmed with [y/N] first (piped input answers with its first line); with no answer at all, the command refuses.`
   static override examples = [
     '<%= config.bin %> migrate dataplatform2instance --platform hive --instance warehouse1 --dry-run',
     '<%= config.bin %> migrate dataplatform2instance --platform kafka --instance eu-cluster --env PROD --force',
@@ -56,9 +56,11 @@ Every change is written under one run id (migrate-<uuid>, shown in the report), 
       throw new UsageError(`Instance name '${flags.instance}' cannot be part of a urn: use letters, digits, '_', '.' or '-' only (no commas, parentheses or whitespace). Nothing was changed.`)
     }
     const dryRun = flags['dry-run']
-    say(`Starting migration: platform:${flags.platform}, instance=${flags.instance}, force=${flags.force}, dry-run=${dryRun}`)
     const request = {platform: flags.platform, instance: flags.instance, env: flags.env, keep: flags.keep, hard: flags.hard}
+    // The server validates env and platform while planning; announcing the start only after it
+    // answers keeps a refused or unreachable migration to its one error line, nothing on stdout.
     const plan = await this.client().migratePlatformInstance({...request, dryRun: true})
+    say(`Starting migration: platform:${flags.platform}, instance=${flags.instance}, force=${flags.force}, dry-run=${dryRun}`)
     if (dryRun) {
       say(renderReport(plan))
       return plan
