@@ -11,8 +11,8 @@
  */
 import {existsSync} from 'node:fs'
 import {basename} from 'node:path'
-import sqlParser from 'node-sql-parser'
 import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, ConnectionError, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {errorText, viewLineage, type ViewLineage} from '../sql-common/lineage.js'
 
 export type DuckdbConfig = ConfigOf<typeof CONFIG>
 
@@ -39,6 +39,14 @@ export function duckdbFieldType(dataType: string): string {
 
 const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|REAL|DECIMAL|NUMERIC)/i
 const TEMPORAL = /^(DATE|TIME|TIMESTAMP)/i
+
+/** The SELECT of a view as `duckdb_views().sql` renders it: `CREATE VIEW <name> [(<columns>)] AS <select>;`. */
+export function duckdbViewSelect(sql: string): string {
+  // Names may be quoted, with spaces or doubled quotes inside (`"my view"`, `"a""b"`).
+  const name = String.raw`(?:"(?:[^"]|"")*"|[^\s".(]+)`
+  const head = new RegExp(String.raw`^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?VIEW\s+${name}(?:\s*\.\s*${name})*\s*(?:\((?:"(?:[^"]|"")*"|[^"()])*\)\s*)?AS\s+`, 'i')
+  return sql.replace(head, '')
+}
 
 const quoteIdent = (s: string): string => `"${s.replaceAll('"', '""')}"`
 const schemaField = (dataset: string, col: string): string => `urn:li:schemaField:(${dataset},${col})`
@@ -201,48 +209,6 @@ const plugin: SourcePlugin<DuckdbConfig> = {
       }
     }
 
-    const parser = new sqlParser.Parser()
-    /** Tables a view reads and, per output column, the columns it comes from. */
-    function viewLineage(schema: string, sql: string): {tables: Array<{schema: string; table: string}>; columns: Map<string, Array<{schema: string; table: string; column: string}>>} | undefined {
-      const body = sql.replace(/^\s*CREATE\s+(OR\s+REPLACE\s+)?VIEW\s+\S+\s+AS\s+/i, '').replace(/;\s*$/, '')
-      let ast
-      try {
-        ast = parser.astify(body, {database: 'postgresql'})
-      } catch {
-        return undefined
-      }
-      const stmt = (Array.isArray(ast) ? ast[0] : ast) as any
-      if (stmt?.type !== 'select') return undefined
-      const aliases = new Map<string, {schema: string; table: string}>()
-      const tables: Array<{schema: string; table: string}> = []
-      for (const f of stmt.from ?? []) {
-        if (!f.table) continue
-        const t = {schema: f.db ?? f.schema ?? schema, table: f.table as string}
-        tables.push(t)
-        aliases.set(f.as ?? f.table, t)
-      }
-      const columns = new Map<string, Array<{schema: string; table: string; column: string}>>()
-      for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) {
-        const refs: Array<{table: string | null; column: string}> = []
-        const walk = (n: any): void => {
-          if (!n || typeof n !== 'object') return
-          if (n.type === 'column_ref') refs.push({table: typeof n.table === 'string' ? n.table : (n.table?.value ?? null), column: typeof n.column === 'string' ? n.column : n.column?.expr?.value})
-          for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v)
-        }
-        walk(c.expr)
-        const out = c.as ?? (c.expr?.type === 'column_ref' ? (typeof c.expr.column === 'string' ? c.expr.column : c.expr.column?.expr?.value) : undefined)
-        if (!out || out === '*') continue
-        const ups = refs
-          .map((r) => {
-            const t = r.table ? aliases.get(r.table) : tables.length === 1 ? tables[0] : undefined
-            return t && r.column ? {...t, column: r.column} : undefined
-          })
-          .filter((x): x is {schema: string; table: string; column: string} => x !== undefined)
-        if (ups.length) columns.set(out, ups)
-      }
-      return {tables, columns}
-    }
-
     async function profile(schema: string, rel: Relation, columns: Column[]): Promise<Record<string, unknown> | undefined> {
       const p = config.profiling
       const table = `${quoteIdent(schema)}.${quoteIdent(rel.name)}`
@@ -320,7 +286,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
       yield {id: `container-${dbUrn}`, kind: 'mcp', proposals: containerProposals(dbUrn, catalog, 'Database', undefined, {database: catalog}, catalog)}
       const schemas = (await query('SELECT schema_name FROM duckdb_schemas() WHERE database_name = ? ORDER BY schema_name', [dbCatalog])).map((r) => String(r.schema_name))
       const profiles: Array<{urn: string; schema: string; rel: Relation; columns: Column[]}> = []
-      const views: Array<{urn: string; schema: string; sql: string}> = []
+      const views: Array<{urn: string; schema: string; name: string; sql: string; columns: Column[]}> = []
       for (const schema of schemas) {
         if (SYSTEM_SCHEMAS.has(schema) || !schemaOk(schema)) continue
         const sUrn = schemaUrn(schema)
@@ -365,7 +331,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
             ]
             report.count(rel.kind === 'table' ? 'tablesScanned' : 'viewsScanned')
             yield {id: urn, kind: 'mcp', proposals}
-            if (rel.kind === 'view' && rel.sql && config.include_view_lineage) views.push({urn, schema, sql: rel.sql})
+            if (rel.kind === 'view' && rel.sql && config.include_view_lineage) views.push({urn, schema, name: rel.name, sql: rel.sql, columns})
             if (rel.kind === 'table' && config.profiling.enabled && profileOk(name)) profiles.push({urn, schema, rel, columns})
           } catch (e) {
             report.failure('table failed', `${name}: ${(e as Error).message.split('\n')[0]}`)
@@ -377,17 +343,24 @@ const plugin: SourcePlugin<DuckdbConfig> = {
         if (value) yield {id: `profile-${p.urn}`, kind: 'mcp', proposals: [mcp(p.urn, 'datasetProfile', value)]}
       }
       for (const v of views) {
-        const lineage = viewLineage(v.schema, v.sql)
-        if (!lineage) {
-          report.warning('view lineage', `${v.urn}: the view's SQL could not be parsed`)
+        // One view whose SQL cannot be read costs its own lineage, never the run.
+        let lineage: ViewLineage
+        try {
+          // DuckDB binds a view's unqualified names in the view's own schema.
+          lineage = viewLineage(duckdbViewSelect(v.sql), 'postgresql', (ref) => datasetUrn(ref.schema ?? v.schema, ref.table))
+        } catch (e) {
+          report.warning('view lineage', `${datasetName(v.schema, v.name)}: the view's SQL could not be parsed: ${errorText(e)}`)
           continue
         }
-        if (lineage.tables.length === 0) continue
+        if (lineage.upstreams.length === 0) continue
+        // A column list (`CREATE VIEW v (a, b) AS …`) renames the SELECT's columns; lineage under a
+        // name the view does not have would point at no field.
         const fine = [...lineage.columns.entries()]
+          .filter(([col]) => v.columns.some((c) => c.name === col))
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([col, ups]) => ({
             upstreamType: 'FIELD_SET',
-            upstreams: ups.map((u) => schemaField(datasetUrn(u.schema, u.table), u.column)),
+            upstreams: ups.map((u) => schemaField(u.dataset, u.column)),
             downstreamType: 'FIELD',
             downstreams: [schemaField(v.urn, col)],
             confidenceScore: 1.0,
@@ -397,7 +370,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
           kind: 'mcp',
           proposals: [
             mcp(v.urn, 'upstreamLineage', {
-              upstreams: [...new Set(lineage.tables.map((t) => datasetUrn(t.schema, t.table)))].map((dataset) => ({auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset, type: 'VIEW'})),
+              upstreams: lineage.upstreams.map((dataset) => ({auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset, type: 'VIEW'})),
               ...(fine.length ? {fineGrainedLineages: fine} : {}),
             }),
           ],

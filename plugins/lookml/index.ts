@@ -12,10 +12,11 @@
  * point `base_folder` at a checkout.
  *
  * A model whose connection is not mapped, and an unreadable file, are failures of the run that
- * name the model or file; the other models go on.
+ * name the model or file; a view file LookML's parser cannot read is a warning naming it. Either
+ * way the other files and models go on.
  */
 import {existsSync, statSync} from 'node:fs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, type AllowDeny, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, encodeUrnKeyPart, type AllowDeny, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {dumpLookml} from './dump.js'
 import {exploresOf, folderOf, LookmlProject, viewsOf, type LookmlNode, type ParsedFile, type ViewDecl} from './project.js'
 import {analyseDerivedSql} from './sql.js'
@@ -148,7 +149,7 @@ const plugin: SourcePlugin<LookmlConfig> = {
         .replaceAll('{platform}', PLATFORM)
         .replaceAll('{env}', env.toLowerCase())
         .replaceAll('{file_path}', filePath)
-      return `urn:li:dataset:(urn:li:dataPlatform:${PLATFORM},${config.platform_instance ? `${config.platform_instance}.` : ''}${id},${env})`
+      return `urn:li:dataset:(urn:li:dataPlatform:${PLATFORM},${encodeUrnKeyPart(`${config.platform_instance ? `${config.platform_instance}.` : ''}${id}`)},${env})`
     }
 
     /** A table name of the connection's warehouse → its dataset urn (DataHub's qualification). */
@@ -163,7 +164,7 @@ const plugin: SourcePlugin<LookmlConfig> = {
       else if (parts.length === 2) qualified = twoLevel ? clean : `${conn.default_db}.${clean}`
       else qualified = twoLevel ? `${conn.default_db}.${clean}` : `${conn.default_db}.${conn.default_schema ?? ''}.${clean}`
       const instance = conn.platform_instance ? `${conn.platform_instance}.` : ''
-      return `urn:li:dataset:(urn:li:dataPlatform:${conn.platform},${instance}${qualified.toLowerCase()},${(conn.platform_env ?? config.env).toUpperCase()})`
+      return `urn:li:dataset:(urn:li:dataPlatform:${conn.platform},${encodeUrnKeyPart(`${instance}${qualified.toLowerCase()}`)},${(conn.platform_env ?? config.env).toUpperCase()})`
     }
 
     /** `sql_table_name` of a view, else of the views it extends (last first), else its name. */
@@ -187,7 +188,9 @@ const plugin: SourcePlugin<LookmlConfig> = {
       report.info('models', models.length)
       for (const modelPath of models) {
         const modelName = modelPath.replace(/^.*\//, '').replace(/\.model\.lkml$/, '')
-        const files = project.reachable(modelPath, (e) => report.failure('unreadable file', e.message))
+        // A file that cannot be parsed loses its own views only: a warning naming it. A model
+        // file or a file that cannot be read at all is a failure.
+        const files = project.reachable(modelPath, (e) => (e.kind === 'parse' && !e.message.startsWith(`${modelPath}:`) ? report.warning('unparsable file', e.message) : report.failure('unreadable file', e.message)))
         const model = files[0]
         if (!model) continue
         const connName = model.parsed.connection
@@ -294,7 +297,7 @@ const plugin: SourcePlugin<LookmlConfig> = {
         }
         upstreams = upstreamNames.map((t) => tableUrn(t, conn, index))
       } else if (exploreSource) {
-        upstreams = [`urn:li:dataset:(urn:li:dataPlatform:${PLATFORM},${modelName}.explore.${exploreSource[0]},${env})`]
+        upstreams = [`urn:li:dataset:(urn:li:dataPlatform:${PLATFORM},${encodeUrnKeyPart(`${modelName}.explore.${exploreSource[0]}`)},${env})`]
       } else {
         upstreams = [tableUrn(sqlTableName(decl, index) ?? name, conn, index)]
       }

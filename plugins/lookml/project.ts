@@ -62,10 +62,58 @@ function globRegex(pattern: string): RegExp {
 
 const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v])
 
+/** Why a file of the project could not be used: it could not be read, or not be parsed. */
+export class LookmlFileError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'read' | 'parse',
+  ) {
+    super(message)
+  }
+}
+
+/** lookml-parser throws strings (and PEG error objects), not Errors: the first line of either. */
+function messageOf(e: unknown): string {
+  const m = e instanceof Error ? e.message : typeof e === 'string' ? e : typeof (e as {message?: unknown})?.message === 'string' ? (e as {message: string}).message : String(e)
+  return m.split('\n')[0]!
+}
+
+// `key: "quoted name" {` and `key: nämé {`: lookml-parser reads neither (it takes ASCII names
+// only), LookML and DataHub's parser take both.
+const AWKWARD_NAME = /(^|[\s{}])([A-Za-z_]+)(\s*:\s*)(?:"([^"\n]*)"|(\+?[^\s{}:;"]*[^\x00-\x7F][^\s{}:;"]*))(?=\s*\{)/g
+const PLACEHOLDER = /^(\+?)mdcli_name_(\d+)_$/
+
+/** The parsed file; names lookml-parser cannot read go through placeholders. */
+function parseLookml(text: string): Record<string, unknown> {
+  try {
+    return lookmlParser.parse(text) as Record<string, unknown>
+  } catch (first) {
+    const names: string[] = []
+    const safe = text.replace(AWKWARD_NAME, (_m, pre: string, key: string, colon: string, quoted: string | undefined, bare: string | undefined) => {
+      // Quotes are dropped from names, as DataHub does (reference §6.2).
+      const name = quoted ?? bare!
+      const plus = name.startsWith('+') ? '+' : ''
+      names.push(name.slice(plus.length))
+      return `${pre}${key}${colon}${plus}mdcli_name_${names.length - 1}_`
+    })
+    if (names.length === 0) throw first
+    const restore = (v: unknown): unknown => {
+      if (typeof v === 'string') {
+        const m = PLACEHOLDER.exec(v)
+        return m ? `${m[1]}${names[Number(m[2])]}` : v
+      }
+      if (Array.isArray(v)) return v.map(restore)
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [restore(k) as string, restore(x)]))
+      return v
+    }
+    return restore(lookmlParser.parse(safe)) as Record<string, unknown>
+  }
+}
+
 /** A LookML project folder, parsed lazily and once per file. */
 export class LookmlProject {
   readonly files: string[]
-  private readonly cache = new Map<string, ParsedFile | Error>()
+  private readonly cache = new Map<string, ParsedFile | LookmlFileError>()
 
   constructor(readonly root: string) {
     this.files = listFiles(root)
@@ -75,15 +123,16 @@ export class LookmlProject {
     return this.files.filter((f) => f.endsWith('.model.lkml'))
   }
 
-  /** The parsed file, or an Error saying why it cannot be read. */
-  load(path: string): ParsedFile | Error {
+  /** The parsed file, or an error naming it and saying why it cannot be used. */
+  load(path: string): ParsedFile | LookmlFileError {
     let hit = this.cache.get(path)
     if (!hit) {
+      let text: string | undefined
       try {
-        const text = readFileSync(join(this.root, path), 'utf8')
-        hit = {path, text, parsed: lookmlParser.parse(text) as Record<string, unknown>}
+        text = readFileSync(join(this.root, path), 'utf8')
+        hit = {path, text, parsed: parseLookml(text)}
       } catch (e) {
-        hit = new Error(`${path}: ${(e as Error).message.split('\n')[0]}`)
+        hit = new LookmlFileError(`${path}: ${messageOf(e)}`, text === undefined ? 'read' : 'parse')
       }
       this.cache.set(path, hit)
     }
@@ -103,9 +152,9 @@ export class LookmlProject {
 
   /**
    * Every file a model reaches through includes, depth first in include order, each once.
-   * Unreadable files are reported through `onError` and skipped.
+   * Files that cannot be read or parsed are reported through `onError` and skipped.
    */
-  reachable(model: string, onError: (e: Error) => void): ParsedFile[] {
+  reachable(model: string, onError: (e: LookmlFileError) => void): ParsedFile[] {
     const seen = new Set<string>([model])
     const out: ParsedFile[] = []
     const visit = (file: ParsedFile): void => {
@@ -115,7 +164,7 @@ export class LookmlProject {
           if (seen.has(path)) continue
           seen.add(path)
           const f = this.load(path)
-          if (f instanceof Error) {
+          if (f instanceof LookmlFileError) {
             onError(f)
             continue
           }
@@ -125,7 +174,7 @@ export class LookmlProject {
       }
     }
     const m = this.load(model)
-    if (m instanceof Error) {
+    if (m instanceof LookmlFileError) {
       onError(m)
       return []
     }

@@ -13,13 +13,30 @@ function unLiquidRefs(sql: string): string {
   return sql.replace(/\$\{\s*([\w]+)\.SQL_TABLE_NAME\s*\}/gi, '$1.SQL_TABLE_NAME')
 }
 
+/** Names of the CTEs (`WITH x AS …`) anywhere in a parsed statement: they are not tables. */
+function cteNames(node: unknown, out = new Set<string>(), depth = 0): Set<string> {
+  if (!node || typeof node !== 'object' || depth > 200) return out
+  const w = (node as {with?: unknown}).with
+  if (Array.isArray(w)) {
+    for (const cte of w) {
+      const n = (cte as {name?: unknown})?.name
+      const name = typeof n === 'string' ? n : (n as {value?: unknown})?.value
+      if (typeof name === 'string') out.add(name.toLowerCase())
+    }
+  }
+  for (const v of Object.values(node)) if (v && typeof v === 'object') cteNames(v, out, depth + 1)
+  return out
+}
+
 function parseTables(sql: string): string[] | undefined {
   for (const database of DIALECTS) {
     try {
-      return parser.tableList(sql, {database}).map((entry) => {
-        const [, db, table] = entry.split('::')
-        return db && db !== 'null' ? `${db}.${table}` : table!
-      })
+      const ctes = cteNames(parser.astify(sql, {database}))
+      return parser
+        .tableList(sql, {database})
+        .map((entry) => entry.split('::'))
+        .filter(([, db, table]) => (db && db !== 'null') || !ctes.has(table!.toLowerCase()))
+        .map(([, db, table]) => (db && db !== 'null' ? `${db}.${table}` : table!))
     } catch {
       /* try the next dialect */
     }

@@ -123,11 +123,18 @@ class MysqlSession implements DatabaseSession {
     for (const r of rows) {
       const isView = r.type === 'VIEW'
       let definition: string | undefined
+      let definitionError: string | undefined
       if (isView) {
-        const [def] = await this.rows(`SHOW CREATE VIEW ${this.quote(this.db)}.${this.quote(r.name)}`)
-        definition = def?.['Create View'] as string | undefined
+        // Per view: a view the user may not SHOW (no SHOW VIEW privilege) loses its definition
+        // only, not the tables of its database.
+        try {
+          const [def] = await this.rows(`SHOW CREATE VIEW ${this.quote(this.db)}.${this.quote(r.name)}`)
+          definition = def?.['Create View'] as string | undefined
+        } catch (e) {
+          definitionError = (e as Error).message.split('\n')[0]
+        }
       }
-      out.push({name: r.name, kind: isView ? 'view' : 'table', comment: !isView && r.comment ? r.comment : undefined, definition})
+      out.push({name: r.name, kind: isView ? 'view' : 'table', comment: !isView && r.comment ? r.comment : undefined, definition, ...(definitionError ? {definitionError} : {})})
     }
     return out
   }
@@ -226,6 +233,8 @@ class MysqlDialect implements SqlDialect {
         database,
         connectTimeout: Number(this.config.options?.connect_timeout ?? 10) * 1000,
         dateStrings: true,
+        // JSON as the server's text (what pymysql gives DataHub), not objects that print as [object Object].
+        jsonStrings: true,
         supportBigNumbers: true,
         bigNumberStrings: false,
       })
@@ -238,8 +247,15 @@ class MysqlDialect implements SqlDialect {
     }
   }
 
+  asDouble(expr: string): string {
+    // AVG and STDDEV_SAMP of integers and decimals are DECIMALs with 4 places (68303.1161); DataHub
+    // shows the full double (68303.11607142857). CAST … AS DOUBLE: MariaDB 10.4+, MySQL 8.0.17+.
+    return `CAST(${expr} AS DOUBLE)`
+  }
+
   viewSelect(definition: string): string {
-    return definition.replace(/^[\s\S]*?\bVIEW\s+`?[^`\s]+`?(?:\.`?[^`\s]+`?)?\s+AS\s+/i, '')
+    // Names may be backquoted with spaces or doubled backquotes inside (`my view`, `a``b`).
+    return definition.replace(/^[\s\S]*?\bVIEW\s+(?:`(?:[^`]|``)*`|[^\s`.]+)(?:\.(?:`(?:[^`]|``)*`|[^\s`.]+))?\s+AS\s+/i, '')
   }
 
   async databases(): Promise<string[]> {

@@ -22,12 +22,13 @@ const CONFIG = sqlConfigSchema({
 export type PostgresConfig = ConfigOf<typeof CONFIG>
 
 /** `format_type()` text → SQLAlchemy's repr and class, as DataHub prints `nativeDataType`. */
-export function pgNativeType(formatted: string, typtype: string): {nativeDataType: string; typeClass: string} {
+export function pgNativeType(formatted: string, typtype: string, labels: string[] = []): {nativeDataType: string; typeClass: string} {
   if (formatted.endsWith('[]')) {
     const inner = pgNativeType(formatted.slice(0, -2), 'b')
     return {nativeDataType: `ARRAY(${inner.nativeDataType})`, typeClass: 'ARRAY'}
   }
-  if (typtype === 'e') return {nativeDataType: `ENUM(name='${formatted}')`, typeClass: 'ENUM'}
+  // SQLAlchemy's repr: the labels, then the type's name (unqualified).
+  if (typtype === 'e') return {nativeDataType: `ENUM(${[...labels.map((l) => (l.includes("'") && !l.includes('"') ? `"${l}"` : `'${l.replaceAll("'", "\\'")}'`)), `name='${formatted.replace(/^.*\./, '').replaceAll('"', '')}'`].join(', ')})`, typeClass: 'ENUM'}
   const m = /^([a-z ]+?)(?:\(([^)]*)\))?( with(?:out)? time zone)?$/.exec(formatted)
   const base = m?.[1] ?? formatted
   const args = m?.[2]
@@ -83,7 +84,9 @@ export function pgNativeType(formatted: string, typtype: string): {nativeDataTyp
     case 'tsvector':
       return simple('TSVECTOR')
     case 'bit':
-      return simple('BIT')
+      return simple('BIT', args && args !== '1' ? `BIT(length=${args})` : 'BIT()')
+    case 'bit varying':
+      return simple('BIT', `BIT(${[args ? `length=${args}` : '', 'varying=True'].filter(Boolean).join(', ')})`)
     case 'hstore':
       return simple('HSTORE', 'HSTORE(text_type=Text())')
     case 'name':
@@ -91,6 +94,14 @@ export function pgNativeType(formatted: string, typtype: string): {nativeDataTyp
     default:
       return {nativeDataType: formatted, typeClass: 'NULL'}
   }
+}
+
+// date, timestamp, timestamptz: as the server's text. node-postgres would build a JS Date in this
+// machine's time zone, shifting dates and dropping microseconds from profiles. Per client, so
+// other users of pg in the process keep their parsers.
+const TEXT_OIDS = new Set([1082, 1114, 1184])
+const TEXT_TEMPORALS = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (TEXT_OIDS.has(oid) && format !== 'binary' ? (v: string) => v : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 }
 
 function describe(e: unknown, where: string, user?: string): Error {
@@ -133,6 +144,7 @@ class PgSession implements DatabaseSession {
   async columns(schema: string): Promise<Map<string, Column[]>> {
     const r = await this.client.query(
       `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type, t.typtype, a.attnotnull,
+              CASE WHEN t.typtype = 'e' THEN ARRAY(SELECT e.enumlabel::text FROM pg_enum e WHERE e.enumtypid = t.oid ORDER BY e.enumsortorder) END AS labels,
               col_description(c.oid, a.attnum) AS comment
          FROM pg_attribute a
          JOIN pg_class c ON c.oid = a.attrelid
@@ -145,7 +157,7 @@ class PgSession implements DatabaseSession {
     const out = new Map<string, Column[]>()
     for (const x of r.rows) {
       const list = out.get(x.relname) ?? []
-      list.push({name: x.attname, ...pgNativeType(x.type, x.typtype), nullable: !x.attnotnull, comment: x.comment ?? undefined})
+      list.push({name: x.attname, ...pgNativeType(x.type, x.typtype, x.labels ?? []), nullable: !x.attnotnull, comment: x.comment ?? undefined})
       out.set(x.relname, list)
     }
     return out
@@ -238,6 +250,7 @@ class PostgresDialect implements SqlDialect {
       connectionTimeoutMillis: Number(o.connect_timeout ?? 10) * 1000,
       ssl: o.sslmode === 'require' ? {rejectUnauthorized: false} : undefined,
       application_name: 'mdcli',
+      types: TEXT_TEMPORALS,
     })
     // A server that drops the connection must not crash the process with an unhandled error.
     client.on('error', () => {})
@@ -248,6 +261,17 @@ class PostgresDialect implements SqlDialect {
       throw describe(e, this.where(database), this.config.username)
     }
     return client
+  }
+
+  // DataHub's case rules (reference 2.7): containers always key the database by its name without
+  // quotes, lower-cased; dataset names use `database` as the recipe writes it, else that same
+  // lower-cased name (SQLAlchemy's url.database).
+  containerDatabase(database: string): string {
+    return database.replaceAll('"', '').toLowerCase()
+  }
+
+  datasetDatabase(database: string): string {
+    return this.config.database ? database : this.containerDatabase(database)
   }
 
   async databases(): Promise<string[]> {

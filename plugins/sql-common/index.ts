@@ -13,8 +13,8 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import sqlParser from 'node-sql-parser'
-import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, mcp, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, encodeUrnKeyPart, mcp, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {errorText, viewLineage, type ViewLineage} from './lineage.js'
 
 export interface Column {
   name: string
@@ -41,6 +41,8 @@ export interface Relation {
   comment?: string
   /** Views: the definition as the server renders it. */
   definition?: string
+  /** Views: why the definition could not be read (the view is still emitted, without it). */
+  definitionError?: string
 }
 
 /** The catalog of one database, as one connection sees it. */
@@ -70,6 +72,12 @@ export interface SqlDialect {
   open(database: string): Promise<DatabaseSession>
   /** Strips what precedes the SELECT of a view definition (MySQL's CREATE … VIEW … AS). */
   viewSelect?(definition: string): string
+  /** The database part of dataset names (default: the catalog's name). */
+  datasetDatabase?(database: string): string
+  /** The database of container keys and properties (default: the catalog's name). */
+  containerDatabase?(database: string): string
+  /** An aggregate as a double, where the server would round it (MySQL's AVG/STDDEV give DECIMAL). */
+  asDouble?(expr: string): string
   close(): Promise<void>
 }
 
@@ -165,9 +173,26 @@ const UNPROFILED_CLASS = /^(JSON|JSONB|ARRAY|HSTORE|BYTEA|BLOB|LONGBLOB|MEDIUMBL
 
 const schemaField = (dataset: string, col: string): string => `urn:li:schemaField:(${dataset},${col})`
 
+/**
+ * Python's `str()` of a date, time or timestamp the driver returned as the server's text:
+ * microseconds in six digits when there are any (`10:00:00.123000`), none when zero, and an
+ * offset as `+09:00`. Drivers are asked for text so that the value is the one stored, not one
+ * moved through this machine's time zone.
+ */
+export function pyTemporal(text: string): string {
+  const m = /^(.*?\d{2}:\d{2}:\d{2})(?:\.(\d+))?([+-]\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$/.exec(text) ?? /^(.*?\d{2}:\d{2}:\d{2})(?:\.(\d+))?()$/.exec(text)
+  if (!m) return text
+  const micro = (m[2] ?? '').padEnd(6, '0').slice(0, 6)
+  const fraction = /^0*$/.test(micro) ? '' : `.${micro}`
+  const offset = m[3] ? `${m[3]}:${m[4] ?? '00'}${m[5] ? `:${m[5]}` : ''}` : ''
+  return `${m[1]}${fraction}${offset}`
+}
+
 /** Python's `str()` of a value a driver returned. */
 function pyStr(v: unknown, typeClass: string): string {
+  if (typeof v === 'string' && TEMPORAL_CLASS.test(typeClass)) return pyTemporal(v)
   if (v instanceof Date) return v.toISOString().slice(0, typeClass.toUpperCase() === 'DATE' ? 10 : 19).replace('T', ' ')
+  if (typeof v === 'boolean') return v ? 'True' : 'False'
   if (typeof v === 'number' && /^(FLOAT|REAL|DOUBLE|DOUBLE_PRECISION)$/i.test(typeClass) && Number.isInteger(v)) return `${v}.0`
   return String(v)
 }
@@ -218,7 +243,10 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
   const dbUrn = (db: string) => containerUrn(dbKey(db), {envAsInstance: true})
   const schemaUrn = (db: string, schema: string) => containerUrn({...dbKey(db), schema}, {envAsInstance: true})
   const datasetName = (db: string, schema: string, table: string) => (dialect.twoTier ? `${db}.${table}` : `${db}.${schema}.${table}`)
-  const datasetUrn = (db: string, schema: string, table: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},${inst ? `${inst}.` : ''}${datasetName(db, schema, table)},${env})`
+  // convert_urns_to_lowercase lower-cases the name part of every dataset urn (DataHub's
+  // auto_lowercase_urns, reference 2.6); every urn of the run is built here, so all agree.
+  const urnName = (name: string) => (config.convert_urns_to_lowercase ? name.toLowerCase() : name)
+  const datasetUrn = (db: string, schema: string, table: string) => `urn:li:dataset:(urn:li:dataPlatform:${platform},${encodeUrnKeyPart(urnName(`${inst ? `${inst}.` : ''}${datasetName(db, schema, table)}`))},${env})`
 
   function container(urn: string, name: string, subType: string, props: Record<string, string>, domainName: string, parent?: string): WorkUnit {
     const domain = domainOf(domainName)
@@ -239,22 +267,25 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
 
   const views: Array<{db: string; schema: string; name: string; urn: string; definition: string; columns: Column[]}> = []
   try {
-    for (const db of databases) {
+    for (const catalogDb of databases) {
       let session: DatabaseSession
       try {
-        session = await dialect.open(db)
+        session = await dialect.open(catalogDb)
       } catch (e) {
-        report.failure('database failed', `${db}: ${(e as Error).message}`)
+        report.failure('database failed', `${catalogDb}: ${(e as Error).message}`)
         continue
       }
+      // The database as dataset names and as containers spell it (PostgreSQL's differ, §2.7).
+      const db = dialect.datasetDatabase ? dialect.datasetDatabase(catalogDb) : catalogDb
+      const cdb = dialect.containerDatabase ? dialect.containerDatabase(catalogDb) : catalogDb
       try {
-        const dUrn = dbUrn(db)
-        yield container(dUrn, db, 'Database', {database: db}, db)
+        const dUrn = dbUrn(cdb)
+        yield container(dUrn, cdb, 'Database', {database: cdb}, cdb)
         const profiles: Array<{schema: string; table: string; urn: string; columns: Column[]}> = []
         for (const schema of await session.schemas()) {
           if (!dialect.twoTier && !schemaOk(schema)) continue
-          const parent = dialect.twoTier ? dUrn : schemaUrn(db, schema)
-          if (!dialect.twoTier) yield container(parent, schema, 'Schema', {database: db, schema}, `${db}.${schema}`, dUrn)
+          const parent = dialect.twoTier ? dUrn : schemaUrn(cdb, schema)
+          if (!dialect.twoTier) yield container(parent, schema, 'Schema', {database: cdb, schema}, `${cdb}.${schema}`, dUrn)
           let relations: Relation[]
           let columns: Map<string, Column[]>
           let keys: Map<string, string[]>
@@ -334,6 +365,7 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
               report.failure('table failed', `${name}: ${(e as Error).message}`)
               continue
             }
+            if (rel.definitionError) report.warning('view definition', `${name}: the definition could not be read: ${rel.definitionError}`)
             report.count(rel.kind === 'table' ? 'tablesScanned' : 'viewsScanned')
             yield {id: urn, kind: 'mcp', proposals}
             if (rel.kind === 'view' && rel.definition && config.include_view_lineage) views.push({db, schema, name: rel.name, urn, definition: rel.definition, columns: cols})
@@ -349,9 +381,13 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
       }
     }
     for (const v of views) {
-      const lineage = parseViewLineage(dialect, v.definition, (ref) => datasetUrn(v.db, ref.schema ?? (dialect.twoTier ? v.db : v.schema), ref.table), dialect.twoTier ? v.db : v.schema)
-      if (!lineage) {
-        report.warning('view lineage', `${datasetName(v.db, v.schema, v.name)}: the view's SQL could not be parsed`)
+      // One view whose SQL cannot be read costs its own lineage, never the run.
+      let lineage: ViewLineage
+      try {
+        const select = dialect.viewSelect ? dialect.viewSelect(v.definition) : v.definition
+        lineage = viewLineage(select, dialect.parserDialect, (ref) => (dialect.twoTier ? datasetUrn(ref.schema ?? v.db, '', ref.table) : datasetUrn(v.db, ref.schema ?? v.schema, ref.table)))
+      } catch (e) {
+        report.warning('view lineage', `${datasetName(v.db, v.schema, v.name)}: the view's SQL could not be parsed: ${errorText(e)}`)
         continue
       }
       if (lineage.upstreams.length === 0) continue
@@ -375,65 +411,6 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
   } finally {
     await dialect.close()
   }
-}
-
-const parser = new sqlParser.Parser()
-
-interface TableRef {
-  schema?: string
-  table: string
-}
-
-/** Tables a view reads and, per output column, the columns it comes from. */
-function parseViewLineage(dialect: SqlDialect, definition: string, urnOf: (ref: TableRef) => string, defaultSchema: string): {upstreams: string[]; columns: Map<string, Array<{dataset: string; column: string}>>} | undefined {
-  const sql = (dialect.viewSelect ? dialect.viewSelect(definition) : definition).trim().replace(/;\s*$/, '')
-  let ast
-  try {
-    ast = parser.astify(sql, {database: dialect.parserDialect})
-  } catch {
-    return undefined
-  }
-  const stmt = (Array.isArray(ast) ? ast[0] : ast) as any
-  if (stmt?.type !== 'select') return undefined
-  const aliases = new Map<string, string>()
-  const upstreams: string[] = []
-  // PostgreSQL renders joins in parentheses: `FROM (a JOIN b ON …)` parses as nested `tables`.
-  const flat = (list: any[]): any[] => list.flatMap((f) => (f?.expr?.type === 'tables' ? flat(f.expr.expr ?? []) : [f]))
-  for (const f of flat(stmt.from ?? [])) {
-    if (!f.table) continue
-    const urn = urnOf({schema: f.db ?? f.schema ?? undefined, table: f.table})
-    if (!upstreams.includes(urn)) upstreams.push(urn)
-    aliases.set(f.as ?? f.table, urn)
-    aliases.set(f.table, urn)
-  }
-  void defaultSchema
-  const columns = new Map<string, Array<{dataset: string; column: string}>>()
-  const colName = (c: any): string | undefined => (typeof c === 'string' ? c : c?.expr?.value)
-  for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) {
-    const refs: Array<{table: string | null; column: string}> = []
-    const walk = (n: any): void => {
-      if (!n || typeof n !== 'object') return
-      if (n.type === 'column_ref') {
-        const name = colName(n.column)
-        // Quoted names come as {type, value} (MySQL's backticks), plain ones as strings.
-        const table = typeof n.table === 'string' ? n.table : (n.table?.value ?? null)
-        if (name) refs.push({table, column: name})
-        return
-      }
-      for (const v of Object.values(n)) if (v && typeof v === 'object') walk(v)
-    }
-    walk(c.expr)
-    const out = c.as ?? (c.expr?.type === 'column_ref' ? colName(c.expr.column) : undefined)
-    if (!out || out === '*') continue
-    const ups = refs
-      .map((r) => {
-        const dataset = r.table ? aliases.get(r.table) : upstreams.length === 1 ? upstreams[0] : undefined
-        return dataset ? {dataset, column: r.column} : undefined
-      })
-      .filter((x): x is {dataset: string; column: string} => x !== undefined)
-    if (ups.length) columns.set(out, ups)
-  }
-  return {upstreams, columns}
 }
 
 /** `datasetProfile` of one table, from bounded queries run in the database. */
@@ -487,8 +464,9 @@ async function profileTable(
             const exprs: string[] = []
             if (p.include_field_min_value) exprs.push(`MIN(${col}) AS mn`)
             if (p.include_field_max_value) exprs.push(`MAX(${col}) AS mx`)
-            if (numeric && p.include_field_mean_value) exprs.push(`AVG(${col}) AS mean`)
-            if (numeric && p.include_field_stddev_value) exprs.push(`STDDEV_SAMP(${col}) AS sd`)
+            const dbl = (e: string) => (dialect.asDouble ? dialect.asDouble(e) : e)
+            if (numeric && p.include_field_mean_value) exprs.push(`${dbl(`AVG(${col})`)} AS mean`)
+            if (numeric && p.include_field_stddev_value) exprs.push(`${dbl(`STDDEV_SAMP(${col})`)} AS sd`)
             if (exprs.length) {
               const [s] = await session.query(`SELECT ${exprs.join(', ')} FROM ${from}`, budget)
               if (s!.mn !== undefined && s!.mn !== null) fp.min = pyStr(s!.mn, c.typeClass)
@@ -500,7 +478,8 @@ async function profileTable(
                 if (middle.length === 1) fp.median = pyStr(middle[0]!.v, c.typeClass)
                 else if (middle.length === 2) fp.median = pyFloat((Number(middle[0]!.v) + Number(middle[1]!.v)) / 2)
               }
-              if (s!.sd !== undefined && s!.sd !== null) fp.stdev = String(Number(s!.sd))
+              // A float in Python, so `1.0`, never `1`.
+              if (s!.sd !== undefined && s!.sd !== null) fp.stdev = pyFloat(Number(s!.sd))
             }
           }
           const card = cardinality(unique, nonNull > 0 ? unique / nonNull : undefined)

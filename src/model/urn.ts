@@ -123,6 +123,15 @@ export function datasetUrn(platform: string, name: string, env = 'PROD'): string
   return `${PREFIX}dataset:(${p},${name},${env})`
 }
 
+/**
+ * A key part (a dataset name, say) made safe to sit inside an urn tuple: DataHub's builders
+ * percent-encode `,` `(` `)` (UrnEncoder's reserved set), which would otherwise split the tuple.
+ * Nothing else is touched, so encoding twice changes nothing.
+ */
+export function encodeUrnKeyPart(part: string): string {
+  return part.replace(/[,()]/g, (c) => (c === ',' ? '%2C' : c === '(' ? '%28' : '%29'))
+}
+
 /** The valid fabric (environment) labels of a dataset key. */
 export const FABRIC_TYPES = ['DEV', 'TEST', 'QA', 'UAT', 'EI', 'PRE', 'STG', 'NON_PROD', 'PROD', 'CORP'] as const
 

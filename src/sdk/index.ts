@@ -13,6 +13,7 @@ export type {
   PluginContext,
   PluginKind,
   ProposalInput,
+  RequestLog,
   Sink,
   SinkPlugin,
   Source,
@@ -25,7 +26,7 @@ export type {
 export {mcp} from '../recipes/plugin.js'
 export {Report} from '../recipes/report.js'
 export {validateConfig} from '../recipes/validate.js'
-export {datasetUrn, entityTypeOf, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
+export {datasetUrn, encodeUrnKeyPart, entityTypeOf, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
 export {
   ConfigError,
   ConnectionError,

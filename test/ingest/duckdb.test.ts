@@ -22,6 +22,11 @@ CREATE TABLE sales.orders (id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCE
 INSERT INTO sales.customers VALUES (1, 'Ann', 'gold'), (2, 'Bo', NULL), (3, 'Cy', 'gold');
 INSERT INTO sales.orders VALUES (10, 1, 5.50, DATE '2024-01-02', ['a']), (11, 1, 7.25, DATE '2024-02-03', []), (12, 3, 1.00, NULL, NULL);
 CREATE VIEW sales.big_orders AS SELECT o.id AS order_id, c.name AS customer FROM sales.orders o JOIN sales.customers c ON o.customer_id = c.id WHERE o.amount > 2;
+CREATE VIEW sales.v_cte AS WITH x AS (SELECT o.id FROM sales.orders o JOIN sales.customers c ON c.id = o.customer_id) SELECT id FROM x;
+CREATE VIEW sales.v_union AS SELECT id FROM sales.customers UNION SELECT customer_id FROM sales.orders;
+CREATE VIEW sales.v_sub AS SELECT s.id FROM (SELECT id FROM customers) s;
+CREATE VIEW sales."Gold ""VIP"" list" (customer_id) AS SELECT id FROM sales.customers WHERE tier = 'gold';
+CREATE VIEW sales.v_exclude AS SELECT * EXCLUDE (tier) FROM sales.customers;
 CREATE TABLE main.scratch (x INTEGER);
 `
 
@@ -98,6 +103,32 @@ describe('duckdb source', function () {
       [`urn:li:schemaField:(${view},customer)`, [`urn:li:schemaField:(${ds('sales.customers')},name)`]],
       [`urn:li:schemaField:(${view},order_id)`, [`urn:li:schemaField:(${ds('sales.orders')},id)`]],
     ])
+  })
+
+  it('view lineage through CTEs, unions and subqueries; a view the parser cannot read is a warning naming it', async () => {
+    const {code, stderr, records, result} = await run({schema_pattern: {allow: ['sales']}})
+    expect(code, stderr).to.equal(0)
+    const lineage = (v: string) => aspect(records, ds(`sales.${v}`), 'upstreamLineage')
+    const ups = (v: string) => lineage(v)?.upstreams.map((u: any) => u.dataset)
+    const fine = (v: string) => lineage(v)?.fineGrainedLineages?.map((f: any) => [f.downstreams[0], f.upstreams])
+    // The CTE's name is no table: the lineage goes through it to what it reads.
+    expect(ups('v_cte')).to.have.members([ds('sales.orders'), ds('sales.customers')])
+    expect(fine('v_cte')).to.deep.equal([[`urn:li:schemaField:(${ds('sales.v_cte')},id)`, [`urn:li:schemaField:(${ds('sales.orders')},id)`]]])
+    // Every branch of the UNION, its columns lined up by position.
+    expect(ups('v_union')).to.have.members([ds('sales.customers'), ds('sales.orders')])
+    expect(fine('v_union')[0][1]).to.have.members([`urn:li:schemaField:(${ds('sales.customers')},id)`, `urn:li:schemaField:(${ds('sales.orders')},customer_id)`])
+    // A subquery in FROM, whose unqualified table DuckDB binds in the view's own schema.
+    expect(ups('v_sub')).to.deep.equal([ds('sales.customers')])
+    expect(fine('v_sub')).to.deep.equal([[`urn:li:schemaField:(${ds('sales.v_sub')},id)`, [`urn:li:schemaField:(${ds('sales.customers')},id)`]]])
+    // A quoted name and a column list in the CREATE VIEW DuckDB renders; `id` is renamed, so
+    // the view has table lineage but no column named `id` to hang column lineage on.
+    expect(ups('Gold "VIP" list')).to.deep.equal([ds('sales.customers')])
+    expect(fine('Gold "VIP" list')).to.equal(undefined)
+    expect(aspect(records, ds('sales.v_exclude'), 'viewProperties').viewLanguage).to.equal('SQL')
+    expect(lineage('v_exclude')).to.equal(undefined)
+    const warning = result.source.report.warnings.find((w: any) => w.key === 'view lineage')
+    expect(warning.examples).to.have.length(1)
+    expect(warning.examples[0]).to.match(/^shop\.sales\.v_exclude: the view's SQL could not be parsed/)
   })
 
   it('patterns and table-level / column-level profiling computed in the database', async () => {

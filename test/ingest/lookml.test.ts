@@ -98,3 +98,33 @@ describe('lookml source: our own project', function () {
     }
   })
 })
+
+describe('lookml source: awkward files', function () {
+  this.timeout(60_000)
+  it('an unparsable file is a warning naming it, quoted and non-ASCII names are read, derived SQL lineage skips CTE names', async () => {
+    const dir = tempDir('mdcli-lookml-edge-')
+    try {
+      const out = await runDatahubRecipe(join(ROOT, 'test', 'fixtures', 'lookml'), 'edge.yml', dir, 0)
+      const view = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:looker,edge.view.${name},PROD)`
+      const table = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:postgres,${name},PROD)`
+      const byAspect = (urn: string, aspect: string) => out.find((r: any) => r.entityUrn === urn && r.aspectName === aspect)?.aspect.json
+      expect(lastResult.source.report.warnings).to.deep.equal([{key: 'unparsable file', count: 1, examples: [lastResult.source.report.warnings[0].examples[0]]}])
+      expect(lastResult.source.report.warnings[0].examples[0]).to.match(/^views\/broken\.view\.lkml: /)
+      expect(lastResult.source.report.failures ?? []).to.deep.equal([])
+      expect(byAspect(view('orders'), 'upstreamLineage').upstreams.map((u: any) => u.dataset)).to.deep.equal([table('shopdb.public.orders')])
+      // Quotes are stripped from the view name (DataHub does the same).
+      expect(byAspect(view('quoted_name'), 'datasetProperties').name).to.equal('quoted_name')
+      expect(byAspect(view('quoted_name'), 'schemaMetadata').fields.map((f: any) => f.fieldPath)).to.deep.equal(['naïve'])
+      expect(byAspect(view('ünï_view'), 'upstreamLineage').upstreams.map((u: any) => u.dataset)).to.deep.equal([table('shopdb.public.unicode')])
+      expect(byAspect(view('derived'), 'upstreamLineage').upstreams.map((u: any) => u.dataset)).to.have.members([
+        table('shopdb.analytics.orders'),
+        table('shopdb.analytics.customers'),
+        table('shopdb.raw.returns'),
+        table('shopdb.raw.refunds'),
+      ])
+      expect(lastResult.source.report.counts.views).to.equal(4)
+    } finally {
+      cleanup(dir)
+    }
+  })
+})

@@ -4,6 +4,7 @@
  * schemas for what the goldens do not cover (errors, secrets, patterns, profiling, stale tables).
  */
 import {expect} from 'chai'
+import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import yaml from 'js-yaml'
@@ -133,6 +134,25 @@ describe('postgres source: our own database', function () {
       INSERT INTO shop.orders VALUES (10, 1, 5.50, now()), (11, 1, 7.25, now()), (12, 3, 1.00, NULL);
       CREATE VIEW shop.big_orders AS SELECT o.id AS order_id, c.name AS customer FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id WHERE o.amount > 2;
       CREATE TABLE shop.secret (x integer);
+      CREATE VIEW shop.v_cte AS WITH x AS (SELECT o.id FROM shop.orders o JOIN shop.customers c ON c.id = o.customer_id) SELECT id FROM x;
+      CREATE VIEW shop.v_union AS SELECT id FROM shop.customers UNION SELECT customer_id FROM shop.orders;
+      CREATE VIEW shop.v_sub AS SELECT s.id FROM (SELECT id FROM shop.customers) s;
+      CREATE VIEW shop.v_xml AS SELECT xmlelement(name foo, name) AS x FROM shop.customers;
+      CREATE SCHEMA odd;
+      CREATE TABLE odd."t,(1)" (id integer PRIMARY KEY);
+      CREATE TABLE odd.refs (t_id integer REFERENCES odd."t,(1)"(id));
+      CREATE VIEW odd.v AS SELECT id FROM odd."t,(1)";
+      CREATE SCHEMA times;
+      CREATE TABLE times.t (d date, ts timestamp(3), tz timestamptz);
+      INSERT INTO times.t VALUES ('1990-05-01', '2020-01-01 10:00:00.123', '2020-01-01 10:00:00.5+00'), ('1985-12-31', '2021-06-01 00:00:00', NULL);
+      CREATE SCHEMA kinds;
+      CREATE TYPE kinds.mood AS ENUM ('sad', 'ok', 'happy');
+      CREATE TABLE kinds.k (m kinds.mood, b bit(4), vb bit varying(8), flag boolean, n integer);
+      INSERT INTO kinds.k VALUES ('ok', B'1010', B'1', true, 1), ('sad', B'0101', B'10', false, 2), (NULL, NULL, NULL, true, 3);
+      CREATE SCHEMA "Mixed";
+      CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
+      CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
+      CREATE VIEW "Mixed"."ParentView" AS SELECT "Id" FROM "Mixed"."Parent";
       CREATE ROLE ${dbName}_reader LOGIN PASSWORD '${SECRET}';
       GRANT USAGE ON SCHEMA shop TO ${dbName}_reader;
       GRANT SELECT ON shop.customers, shop.orders, shop.big_orders TO ${dbName}_reader;
@@ -169,6 +189,105 @@ describe('postgres source: our own database', function () {
       ['order_id)', `urn:li:schemaField:(${ds('shop.orders')},id)`],
     ])
     expect(aspect(records, ds('shop.big_orders'), 'viewProperties').viewLanguage).to.equal('SQL')
+  })
+
+  it('view lineage through CTEs, unions and subqueries; a view the parser cannot read is a warning naming it', async () => {
+    const {code, stderr, records, result} = await runRecipe(source({schema_pattern: {allow: ['shop']}}), dir)
+    expect(code, stderr).to.equal(0)
+    const ups = (v: string) => aspect(records, ds(`shop.${v}`), 'upstreamLineage')?.upstreams.map((u: any) => u.dataset)
+    // The CTE's name is no table: the lineage goes through it to what it reads.
+    expect(ups('v_cte')).to.have.members([ds('shop.orders'), ds('shop.customers')])
+    expect(ups('v_union')).to.have.members([ds('shop.customers'), ds('shop.orders')])
+    expect(ups('v_sub')).to.deep.equal([ds('shop.customers')])
+    expect(aspect(records, ds('shop.v_cte'), 'upstreamLineage').fineGrainedLineages.map((f: any) => f.upstreams)).to.deep.equal([[`urn:li:schemaField:(${ds('shop.orders')},id)`]])
+    expect(aspect(records, ds('shop.v_xml'), 'upstreamLineage')).to.equal(undefined)
+    expect(aspect(records, ds('shop.v_xml'), 'viewProperties').viewLanguage).to.equal('SQL')
+    const warning = result.source.report.warnings.find((w: any) => w.key === 'view lineage')
+    expect(warning.examples).to.have.length(1)
+    expect(warning.examples[0]).to.match(new RegExp(`^${dbName}\\.shop\\.v_xml: the view's SQL could not be parsed`))
+  })
+
+  it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['odd']}}), dir)
+    expect(code, stderr).to.equal(0)
+    const odd = ds('odd.t%2C%281%29')
+    expect(aspect(records, odd, 'datasetProperties').name).to.equal('t,(1)')
+    expect(aspect(records, odd, 'schemaMetadata').schemaName).to.equal(`${dbName}.odd.t,(1)`)
+    expect(aspect(records, ds('odd.refs'), 'schemaMetadata').foreignKeys[0].foreignDataset).to.equal(odd)
+    expect(aspect(records, ds('odd.v'), 'upstreamLineage').upstreams.map((u: any) => u.dataset)).to.deep.equal([odd])
+    // Every dataset urn written parses as three parts.
+    for (const r of records) if (r.entityUrn.startsWith('urn:li:dataset:')) expect(r.entityUrn.split(',')).to.have.length(3)
+  })
+
+  it('convert_urns_to_lowercase lower-cases the names of every dataset urn, not the columns or the names shown', async () => {
+    const lower = (t: string) => `urn:li:dataset:(urn:li:dataPlatform:postgres,${dbName}.${t},PROD)`.toLowerCase().replace('urn:li:dataplatform:', 'urn:li:dataPlatform:').replace(',prod)', ',PROD)')
+    const off = await runRecipe(source({schema_pattern: {allow: ['Mixed']}}), dir)
+    expect(aspect(off.records, ds('Mixed.Parent'), 'datasetProperties')).to.not.equal(undefined)
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['Mixed']}, convert_urns_to_lowercase: true}), dir)
+    expect(code, stderr).to.equal(0)
+    const parent = lower('mixed.parent')
+    for (const r of records) if (r.entityUrn.startsWith('urn:li:dataset:')) expect(r.entityUrn.split(',')[1]).to.equal(r.entityUrn.split(',')[1].toLowerCase())
+    expect(aspect(records, parent, 'datasetProperties').name).to.equal('Parent')
+    expect(aspect(records, lower('mixed.child'), 'schemaMetadata').foreignKeys[0]).to.deep.include({foreignDataset: parent, foreignFields: [`urn:li:schemaField:(${parent},Id)`]})
+    expect(aspect(records, lower('mixed.parentview'), 'upstreamLineage').upstreams.map((u: any) => u.dataset)).to.deep.equal([parent])
+  })
+
+  it('profiles dates and timestamps as stored, formatted as Python prints them, whatever the time zone of the machine', async () => {
+    const env = {...offlineEnv(dir), TZ: 'Asia/Tokyo'}
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['times']}, profiling: {enabled: true}}), dir, env)
+    expect(code, stderr).to.equal(0)
+    const fields = aspect(records, ds('times.t'), 'datasetProfile').fieldProfiles
+    const d = fields.find((f: any) => f.fieldPath === 'd')
+    expect([d.min, d.max]).to.deep.equal(['1985-12-31', '1990-05-01'])
+    expect(d.sampleValues).to.have.members(['1990-05-01', '1985-12-31'])
+    const ts = fields.find((f: any) => f.fieldPath === 'ts')
+    expect([ts.min, ts.max]).to.deep.equal(['2020-01-01 10:00:00.123000', '2021-06-01 00:00:00'])
+    const tz = fields.find((f: any) => f.fieldPath === 'tz')
+    // timestamptz comes in the server session's zone, as psycopg2 gives it: the offset is printed.
+    expect(tz.min).to.match(/^2020-01-01 \d\d:\d\d:00\.500000[+-]\d\d:\d\d$/)
+  })
+
+  it("a database named with capitals: containers key it lower-cased, dataset names as the recipe writes it (DataHub's case rules)", async () => {
+    const caps = `Caps_${dbName}`
+    const lower = caps.toLowerCase()
+    const dbContainer = `urn:li:container:${createHash('md5').update(`{"database":"${lower}","instance":"PROD","platform":"postgres"}`).digest('hex')}`
+    await admin.query(`CREATE DATABASE "${caps}"`)
+    try {
+      const c = new pg.Client({connectionString: url.replace(/\/[^/]*$/, `/${caps}`)})
+      await c.connect()
+      await c.query('CREATE TABLE public.t (id integer)')
+      await c.end()
+      const named = await runRecipe(source({database: caps}), dir)
+      expect(named.code, named.stderr).to.equal(0)
+      const t = `urn:li:dataset:(urn:li:dataPlatform:postgres,${caps}.public.t,PROD)`
+      expect(aspect(named.records, t, 'schemaMetadata').schemaName).to.equal(`${caps}.public.t`)
+      expect(aspect(named.records, dbContainer, 'containerProperties')).to.deep.include({name: lower, customProperties: {platform: 'postgres', env: 'PROD', database: lower}})
+      const schema = aspect(named.records, t, 'container').container
+      expect(aspect(named.records, schema, 'containerProperties').customProperties).to.deep.equal({platform: 'postgres', env: 'PROD', database: lower, schema: 'public'})
+      expect(aspect(named.records, schema, 'container').container).to.equal(dbContainer)
+
+      const all = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', username: 'postgres', database_pattern: {allow: [`^${caps}$`], ignoreCase: false}}}}, dir)
+      expect(all.code, all.stderr).to.equal(0)
+      expect(aspect(all.records, `urn:li:dataset:(urn:li:dataPlatform:postgres,${lower}.public.t,PROD)`, 'schemaMetadata').schemaName).to.equal(`${lower}.public.t`)
+      expect(aspect(all.records, dbContainer, 'containerProperties').name).to.equal(lower)
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS "${caps}" WITH (FORCE)`)
+    }
+  })
+
+  it("enum and bit types read as SQLAlchemy's repr; booleans and standard deviations print as Python's", async () => {
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['kinds']}, profiling: {enabled: true}}), dir)
+    expect(code, stderr).to.equal(0)
+    expect(aspect(records, ds('kinds.k'), 'schemaMetadata').fields.map((f: any) => f.nativeDataType)).to.deep.equal([
+      "ENUM('sad', 'ok', 'happy', name='mood')",
+      'BIT(length=4)',
+      'BIT(length=8, varying=True)',
+      'BOOLEAN()',
+      'INTEGER()',
+    ])
+    const fields = aspect(records, ds('kinds.k'), 'datasetProfile').fieldProfiles
+    expect(fields.find((f: any) => f.fieldPath === 'flag').sampleValues).to.have.members(['True', 'False', 'True'])
+    expect(fields.find((f: any) => f.fieldPath === 'n')).to.deep.include({stdev: '1.0', mean: '2.0', median: '2'})
   })
 
   it('profiles in the database: counts, proportions, min/max/mean/median/stdev, samples; table-level only', async () => {
@@ -262,9 +381,10 @@ describe("mysql / mariadb sources: DataHub's goldens on a real MariaDB", functio
    * - view text: MariaDB renders `CREATE … DEFINER=\`root\`@\`%\` … VIEW` with its own spacing;
    * - `INT(11)`/`BIGINT(20)`: MariaDB keeps display widths, which SQLAlchemy ignores — no difference;
    * - `sizeInBytes` and estimated row counts: storage-engine statistics;
-   * - FLOAT statistics and sample values: single-precision noise and scan order (compared loosely).
+   * - sample values: scan order.
+   * Means and standard deviations are compared: they are doubles on both sides.
    */
-  const mariaIgnore = ['viewLogic', 'customProperties.view_definition', 'sizeInBytes', 'fieldProfiles[].mean', 'fieldProfiles[].stdev', 'fieldProfiles[].sampleValues']
+  const mariaIgnore = ['viewLogic', 'customProperties.view_definition', 'sizeInBytes', 'fieldProfiles[].sampleValues']
 
   for (const [file, golden] of [
     ['mysql_to_file_with_db.yml', 'mysql_mces_with_db_golden.json'],
@@ -301,5 +421,104 @@ describe("mysql / mariadb sources: DataHub's goldens on a real MariaDB", functio
     expect(r.code).to.equal(1)
     expect(r.result.error.message).to.equal('MySQL at 127.0.0.1:3306/northwind: login refused for user "nobody_here"')
     expect(r.stdout + r.stderr).not.to.contain(SECRET)
+  })
+})
+
+describe('mysql / mariadb sources: our own databases', function () {
+  this.timeout(120_000)
+  let conn: mysql.Connection
+  let db: string
+  let db2: string
+  let dir: string
+  const ds = (name: string, platform = 'mariadb') => `urn:li:dataset:(urn:li:dataPlatform:${platform},${name},PROD)`
+
+  before(async function () {
+    await requireMariadb(this)
+    db = uniqueName('mdcli_my')
+    db2 = `${db}_b`
+    dir = tempDir('mdcli-mysql-')
+    conn = await mysql.createConnection({host: '127.0.0.1', port: 3306, user: 'root', multipleStatements: true})
+    await conn.query(`
+      CREATE DATABASE \`${db}\`; CREATE DATABASE \`${db2}\`;
+      CREATE TABLE \`${db2}\`.labels (id INT PRIMARY KEY, label VARCHAR(20));
+      USE \`${db}\`;
+      CREATE TABLE orders (id INT PRIMARY KEY, customer_id INT, amount INT);
+      CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20));
+      CREATE TABLE \`my table\` (\`a b\` INT);
+      CREATE VIEW v_join AS SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id;
+      CREATE VIEW v_join3 AS SELECT o.id, c.name, l.label FROM orders o LEFT JOIN customers c ON c.id = o.customer_id JOIN \`${db2}\`.labels l ON l.id = o.id;
+      CREATE VIEW v_cross AS SELECT o.id, l.label FROM orders o JOIN \`${db2}\`.labels l ON l.id = o.id;
+      CREATE VIEW v_cte AS WITH x AS (SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id) SELECT id FROM x;
+      CREATE VIEW v_union AS SELECT id FROM customers UNION SELECT id FROM orders;
+      CREATE VIEW v_sub AS SELECT s.id FROM (SELECT id FROM customers) s;
+      CREATE VIEW \`my view\` AS SELECT \`a b\` FROM \`my table\`;
+      CREATE TABLE docs (j JSON);
+      INSERT INTO docs VALUES ('{"a": 1}'), ('[1,2]');
+      CREATE TABLE times (dt DATETIME(3), d DATE);
+      INSERT INTO times VALUES ('2020-01-01 10:00:00.123', '1985-12-31'), ('2021-06-01 00:00:00', '1990-05-01');
+      CREATE USER '${db}_r'@'%' IDENTIFIED BY '${SECRET}';
+      GRANT SELECT ON \`${db}\`.* TO '${db}_r'@'%';
+    `)
+  })
+  after(async () => {
+    if (conn) {
+      await conn.query(`DROP DATABASE IF EXISTS \`${db}\``).catch(() => {})
+      await conn.query(`DROP DATABASE IF EXISTS \`${db2}\``).catch(() => {})
+      await conn.query(`DROP USER IF EXISTS '${db}_r'@'%'`).catch(() => {})
+      await conn.end()
+    }
+    if (dir) cleanup(dir)
+  })
+
+  const source = (config: Record<string, unknown> = {}) => ({source: {type: 'mariadb', config: {host_port: '127.0.0.1:3306', username: 'root', database: db, ...config}}})
+  const upstreamsOf = (records: any[], urn: string): string[] | undefined => aspect(records, urn, 'upstreamLineage')?.upstreams.map((u: any) => u.dataset)
+
+  it('views with joins (parenthesised by the server), across databases, CTEs, unions and subqueries have their lineage', async () => {
+    const {code, stderr, records, result} = await runRecipe(source(), dir)
+    expect(code, stderr + JSON.stringify(result?.source?.report)).to.equal(0)
+    expect(upstreamsOf(records, ds(`${db}.v_join`))).to.have.members([ds(`${db}.orders`), ds(`${db}.customers`)])
+    expect(upstreamsOf(records, ds(`${db}.v_join3`))).to.have.members([ds(`${db}.orders`), ds(`${db}.customers`), ds(`${db2}.labels`)])
+    expect(upstreamsOf(records, ds(`${db}.v_cross`))).to.have.members([ds(`${db}.orders`), ds(`${db2}.labels`)])
+    expect(upstreamsOf(records, ds(`${db}.v_cte`))).to.have.members([ds(`${db}.orders`), ds(`${db}.customers`)])
+    expect(upstreamsOf(records, ds(`${db}.v_union`))).to.have.members([ds(`${db}.customers`), ds(`${db}.orders`)])
+    expect(upstreamsOf(records, ds(`${db}.v_sub`))).to.deep.equal([ds(`${db}.customers`)])
+    expect(upstreamsOf(records, ds(`${db}.my view`))).to.deep.equal([ds(`${db}.my table`)])
+    const fine = (urn: string) => aspect(records, urn, 'upstreamLineage').fineGrainedLineages.map((f: any) => [f.downstreams[0], f.upstreams])
+    expect(fine(ds(`${db}.v_cross`))).to.deep.equal([
+      [`urn:li:schemaField:(${ds(`${db}.v_cross`)},id)`, [`urn:li:schemaField:(${ds(`${db}.orders`)},id)`]],
+      [`urn:li:schemaField:(${ds(`${db}.v_cross`)},label)`, [`urn:li:schemaField:(${ds(`${db2}.labels`)},label)`]],
+    ])
+    expect(fine(ds(`${db}.v_cte`))).to.deep.equal([[`urn:li:schemaField:(${ds(`${db}.v_cte`)},id)`, [`urn:li:schemaField:(${ds(`${db}.orders`)},id)`]]])
+    expect(fine(ds(`${db}.v_union`))[0][1]).to.have.members([`urn:li:schemaField:(${ds(`${db}.customers`)},id)`, `urn:li:schemaField:(${ds(`${db}.orders`)},id)`])
+    expect(result.source.report.warnings ?? []).to.deep.equal([])
+  })
+
+  it('profiles datetimes with their fraction as Python prints it, whatever the time zone of the machine', async () => {
+    const {code, stderr, records} = await runRecipe(source({table_pattern: {allow: ['.*\\.times$']}, include_views: false, profiling: {enabled: true}}), dir, {...offlineEnv(dir), TZ: 'Asia/Tokyo'})
+    expect(code, stderr).to.equal(0)
+    const fields = aspect(records, ds(`${db}.times`), 'datasetProfile').fieldProfiles
+    expect(fields.map((f: any) => [f.min, f.max])).to.deep.equal([
+      ['2020-01-01 10:00:00.123000', '2021-06-01 00:00:00'],
+      ['1985-12-31', '1990-05-01'],
+    ])
+  })
+
+  it('JSON values are profiled as their text', async () => {
+    const {code, stderr, records} = await runRecipe(source({table_pattern: {allow: ['.*\\.docs$']}, include_views: false, profiling: {enabled: true}}), dir)
+    expect(code, stderr).to.equal(0)
+    const [j] = aspect(records, ds(`${db}.docs`), 'datasetProfile').fieldProfiles
+    expect(j.sampleValues).to.have.members(['{"a": 1}', '[1,2]'])
+  })
+
+  it('a view the user may not SHOW is emitted without its definition, with a warning; the tables are all there', async () => {
+    const {code, stderr, records, result} = await runRecipe(source({username: `${db}_r`, password: SECRET}), dir)
+    expect(code, stderr + JSON.stringify(result?.source?.report)).to.equal(0)
+    for (const t of ['orders', 'customers', 'my table']) expect(aspect(records, ds(`${db}.${t}`), 'schemaMetadata'), t).to.not.equal(undefined)
+    expect(aspect(records, ds(`${db}.v_join`), 'schemaMetadata').fields.map((f: any) => f.fieldPath)).to.deep.equal(['id', 'name'])
+    expect(aspect(records, ds(`${db}.v_join`), 'viewProperties')).to.deep.equal({materialized: false, viewLogic: '', viewLanguage: 'SQL'})
+    const warning = result.source.report.warnings.find((w: any) => w.key === 'view definition')
+    expect(warning.count).to.equal(7)
+    expect(warning.examples[0]).to.match(new RegExp(`^${db}\\.my view: the definition could not be read: .*SHOW VIEW`))
+    expect(result.source.report.failures ?? []).to.deep.equal([])
   })
 })

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {datasetUrn, encodeUrnPath, formatUrn, parseUrn} from '../../src/model/urn.js'
+import {datasetUrn, encodeUrnKeyPart, encodeUrnPath, formatUrn, parseUrn} from '../../src/model/urn.js'
 import {MdcliError} from '../../src/errors.js'
 
 function code(fn: () => unknown): string | undefined {
@@ -38,6 +38,12 @@ describe('urn', () => {
     expect(p.entityType).to.equal('dataJob')
     expect(p.isTuple).to.equal(true)
     expect(p.parts).to.deep.equal(['urn:li:dataFlow:(airflow,dag_abc,PROD)', 'task_1'])
+  })
+
+  it("encodes a key part as DataHub's builders do: , ( ) only, and only once", () => {
+    expect(encodeUrnKeyPart('db.s.t,(1) x%y')).to.equal('db.s.t%2C%281%29 x%y')
+    expect(encodeUrnKeyPart(encodeUrnKeyPart('a,b'))).to.equal('a%2Cb')
+    expect(parseUrn(datasetUrn('postgres', encodeUrnKeyPart('d.s.t,(1)'))).parts).to.have.length(3)
   })
 
   it('builds dataset urns', () => {
