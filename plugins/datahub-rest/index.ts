@@ -92,10 +92,9 @@ class RestSink implements Sink {
     this.report.info('pendingRequests', this.inflight.size)
   }
 
+  /** The batch's outcomes: also when some proposals failed (the server then answers 422 or the like). */
   private post(batch: ProposalInput[]): Promise<BatchOutcome> {
-    return this.client
-      .call<{value: BatchOutcome}>('POST', '/aspects?action=ingestProposalBatch', {proposals: batch, atomic: false}, this.config.extra_headers ?? {})
-      .then((r) => r.value)
+    return this.client.ingestProposals(batch, {atomic: false, headers: this.config.extra_headers ?? {}})
   }
 
   /** Sends a batch with retries; never throws: every record ends written or reported failed. */
@@ -180,12 +179,10 @@ const plugin: SinkPlugin<RestSinkConfig> = {
   },
   async create(config, ctx: PluginContext): Promise<Sink> {
     const {server, token} = plugin.serverTarget!(config, ctx.env)
-    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000})
+    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000, onRequest: ctx.onRequest})
     try {
       // Fail fast on a wrong address, before the source reads anything.
-      const info = await client.config()
-      const versions = (info?.versions ?? {}) as Record<string, {version?: string}>
-      ctx.report.info('gmsVersion', Object.values(versions)[0]?.version)
+      ctx.report.info('gmsVersion', await client.serverVersion())
     } catch (e) {
       await client.close()
       throw e

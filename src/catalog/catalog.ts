@@ -31,7 +31,7 @@ import {
   type WriteResult,
 } from '../store/types.js'
 import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
-import {patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
+import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
 import {KeyedMutex} from './edits/lock.js'
 
 export type {Actor} from './authorize.js'
@@ -117,12 +117,13 @@ export class Catalog {
     const grant = await this.authorize(actor, await this.proposalRequests(valid))
     // Raw writes take the same per-urn locks as GraphQL's read-modify-write edits, so an edit
     // never writes back a value computed before this write landed; a PATCH is applied to the
-    // stored value inside the lock for the same reason.
+    // stored value, and CREATE's and UPDATE's conditions are checked, inside the lock for the
+    // same reason: nothing can write the aspect between the check and the write.
     let written: Array<{urn: string; aspectName: string} | undefined> = []
     const results = await this.withLocks(
       valid.map((p) => p.urn),
       async () => {
-        if (valid.some((p) => p.changeType === 'PATCH')) valid = await this.resolvePatches(valid, prepared, outcomes, atomic)
+        if (valid.some((p) => p.changeType === 'PATCH' || p.condition !== undefined)) valid = await this.resolveInOrder(valid, prepared, outcomes, atomic)
         const ops = this.opsOf(grant, valid, opts.defaults)
         // From here the ops hold all the batch needs. The parsed values are let go before the
         // store's fsync: a batch waits there with several others, and what it holds then
@@ -143,24 +144,30 @@ export class Catalog {
   }
 
   /**
-   * Applies each PATCH to the value before it (stored, or an earlier proposal of the same batch)
-   * and checks the result like any UPSERT. A patch whose result is invalid fails as a proposal.
+   * Walks the batch in order as each proposal would find the aspect (stored, or as an earlier
+   * proposal of the batch left it): applies each PATCH to the value before it and checks the
+   * result like any UPSERT, and checks each CREATE's and UPDATE's condition. A proposal that
+   * fails here fails alone (the whole call, if atomic); the proposals after it see the batch
+   * without it.
    */
-  private async resolvePatches(valid: PreparedProposal[], prepared: Array<PreparedProposal | undefined>, outcomes: ProposalOutcome[], atomic: boolean): Promise<PreparedProposal[]> {
+  private async resolveInOrder(valid: PreparedProposal[], prepared: Array<PreparedProposal | undefined>, outcomes: ProposalOutcome[], atomic: boolean): Promise<PreparedProposal[]> {
+    // Per urn and aspect, the value the batch has left so far; undefined = absent.
     const latest = new Map<string, Record<string, unknown> | undefined>()
     const out: PreparedProposal[] = []
+    const indexOf = new Map(prepared.map((p, i) => [p, i]))
     for (const p of valid) {
       const key = `${p.urn}\u0000${p.aspectName}`
-      if (p.changeType !== 'PATCH') {
-        if (p.changeType === 'UPSERT') latest.set(key, p.value as Record<string, unknown>)
-        else if (p.changeType === 'DELETE') latest.set(key, undefined)
+      if (p.changeType === 'DELETE' || (p.changeType === 'UPSERT' && p.condition === undefined)) {
+        latest.set(key, p.changeType === 'DELETE' ? undefined : (p.value as Record<string, unknown>))
         out.push(p)
         continue
       }
-      const current = latest.has(key) ? latest.get(key) : ((await this.store.getAspect(p.urn, p.aspectName))?.value as Record<string, unknown> | undefined)
-      const index = prepared.indexOf(p)
+      const before = latest.has(key) ? latest.get(key) : ((await this.store.getAspect(p.urn, p.aspectName))?.value as Record<string, unknown> | undefined)
+      const index = indexOf.get(p)!
+      const where = prepared.length > 1 ? `proposal ${index}` : 'proposal'
       try {
-        const whole = prepareProposal(patchedInput(p, current), prepared.length > 1 ? `proposal ${index}` : 'proposal')
+        if (p.condition !== undefined && (before !== undefined) !== (p.condition === 'present')) throw conditionFailure(p, where)
+        const whole = p.changeType === 'PATCH' ? prepareProposal(patchedInput(p, before), where) : p
         latest.set(key, whole.value as Record<string, unknown>)
         prepared[index] = whole
         out.push(whole)
@@ -190,10 +197,13 @@ export class Catalog {
     return this.grantFor(SYSTEM_ACTOR)
   }
 
-  /** The privileges the authorizer grants `actor`, where it can tell ('*' = everything). */
-  async grantedPrivileges(actor: Actor): Promise<Set<string>> {
-    const authz = this.authorizer as {grantedPrivileges?: (a: Actor) => Promise<Set<string>>}
-    return authz.grantedPrivileges ? authz.grantedPrivileges(actor) : new Set<string>(['*'])
+  /**
+   * The privileges the authorizer grants `actor` on the platform, or on `resourceUrn` when given
+   * (platform privileges count there too), where it can tell ('*' = everything).
+   */
+  async grantedPrivileges(actor: Actor, resourceUrn?: string): Promise<Set<string>> {
+    const authz = this.authorizer as {grantedPrivileges?: (a: Actor, r?: string) => Promise<Set<string>>}
+    return authz.grantedPrivileges ? authz.grantedPrivileges(actor, resourceUrn) : new Set<string>(['*'])
   }
 
   /**
@@ -366,6 +376,11 @@ export class Catalog {
 
   exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean> {
     return this.store.exists(urn, opts)
+  }
+
+  /** Urns of the live entities of one type, for lists of types search does not index (roles, posts). */
+  async listUrns(entityType: string): Promise<string[]> {
+    return (await this.store.listUrns({entityType, includeSoftDeleted: false})).urns
   }
 
   search(req: SearchRequest): Promise<SearchResponse> {

@@ -7,8 +7,11 @@
  *   (newer file-sink output).
  * - prepared proposal: a proposal checked against the registry and its aspect's schema, with
  *   the value normalised and serialised once, ready to become a `WriteOp`.
+ * - condition: what CREATE and UPDATE (DataHub's ChangeType.pdl) ask of the stored aspect before
+ *   they write like an UPSERT: CREATE that it is absent, UPDATE that it is present. The catalog
+ *   checks it under the urn's lock (Catalog.propose), where no other write can come between.
  */
-import {BadRequestError, BugError, InvalidAspectError, MdcliError, TooLargeError} from '../errors.js'
+import {BadRequestError, BugError, ConflictError, InvalidAspectError, MdcliError, NotFoundError, TooLargeError} from '../errors.js'
 import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
 import {normalizeAspectValue} from '../model/normalize.js'
 import {applyAspectPatch, checkPatch, type PatchOp} from '../model/patch.js'
@@ -25,6 +28,8 @@ export interface PreparedProposal {
   entityType: string
   aspectName: string
   changeType: 'UPSERT' | 'DELETE' | 'PATCH'
+  /** CREATE: the aspect must not exist yet; UPDATE: it must. Absent for a plain UPSERT. */
+  condition?: 'absent' | 'present'
   /** PATCH only: the checked JSON Patch operations. */
   patch?: PatchOp[]
   kind: 'versioned' | 'timeseries'
@@ -118,6 +123,7 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
   // Run ids and the rest of systemMetadata are keys the stores look things up by; PostgreSQL's
   // text and jsonb cannot hold a NUL, so no store takes one.
   if (holdsNul(sm)) throw new BadRequestError(`${where}: systemMetadata holds a NUL character (\\u0000)`)
+  checkSystemMetadata(sm, where)
   if (changeType === 'DELETE') {
     return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'DELETE', kind: aspect.kind, systemMetadata: sm, keyAspect}
   }
@@ -126,6 +132,10 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
     if (aspect.kind === 'timeseries') throw new BadRequestError(`${where}: timeseries aspect ${aspect.name} cannot be patched`)
     const patch = checkPatch(patchOps(p, where), `${where} (${urn.raw} ${aspect.name})`)
     return {urn: urn.raw, entityType: spec.name, aspectName: aspect.name, changeType: 'PATCH', kind: aspect.kind, patch, systemMetadata: sm, keyAspect}
+  }
+  // DataHub appends timeseries points whatever is stored, so "exists" means nothing for them.
+  if ((changeType === 'CREATE' || changeType === 'UPDATE') && aspect.kind === 'timeseries') {
+    throw new BadRequestError(`${where}: changeType ${changeType} is not supported for timeseries aspect ${aspect.name} (use UPSERT)`)
   }
   const raw = parseAspectPayload(p, where)
   const rawText = p.aspect && typeof p.aspect.value === 'string' ? p.aspect.value : undefined
@@ -151,12 +161,45 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
     entityType: spec.name,
     aspectName: aspect.name,
     changeType: 'UPSERT',
+    ...(changeType === 'CREATE' ? {condition: 'absent' as const} : changeType === 'UPDATE' ? {condition: 'present' as const} : {}),
     kind: aspect.kind,
     value,
     valueJson,
     systemMetadata: sm,
     keyAspect,
   }
+}
+
+const SYSTEM_METADATA_STRINGS = ['runId', 'lastRunId', 'pipelineName', 'registryName', 'registryVersion', 'version'] as const
+
+/**
+ * The fields of DataHub's SystemMetadata that runs and listings rely on, with their types: a run
+ * id of 5 or a lastObserved of "__proto__" would be stored and then listed as a run of 1970.
+ */
+function checkSystemMetadata(sm: SystemMetadata, where: string): void {
+  const o = sm as Record<string, unknown>
+  for (const k of SYSTEM_METADATA_STRINGS) {
+    if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') throw new BadRequestError(`${where}: systemMetadata.${k} must be a string, not ${JSON.stringify(o[k])?.slice(0, 40)}`)
+  }
+  const seen = o.lastObserved
+  if (seen !== undefined && seen !== null && !(typeof seen === 'number' && Number.isSafeInteger(seen) && seen >= 0)) {
+    throw new BadRequestError(`${where}: systemMetadata.lastObserved must be a time in milliseconds since the epoch, not ${JSON.stringify(seen)?.slice(0, 40)}`)
+  }
+  const props = o.properties
+  if (props !== undefined && props !== null && (typeof props !== 'object' || Array.isArray(props) || Object.values(props).some((v) => typeof v !== 'string'))) {
+    throw new BadRequestError(`${where}: systemMetadata.properties must map names to strings`)
+  }
+}
+
+/**
+ * The refusal of a proposal whose condition does not hold: CREATE of a stored aspect is a
+ * conflict (409), UPDATE of a missing one is not found (404). DataHub's reference gives no
+ * status of its own for these; these are HTTP's.
+ */
+export function conditionFailure(p: PreparedProposal, where: string): MdcliError {
+  return p.condition === 'absent'
+    ? new ConflictError(`${where}: cannot CREATE aspect ${p.aspectName} of ${p.urn}: it already exists (UPSERT replaces it)`)
+    : new NotFoundError(`${where}: cannot UPDATE aspect ${p.aspectName} of ${p.urn}: it does not exist (CREATE or UPSERT writes it)`)
 }
 
 /** Turns a prepared proposal into the store op, stamping audit and system metadata. */

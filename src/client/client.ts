@@ -51,6 +51,26 @@ export interface BatchOutcome {
   results: Array<{index: number; urn?: string; aspectName?: string; ok: boolean; changed?: boolean; error?: {code: string; status: number; message: string}}>
 }
 
+/**
+ * The server's version in a `/config` answer: under `acryldata/datahub`, where DataHub's clients
+ * read it (`linkedin/datahub` on DataHub servers before 0.10), else the first one listed.
+ */
+export function serverVersionOf(config: Record<string, any> | undefined): string | undefined {
+  const versions = (config?.versions ?? {}) as Record<string, {version?: unknown} | undefined>
+  const v = versions['acryldata/datahub']?.version ?? versions['linkedin/datahub']?.version ?? Object.values(versions)[0]?.version
+  return typeof v === 'string' ? v : undefined
+}
+
+/** The per-proposal outcomes in a batch answer's body, if it holds them. */
+function batchOutcomeOf(text: string): BatchOutcome | undefined {
+  try {
+    const value = (JSON.parse(text) as {value?: BatchOutcome} | null)?.value
+    return value && Array.isArray(value.results) && typeof value.written === 'number' && typeof value.failed === 'number' ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Timeout of calls that work through many entities in one request (delete, migrate). */
 const LONG_TIMEOUT_MS = 30 * 60_000
 
@@ -102,6 +122,11 @@ export class MdcliClient {
    * `timeoutMs` overrides the client's timeout for calls that do long work (delete, migrate).
    */
   async call<T = unknown>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}, timeoutMs = this.timeoutMs): Promise<T> {
+    return this.bodyOf<T>(await this.request(method, path, body, extraHeaders, timeoutMs))
+  }
+
+  /** Sends a request and answers its status and body text, whatever the status. */
+  private async request(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, extraHeaders: Record<string, string>, timeoutMs: number): Promise<{status: number; text: string}> {
     const headers: Record<string, string> = {
       'x-restli-protocol-version': '2.0.0',
       accept: 'application/json',
@@ -122,8 +147,13 @@ export class MdcliClient {
       this.onRequest?.({method, url: this.server + path, status: 'error', ms: performance.now() - started})
       throw this.connectionError(e)
     }
-    const text = res.text
     this.onRequest?.({method, url: this.server + path, status: res.status, ms: performance.now() - started})
+    return res
+  }
+
+  /** The parsed JSON body (undefined when empty) of a 2xx answer; the typed error of any other. */
+  private bodyOf<T>(res: {status: number; text: string}): T {
+    const text = res.text
     if (res.status >= 200 && res.status < 300) {
       if (text === '') return undefined as T
       try {
@@ -157,14 +187,28 @@ export class MdcliClient {
     return this.call('GET', '/config')
   }
 
+  /** The server's version (`GET /config`, see serverVersionOf). */
+  async serverVersion(): Promise<string | undefined> {
+    return serverVersionOf(await this.config())
+  }
+
   async ingestProposal(proposal: ProposalInput): Promise<string> {
     const r = await this.call<{value: string}>('POST', '/aspects?action=ingestProposal', {proposal, async: 'false'})
     return r.value
   }
 
-  async ingestProposals(proposals: ProposalInput[], opts: {atomic?: boolean} = {}): Promise<BatchOutcome> {
-    const r = await this.call<{value: BatchOutcome}>('POST', '/aspects?action=ingestProposalBatch', {proposals, atomic: opts.atomic ?? false})
-    return r.value
+  /**
+   * Sends proposals as one batch; resolves every proposal's outcome, also when some failed. The
+   * server then answers non-2xx (so that DataHub's emitter, which reads only the status, does not
+   * lose them) with the outcomes in the body as on success; any other failure throws.
+   */
+  async ingestProposals(proposals: ProposalInput[], opts: {atomic?: boolean; headers?: Record<string, string>} = {}): Promise<BatchOutcome> {
+    const res = await this.request('POST', '/aspects?action=ingestProposalBatch', {proposals, atomic: opts.atomic ?? false}, opts.headers ?? {}, this.timeoutMs)
+    if (res.status >= 300) {
+      const outcome = batchOutcomeOf(res.text)
+      if (outcome) return outcome
+    }
+    return this.bodyOf<{value: BatchOutcome}>(res).value
   }
 
   getEntity(urn: string, aspects?: string[]): Promise<EntityResponse> {

@@ -20,9 +20,7 @@ export default class Version extends BaseCommand {
     await this.parse(Version)
     const info: VersionInfo = {cli: this.config.version, node: process.version, serverUrl: this.settings().server}
     try {
-      const cfg = await this.client().config()
-      const versions = (cfg.versions ?? {}) as Record<string, {version?: string}>
-      info.server = Object.values(versions)[0]?.version
+      info.server = await this.client().serverVersion()
     } catch (e) {
       this.logDebug(`no server version: ${(e as Error).message}`)
     }

@@ -56,7 +56,9 @@ const ENTITIES: EntitySpec[] = [
   {
     name: 'container', graphqlType: 'CONTAINER', keyAspect: 'containerKey', searchable: true,
     keyFields: [S('guid')],
-    aspects: [...COMMON_ASSET, 'containerProperties', 'editableContainerProperties', 'container'],
+    // Not COMMON_ASSET: DataHub's container takes no `deprecation` (the spec's rule 1: containers
+    // cannot be deprecated) and no `incidentsSummary`, so the registry refuses both here.
+    aspects: ['containerProperties', 'editableContainerProperties', 'dataPlatformInstance', 'subTypes', 'ownership', 'container', 'globalTags', 'glossaryTerms', 'institutionalMemory', 'browsePaths', 'status', 'domains', 'browsePathsV2', 'structuredProperties', 'forms'],
   },
   {
     name: 'dashboard', graphqlType: 'DASHBOARD', keyAspect: 'dashboardKey', snapshot: 'DashboardSnapshot', searchable: true,

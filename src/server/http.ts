@@ -10,6 +10,7 @@
  * - listener (`Router.handle`): the one function that reads a node request into a request value
  *   and writes the response value to the socket, batched by `endResponse`.
  */
+import {isUtf8} from 'node:buffer'
 import {decodeUriPart, MAX_JSON_DEPTH, valueTooDeep} from '../model/limits.js'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import {BadRequestError, BugError, TooLargeError} from '../errors.js'
@@ -153,6 +154,16 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   })
 }
 
+/**
+ * A body as text. Bytes that are not UTF-8 are refused, not replaced: replaced by U+FFFD, two
+ * different bad urns would become one entity.
+ */
+function decodeBody(b: string | Buffer): string {
+  if (typeof b === 'string') return b
+  if (!isUtf8(b)) throw new BadRequestError('Request body is not valid UTF-8')
+  return b.toString('utf8')
+}
+
 /** A request target of plain RFC 3986 path characters, without dot segments: nothing to normalise. */
 const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-_~%!$&'()*+,;=:@/]*$/
 
@@ -247,7 +258,7 @@ export class Router {
       let bodyText: Promise<string> | undefined
       const read = bodyReader(request, this.opts.bodyLimit)
       const bytes = (): Promise<string | Buffer> => (bodyBytes ??= read())
-      const text = (): Promise<string> => (bodyText ??= bytes().then((b) => (typeof b === 'string' ? b : b.toString('utf8'))))
+      const text = (): Promise<string> => (bodyText ??= bytes().then(decodeBody))
       const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(request.headers)
       const ctx: RequestContext = {
         request,

@@ -1,12 +1,15 @@
 /**
  * The REST endpoints, shaped like DataHub's GMS Rest.li resources so that DataHub's CLI habits
  * carry over: `POST /aspects?action=ingestProposal`, `GET /aspects/{urn}`, `GET /entitiesV2/{urn}`,
- * `/health`, `/config`. Each handler parses, calls the catalog, and renders; no logic lives here.
+ * `POST /entities?action=ingest|exists`, `GET /relationships`, `/health`, `/config`. Each handler
+ * parses, calls the catalog, and renders; no logic lives here.
  */
 import {decodeUriPart} from '../model/limits.js'
 import {BadRequestError} from '../errors.js'
-import type {Catalog} from '../catalog/catalog.js'
-import {aspectSpec} from '../model/registry.js'
+import type {Catalog, ProposalOutcome} from '../catalog/catalog.js'
+import {relationshipsOf} from '../catalog/relationships.js'
+import {mceToProposals} from '../model/mce.js'
+import {aspectSpec, validateUrn} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
 import type {ProposalInput} from '../catalog/proposal.js'
 import {Gate} from '../catalog/edits/gate.js'
@@ -41,6 +44,37 @@ export function entityResponse(e: EntityRecord): Record<string, unknown> {
   return {entityName: e.entityType, urn: e.urn, aspects}
 }
 
+/** Per-proposal statuses that refuse what a proposal says (invalid value, unknown aspect, bad urn, oversized aspect). */
+const VALIDATION_STATUSES = new Set([400, 413])
+
+/**
+ * The status of an ingestProposalBatch answer. DataHub's emitter reads nothing but the status, so
+ * a batch with failed proposals must not answer 2xx or their loss goes unseen: 422 (GMS's answer to
+ * an invalid proposal) when every failure is a validation failure, else the status of the first
+ * other one (409 for a CREATE of a stored aspect, 404 for an UPDATE of a missing one, …).
+ */
+export function batchStatus(failures: ProposalOutcome[]): number {
+  if (failures.length === 0) return 200
+  const other = failures.find((f) => !VALIDATION_STATUSES.has(f.error?.status ?? 500))
+  return other ? (other.error?.status ?? 500) : 422
+}
+
+/** A JSON object body, or a 400 saying what it should have been. */
+async function objectBody(ctx: RequestContext, shape: string): Promise<Record<string, unknown>> {
+  const b = await ctx.json<unknown>()
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) throw new BadRequestError(`Request body must be a JSON object: ${shape}`)
+  return b as Record<string, unknown>
+}
+
+/** A whole-number query parameter within [min, max], or its default when absent. */
+function intParam(ctx: RequestContext, name: string, dflt: number, max: number): number {
+  const v = ctx.query.get(name)
+  if (v === null || v === '') return dflt
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new BadRequestError(`'${name}' must be a whole number from 0 to ${max}, got '${v.slice(0, 40)}'`)
+  return n
+}
+
 function action(ctx: RequestContext): string {
   const a = ctx.query.get('action')
   if (!a) throw new BadRequestError("Missing '?action=' query parameter")
@@ -58,9 +92,12 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       noCode: 'true',
       retention: 'true',
       statefulIngestionCapable: true,
-      patchCapable: false,
+      // PATCH proposals are applied (catalog/proposal.ts); DataHub's SDK sends them only when this is true.
+      patchCapable: true,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-      versions: {'mdcli/server': {version: SERVER_VERSION}},
+      // DataHub's clients read the server's version under this key (and nowhere else). No commit
+      // is known at run time: the package is not built from a checkout.
+      versions: {'acryldata/datahub': {version: SERVER_VERSION, commit: 'unknown'}},
       telemetry: {enabledCli: false, enabledIngestion: false},
       startedAt: info.startedAt,
       server: {type: 'mdcli-lite'},
@@ -82,12 +119,19 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
         if (!body || !Array.isArray(body.proposals)) throw new BadRequestError('Request body must be {"proposals": [...]} ')
         return catalog.propose(ctx.actor, body.proposals, {atomic: body.atomic === true})
       })
-      const failed = outcomes.filter((o) => !o.ok).length
-      return json(200, {value: {written: outcomes.length - failed, failed, results: outcomes}})
+      const failures = outcomes.filter((o) => !o.ok)
+      const status = batchStatus(failures)
+      const value = {written: outcomes.length - failures.length, failed: failures.length, results: outcomes}
+      if (status === 200) return json(200, {value})
+      // `status` and `message` too, so a client that reads error bodies has a line to show.
+      return json(status, {status, message: `${failures.length} of ${outcomes.length} proposals failed (value.results has each outcome); first: ${failures[0]!.error!.message}`, value})
     }
     if (act === 'getTimeseriesAspectValues') {
       const body = await ctx.json<{urn?: string; aspect?: string; startTimeMillis?: number; endTimeMillis?: number; limit?: number; latestValue?: boolean}>()
       if (typeof body?.urn !== 'string' || typeof body.aspect !== 'string') throw new BadRequestError('Request body needs "urn" and "aspect"')
+      // As GET /aspects does: a bad urn or an aspect that is no timeseries aspect is the caller's mistake, not an empty answer.
+      validateUrn(body.urn)
+      if (aspectSpec(body.aspect)?.kind !== 'timeseries') throw new BadRequestError(`Unknown timeseries aspect '${body.aspect.slice(0, 80)}'`)
       for (const f of ['startTimeMillis', 'endTimeMillis', 'limit'] as const) {
         const v = body[f]
         if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && v >= 0)) throw new BadRequestError(`"${f}" must be a whole number (0 or more) of ${f === 'limit' ? 'rows' : 'milliseconds'}, not ${JSON.stringify(v)?.slice(0, 40)}`)
@@ -107,6 +151,58 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       })
     }
     throw new BadRequestError(`Unknown action '${act}' on /aspects (expected ingestProposal, ingestProposalBatch or getTimeseriesAspectValues)`)
+  })
+
+  // How DataHub's emitter (`emit_mce`) and datahub-rest sink send an MCE: its snapshot, unpacked
+  // into proposals by the same converter the change-event file reader uses, written all or nothing.
+  router.on(
+    'POST',
+    '/entities',
+    async (ctx) => {
+      const shape = '{"entity": {"value": {"com.linkedin.metadata.snapshot.<X>Snapshot": {"urn", "aspects": [...]}}}, "systemMetadata"?: {...}}'
+      const b = await objectBody(ctx, shape)
+      const entity = b.entity as {value?: unknown} | null | undefined
+      if (entity === null || typeof entity !== 'object' || Array.isArray(entity) || entity.value === undefined) throw new BadRequestError(`Request body needs "entity": {"value": {...}}, as in ${shape}`)
+      if (b.systemMetadata !== undefined && b.systemMetadata !== null && (typeof b.systemMetadata !== 'object' || Array.isArray(b.systemMetadata))) throw new BadRequestError('"systemMetadata" must be an object')
+      const proposals = mceToProposals({proposedSnapshot: entity.value, systemMetadata: b.systemMetadata}, 'entity')
+      await catalog.propose(ctx.actor, proposals, {atomic: true})
+      // Rest.li's answer to a void action: 200, no body.
+      return {status: 200, headers: {}}
+    },
+    {action: 'ingest'},
+  )
+
+  router.on(
+    'POST',
+    '/entities',
+    async (ctx) => {
+      const b = await objectBody(ctx, '{"urn": "<urn>", "includeSoftDelete"?: true|false}')
+      if (typeof b.urn !== 'string' || b.urn === '') throw new BadRequestError('Request body needs "urn" (a string)')
+      if (b.includeSoftDelete !== undefined && b.includeSoftDelete !== null && typeof b.includeSoftDelete !== 'boolean') throw new BadRequestError(`"includeSoftDelete" must be true or false, got ${JSON.stringify(b.includeSoftDelete).slice(0, 40)}`)
+      validateUrn(b.urn)
+      // GMS counts a soft-deleted entity as existing unless told otherwise (EntityResource.exists:
+      // includeSoftDelete == null || includeSoftDelete).
+      return json(200, {value: await catalog.exists(b.urn, {includeSoftDeleted: b.includeSoftDelete !== false})})
+    },
+    {action: 'exists'},
+  )
+
+  // DataHub's Relationships resource; `count` is the page's length, which DataHub's graph client
+  // pages by (it stops at an empty page).
+  router.on('GET', '/relationships', async (ctx) => {
+    const urn = ctx.query.get('urn')
+    if (!urn) throw new BadRequestError("Missing '?urn=' query parameter (the entity's urn, percent-encoded)")
+    validateUrn(urn)
+    const direction = ctx.query.get('direction')
+    if (direction !== 'INCOMING' && direction !== 'OUTGOING') throw new BadRequestError(`'direction' must be INCOMING or OUTGOING, got '${(direction ?? '').slice(0, 40)}'`)
+    // Rest.li 2.0 sends `types=List(A,B)`; 1.0 repeats the parameter.
+    const types = ctx.query.getAll('types').flatMap((t) => parseList(t) ?? [])
+    if (types.length === 0) throw new BadRequestError("Missing '?types=List(...)' query parameter (relationship names, e.g. List(DownstreamOf,OwnedBy))")
+    const start = intParam(ctx, 'start', 0, Number.MAX_SAFE_INTEGER)
+    const count = intParam(ctx, 'count', 100, 10_000)
+    const edges = await relationshipsOf(catalog, urn, {types, direction})
+    const page = edges.slice(start, start + count)
+    return json(200, {start, count: page.length, total: edges.length, relationships: page.map((e) => ({type: e.type, entity: e.urn}))})
   })
 
   router.on('GET', '/aspects/*', async (ctx) => {

@@ -177,6 +177,13 @@ describe('aspect schemas', () => {
       expect(aspectProblems('status', {})).to.deep.equal([])
     })
 
+    it('holds an urn inside a value to the 500 characters of an entity urn', () => {
+      const long = `urn:li:dataset:(urn:li:dataPlatform:hive,${'c'.repeat(600)},PROD)`
+      expectProblem('upstreamLineage', {upstreams: [{dataset: long, type: 'TRANSFORMED', auditStamp: stamp}]}, '/upstreams/0/dataset: must NOT have more than 500 characters')
+      expectProblem('globalTags', {tags: [{tag: `urn:li:tag:${'t'.repeat(600)}`}]}, '/tags/0/tag: must NOT have more than 500 characters')
+      expect(aspectProblems('globalTags', {tags: [{tag: `urn:li:tag:${'t'.repeat(489)}`}]})).to.deep.equal([])
+    })
+
     it('reports a missing required field with its path', () => {
       expectProblem('glossaryTerms', {terms: []}, "(root): missing required field 'auditStamp'")
       expectProblem('deprecation', {deprecated: true, note: 'x'}, "(root): missing required field 'actor'")

@@ -47,6 +47,17 @@ describe('entity registry', () => {
     expect(err(() => requireAspect('tag', 'schemaMetadata')).code).to.equal('E_UNKNOWN_ASPECT')
   })
 
+  it('gives containers DataHub\'s aspect list: no deprecation (spec rule 1), no incidentsSummary', () => {
+    for (const a of ['deprecation', 'incidentsSummary']) {
+      const e = err(() => requireAspect('container', a))
+      expect(e.code, a).to.equal('E_UNKNOWN_ASPECT')
+      expect(e.message).to.equal(`Unknown aspect ${a} for entity container`)
+    }
+    expect(aspectsOf('container')).to.have.members(['containerKey', 'containerProperties', 'editableContainerProperties', 'dataPlatformInstance', 'subTypes', 'ownership', 'container', 'globalTags', 'glossaryTerms', 'institutionalMemory', 'browsePaths', 'status', 'domains', 'browsePathsV2', 'structuredProperties', 'forms'])
+    // The other assets keep theirs.
+    for (const t of ['dataset', 'chart', 'dashboard', 'dataFlow', 'dataJob']) expect(aspectsOf(t), t).to.include.members(['deprecation', 'incidentsSummary'])
+  })
+
   it('marks timeseries aspects', () => {
     expect(isTimeseries('datasetProfile')).to.equal(true)
     expect(isTimeseries('operation')).to.equal(true)

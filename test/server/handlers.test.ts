@@ -1,49 +1,17 @@
 import {expect} from 'chai'
-import {bootstrapAccess} from '../../src/catalog/access/bootstrap.js'
 import {PolicyAuthorizer} from '../../src/catalog/access/policy-authorizer.js'
 import {TokenService} from '../../src/catalog/access/tokens.js'
-import {type Authorizer, denyAll} from '../../src/catalog/authorize.js'
+import {denyAll} from '../../src/catalog/authorize.js'
 import {Catalog} from '../../src/catalog/catalog.js'
 import {ChangeLog} from '../../src/events/changelog.js'
 import {createApp} from '../../src/server/app.js'
-import {type HttpRequest, type HttpResponse, type Logger, type Router, STREAMED} from '../../src/server/http.js'
+import {type Logger, STREAMED} from '../../src/server/http.js'
 import {createMemoryStore} from '../../src/store/index.js'
+import {type App, app, call} from './helpers.js'
 
-// The handlers called in-process: a request value in, a response value out, on the in-memory
-// store — no child process, no socket. The binary tests (test/integration) cover the listener.
+// The handlers called in-process (helpers.ts): a request value in, a response value out.
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,handlers.orders,PROD)'
-
-interface App {
-  catalog: Catalog
-  router: Router
-  errors: string[]
-  adminToken?: string
-}
-
-async function app(opts: {auth: boolean; authorizer?: (store: ReturnType<typeof createMemoryStore>) => Authorizer}): Promise<App> {
-  const store = createMemoryStore()
-  await store.open()
-  const catalog = new Catalog({store, authorizer: opts.authorizer?.(store)})
-  const errors: string[] = []
-  const logger: Logger = {info() {}, debug() {}, warn() {}, error: (m) => errors.push(m), debugEnabled: false}
-  const {router} = createApp(catalog, {logger, auth: opts.auth, tokens: new TokenService(catalog), changeLog: new ChangeLog()})
-  const {adminToken} = opts.auth ? await bootstrapAccess(catalog) : {adminToken: undefined}
-  return {catalog, router, errors, adminToken}
-}
-
-async function call(a: App, method: string, url: string, body?: unknown, token = a.adminToken): Promise<{status: number; json: any; response: HttpResponse}> {
-  const request: HttpRequest = {
-    method,
-    url,
-    headers: {...(token ? {authorization: `Bearer ${token}`} : {}), ...(body === undefined ? {} : {'content-type': 'application/json'})},
-    ...(body === undefined ? {} : {body: JSON.stringify(body)}),
-  }
-  const response = await a.router.respond(request)
-  if (response === STREAMED) throw new Error(`${method} ${url} streamed`)
-  const text = response.body === undefined ? '' : response.body.toString()
-  return {status: response.status, json: text === '' ? undefined : JSON.parse(text), response}
-}
 
 const proposal = (aspectName: string, json: unknown) => ({entityType: 'dataset', entityUrn: DATASET, changeType: 'UPSERT', aspectName, aspect: {json}})
 
@@ -70,6 +38,32 @@ describe('REST handlers in-process (request value → response value)', () => {
     expect(r.json.code).to.equal('E_INVALID_ASPECT')
     expect(r.json.status).to.equal(400)
     expect(await a.catalog.exists(DATASET, {includeSoftDeleted: true})).to.equal(false)
+  })
+
+  it('answers a non-atomic batch with failed proposals non-2xx (DataHub\'s emitter reads only the status), every outcome in the body', async () => {
+    const a = await app({auth: true, authorizer: (store) => new PolicyAuthorizer(store)})
+    const other = 'urn:li:dataset:(urn:li:dataPlatform:hive,handlers.other,PROD)'
+    const ok = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {proposals: [proposal('datasetProperties', {description: 'fine'})]})
+    expect(ok.status).to.equal(200)
+    expect(ok.json).to.deep.equal({value: {written: 1, failed: 0, results: [{index: 0, urn: DATASET, aspectName: 'datasetProperties', ok: true, changed: true}]}})
+
+    // Validation failures only: 422, as GMS answers an invalid proposal; the valid ones are written.
+    const invalid = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {
+      proposals: [{...proposal('status', {removed: 'not a boolean'})}, {...proposal('status', {removed: false}), entityUrn: other}, {...proposal('nosuchAspect', {}), entityUrn: other}],
+    })
+    expect(invalid.status).to.equal(422)
+    expect(invalid.json.value.written).to.equal(1)
+    expect(invalid.json.value.failed).to.equal(2)
+    expect(invalid.json.value.results.map((r: {ok: boolean; error?: {code: string}}) => r.error?.code ?? 'ok')).to.deep.equal(['E_INVALID_ASPECT', 'ok', 'E_UNKNOWN_ASPECT'])
+    expect(invalid.json.message).to.match(/^2 of 3 proposals failed/)
+    expect(await a.catalog.exists(other)).to.equal(true)
+
+    // Any other failure: the first such failure's status (a CREATE of a stored aspect: 409).
+    const conflict = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {
+      proposals: [proposal('status', {removed: 'no'}), {...proposal('datasetProperties', {description: 'again'}), changeType: 'CREATE'}, proposal('globalTags', {tags: []})],
+    })
+    expect(conflict.status).to.equal(409)
+    expect(conflict.json.value.results.map((r: {ok: boolean; error?: {status: number}}) => r.error?.status ?? 'ok')).to.deep.equal([400, 409, 'ok'])
   })
 
   it('answers 404 E_NOT_FOUND for a missing aspect and for an unknown endpoint', async () => {

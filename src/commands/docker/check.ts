@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../cli/base.js'
+import {serverVersionOf} from '../../client/client.js'
 import {ServerError} from '../../errors.js'
 
 export default class DockerCheck extends BaseCommand {
@@ -12,6 +13,6 @@ export default class DockerCheck extends BaseCommand {
     const cfg = await client.config()
     if (cfg.noCode !== 'true') throw new ServerError(`${client.server} answered, but it is not an mdcli server`)
     this.log('✔ No issues detected')
-    return {ok: true, server: client.server, version: Object.values((cfg.versions ?? {}) as Record<string, {version?: string}>)[0]?.version}
+    return {ok: true, server: client.server, version: serverVersionOf(cfg)}
   }
 }

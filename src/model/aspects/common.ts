@@ -3,6 +3,7 @@
  * associations, the timeseries base) and the `com.linkedin.common` aspects most entities accept.
  */
 import {FABRIC_TYPES} from '../urn.js'
+import {MAX_URN_LENGTH} from '../limits.js'
 import type {AspectSpec, JsonSchema} from './types.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -18,7 +19,8 @@ export const int: JsonSchema = {type: 'integer'}
 export const long: JsonSchema = int
 /** Pegasus float and double. */
 export const num: JsonSchema = {type: 'number'}
-export const urn: JsonSchema = {type: 'string', pattern: '^urn:li:'}
+/** An urn a value refers to is held to the same length as an entity's own (DataHub's urn column). */
+export const urn: JsonSchema = {type: 'string', pattern: '^urn:li:', maxLength: MAX_URN_LENGTH}
 /** Url is a plain string typeref: DataHub stores relative paths (`/assets/...`) in it, so no format check. */
 export const url: JsonSchema = str
 /** Opaque JSON blob (Pegasus `bytes`), kept as a string. */
