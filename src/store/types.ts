@@ -98,7 +98,12 @@ export interface WriteResult {
 }
 
 export interface FacetFilter {
-  field: FacetField | 'urn' | 'removed'
+  /**
+   * Any other name matches no document (negated: every one), as Elasticsearch treats a field no
+   * document of an index holds: DataHub's clients send such fields in alternatives (the SDK's env
+   * filter tries `origin`, `customProperties` and `env`).
+   */
+  field: FacetField | 'urn' | 'removed' | (string & {})
   values: string[]
   negated?: boolean
 }

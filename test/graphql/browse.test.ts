@@ -104,8 +104,11 @@ describe('graphql: browse, relationships and entity management', function () {
       expect(top.groups).to.have.deep.members([
         {name: DB, count: 2, hasSubGroups: true, entity: {urn: DB}},
         {name: 'reports', count: 1, hasSubGroups: true, entity: null},
+        // A dataset with a one-part name and no container: DataHub's Default folder, so browsing reaches it.
+        {name: 'Default', count: 1, hasSubGroups: false, entity: null},
       ])
       expect(top.metadata.totalNumEntities).to.equal(4)
+      expect(top.groups.reduce((n: number, g: any) => n + g.count, 0)).to.equal(4)
       const db = (await ok(lite.url, B, {input: {types: ['DATASET'], path: [DB]}})).browseV2
       expect(db.groups).to.deep.equal([{name: SCHEMA, count: 2, hasSubGroups: false, entity: {urn: SCHEMA}}])
       const filtered = (await ok(lite.url, B, {input: {types: ['DATASET'], path: [], query: 'weekly'}})).browseV2

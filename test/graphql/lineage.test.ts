@@ -56,6 +56,11 @@ describe('lineage: searchAcrossLineage, scrollAcrossLineage, the lineage field a
     expect(all.total).to.equal(6)
     const path = all.searchResults.find((r: any) => r.entity.urn === D).paths[0].path.map((p: any) => p.urn)
     expect(path).to.deep.equal([A, B, C, JOB, D])
+    // The type facet speaks GraphQL's names, as searchAcrossEntities' does, and filters with them.
+    const types = Object.fromEntries(all.facets.find((f: any) => f.field === '_entityType').aggregations.map((a: any) => [a.value, a.count]))
+    expect(types).to.deep.equal({DATASET: 3, DATA_JOB: 1, CHART: 1, DASHBOARD: 1})
+    const jobs = await gql(`{ searchAcrossLineage(input: {urn: "${A}", direction: DOWNSTREAM, query: "*", orFilters: [{and: [{field: "_entityType", values: ["DATA_JOB", "CHART"]}]}]}) { total searchResults { entity { urn } } } }`)
+    expect(jobs.searchAcrossLineage.searchResults.map((r: any) => r.entity.urn)).to.deep.equal([JOB, CHART])
     expect((await across(A, 'DOWNSTREAM', ['1'])).searchResults.map((r: any) => r.entity.urn)).to.deep.equal([B])
     expect((await across(A, 'DOWNSTREAM', ['1', '2'])).total).to.equal(2)
     const withGone = await across(A, 'DOWNSTREAM', ['1'], ', searchFlags: {includeSoftDeleted: true}')

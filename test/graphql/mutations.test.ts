@@ -180,12 +180,26 @@ describe('graphql: mutations', function () {
       expect(o.owners.map((x: any) => [x.owner.urn, x.type])).to.deep.equal([[U.analysts, 'BUSINESS_OWNER'], [U.jdoe, 'TECHNICAL_OWNER']])
       await ok(lite.url, `mutation { batchAddOwners(input: {owners: [{ownerUrn: "${U.alice}", ownerEntityType: CORP_USER}], ownershipTypeUrn: "urn:li:ownershipType:__system__data_steward", resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)
       o = await ownersOf(b)
-      expect(o.owners).to.deep.equal([{owner: {urn: U.alice}, type: 'DATA_STEWARD', ownershipType: {urn: 'urn:li:ownershipType:__system__data_steward'}}])
+      // An ownership type urn makes the stored enum CUSTOM, a system urn included (DataHub's OwnerUtils).
+      expect(o.owners).to.deep.equal([{owner: {urn: U.alice}, type: 'CUSTOM', ownershipType: {urn: 'urn:li:ownershipType:__system__data_steward'}}])
       await ok(lite.url, `mutation { removeOwner(input: {ownerUrn: "${U.jdoe}", resourceUrn: "${a}"}) }`)
       expect((await ownersOf(a)).owners.map((x: any) => x.owner.urn)).to.deep.equal([U.analysts, U.alice])
       await ok(lite.url, `mutation { batchRemoveOwners(input: {ownerUrns: ["${U.alice}", "${U.analysts}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${b}"}]}) }`)
       expect((await ownersOf(a)).owners).to.deep.equal([])
       expect((await ownersOf(b)).owners).to.deep.equal([])
+    })
+
+    it('addOwners with ownershipTypeUrn stores type CUSTOM beside the urn, even when a type is given', async () => {
+      const a = await fresh()
+      const steward = 'urn:li:ownershipType:__system__data_steward'
+      await ok(lite.url, `mutation { addOwners(input: {owners: [{ownerUrn: "${U.jdoe}", ownerEntityType: CORP_USER, type: TECHNICAL_OWNER, ownershipTypeUrn: "${steward}"}], resourceUrn: "${a}"}) }`)
+      await ok(lite.url, `mutation { addOwner(input: {ownerUrn: "${U.alice}", ownerEntityType: CORP_USER, ownershipTypeUrn: "${steward}", resourceUrn: "${a}"}) }`)
+      const stored = (await latest(lite.url, a, 'ownership')).owners.map((x: any) => ({owner: x.owner, type: x.type, typeUrn: x.typeUrn}))
+      expect(stored).to.deep.equal([{owner: U.jdoe, type: 'CUSTOM', typeUrn: steward}, {owner: U.alice, type: 'CUSTOM', typeUrn: steward}])
+      expect((await ownersOf(a)).owners.map((x: any) => [x.type, x.ownershipType.urn])).to.deep.equal([['CUSTOM', steward], ['CUSTOM', steward]])
+      // Removing by the same urn still matches the entries.
+      await ok(lite.url, `mutation { removeOwner(input: {ownerUrn: "${U.jdoe}", ownershipTypeUrn: "${steward}", resourceUrn: "${a}"}) }`)
+      expect((await ownersOf(a)).owners.map((x: any) => x.owner.urn)).to.deep.equal([U.alice])
     })
 
     it('addOwners with a non-corp-user urn: DataHub’s 400 with path [addOwners]', async () => {

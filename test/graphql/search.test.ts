@@ -184,8 +184,17 @@ describe('graphql: search', function () {
       expect(either.searchResults.map((x: any) => x.entity.urn)).to.deep.equal([ds('find.me')])
       const old = (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'twin', filters: [{field: 'platform', value: U.hive}, {field: 'tags', values: [U.pii], negated: true}]}})).searchAcrossEntities
       expect(old.total).to.equal(2)
-      const e = await fails(lite.url, ACROSS, {input: {query: '*', orFilters: [{and: [{field: 'colour', values: ['red']}]}]}})
-      expect(e.message).to.match(/^Unknown filter field 'colour'\. Filterable fields: _entityType, platform, origin, tags/)
+      // A field no document holds matches nothing and, negated, everything — as in DataHub's
+      // Elasticsearch — so the SDK's env filter (origin, customProperties or env) works.
+      const none = (await ok(lite.url, ACROSS, {input: {query: '*', orFilters: [{and: [{field: 'colour', values: ['red']}]}]}})).searchAcrossEntities
+      expect(none.total).to.equal(0)
+      const all = (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'twin', orFilters: [{and: [{field: 'colour', values: ['red'], negated: true}]}]}})).searchAcrossEntities
+      expect(all.total).to.equal(2)
+      const env = ['origin', 'customProperties', 'customProperties', 'env'].map((field, i) => ({and: [{field, value: i === 1 ? 'env=PROD' : i === 2 ? 'instance=PROD' : 'PROD'}]}))
+      const byEnv = (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'twin', orFilters: env}})).searchAcrossEntities
+      expect(byEnv.searchResults.map((x: any) => x.entity.urn)).to.have.members([ds('rank.twin_a'), ds('rank.twin_b')])
+      const e = await fails(lite.url, ACROSS, {input: {query: '*', orFilters: [{and: [{field: 'colour', values: []}]}]}})
+      expect(e.message).to.equal("Filter on 'colour' has no values")
     })
 
     it('lists the entities of a domain', async () => {
@@ -214,6 +223,21 @@ describe('graphql: search', function () {
       await ok(lite.url, `mutation { batchUpdateSoftDeleted(input: {urns: ["${gone}"], deleted: false}) }`)
       expect(await found('soft')).to.include(gone)
       expect((await ok(lite.url, `{ dataset(urn: "${gone}") { status { removed } } }`)).dataset.status).to.deep.equal({removed: false})
+    })
+
+    it('a filter on removed decides by itself: removed = true finds the soft-deleted (the SDK’s ONLY_SOFT_DELETED)', async () => {
+      const gone = ds('soft.gone')
+      await ok(lite.url, `mutation { batchUpdateSoftDeleted(input: {urns: ["${gone}"], deleted: true}) }`)
+      try {
+        const only = async (negated: boolean) =>
+          (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'soft', count: 50, orFilters: [{and: [{field: 'removed', values: ['true'], negated}]}]}})).searchAcrossEntities.searchResults.map((x: any) => x.entity.urn)
+        expect(await only(false)).to.deep.equal([gone])
+        expect(await only(true)).to.include(ds('soft.child')).and.not.include(gone)
+        const scroll = (await ok(lite.url, SCROLL, {input: {types: ['DATASET'], query: 'soft', count: 50, orFilters: [{and: [{field: 'removed', values: ['true']}]}]}})).scrollAcrossEntities
+        expect(scroll.searchResults.map((x: any) => x.entity.urn)).to.deep.equal([gone])
+      } finally {
+        await ok(lite.url, `mutation { batchUpdateSoftDeleted(input: {urns: ["${gone}"], deleted: false}) }`)
+      }
     })
 
     it('soft-deletes all or nothing, naming an urn that does not exist', async () => {

@@ -137,6 +137,21 @@ describe('graphql: transport, errors and limits', function () {
       expect(e2.message).to.match(/^Syntax Error: Document contains more th[ae]t 5000 tokens\. Parsing aborted\.$/)
     })
 
+    it('caps the search results of one request over all its aliases together', async () => {
+      const searches = (n: number, count: number) => `{ ${Array.from({length: n}, (_, i) => `s${i}: search(input: {type: DATASET, query: "*", count: ${count}}) { total }`).join(' ')} }`
+      expect((await gql(lite.url, searches(5, 2000))).body.errors).to.equal(undefined)
+      const r = await gql(lite.url, searches(20, 2000))
+      expect(r.status).to.equal(200)
+      const errors = r.body.errors ?? []
+      expect(errors.length).to.be.greaterThan(0)
+      expect(errors[0]!.message).to.equal('This request asks for more than 10000 search results over all its fields together; ask for fewer per field, or split the request (scroll to walk everything)')
+      expect(errors[0]!.extensions?.code).to.equal(400)
+      // At most ten whole-type scans (browse) per request.
+      const browses = (n: number) => `{ ${Array.from({length: n}, (_, i) => `b${i}: browseV2(input: {type: DATASET, path: []}) { total }`).join(' ')} }`
+      expect((await gql(lite.url, browses(10))).body.errors).to.equal(undefined)
+      expect((await gql(lite.url, browses(11))).body.errors?.[0]?.message).to.match(/^This request asks for more than 10000 search results/)
+    })
+
     it('survives a document nested as deep as the token limit allows', async () => {
       const r = await gql(lite.url, `{ ${'a { '.repeat(1600)}b${' }'.repeat(1600)} }`)
       expect(r.status).to.equal(200)

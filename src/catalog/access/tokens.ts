@@ -12,6 +12,10 @@
  * an access-token entity empties the map, so a revoked token fails at its next request as
  * before; expiry is checked on every hit. Failures are never remembered, so unknown tokens
  * cannot fill the map.
+ *
+ * A token of a suspended user (`corpUserStatus.status` SUSPENDED) is refused, as DataHub refuses
+ * an actor that is not active. The user's status is read with the token and remembered with it;
+ * a write to any user empties the map too, so suspending takes effect at the next request.
  */
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
@@ -57,6 +61,7 @@ export function hashToken(token: string): string {
 }
 
 const TOKEN_URN_PREFIX = 'urn:li:dataHubAccessToken:'
+const USER_URN_PREFIX = 'urn:li:corpuser:'
 const tokenUrn = (id: string) => `${TOKEN_URN_PREFIX}${id}`
 
 /** Verified tokens kept at most; far more than the clients of one server use at once. */
@@ -75,7 +80,7 @@ export class TokenService {
 
   constructor(private readonly catalog: Catalog) {
     catalog.onWrite((urns) => {
-      if (!urns.some((u) => u.startsWith(TOKEN_URN_PREFIX))) return
+      if (!urns.some((u) => u.startsWith(TOKEN_URN_PREFIX) || u.startsWith(USER_URN_PREFIX))) return
       this.generation++
       this.verified.clear()
     })
@@ -131,6 +136,8 @@ export class TokenService {
     const info = a.value as TokenInfo
     const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt}
     this.checkExpiry(verified)
+    const status = (await storeOf(this.catalog).getAspect(info.actorUrn, 'corpUserStatus'))?.value as {status?: string} | undefined
+    if (status?.status === 'SUSPENDED') throw new UnauthenticatedError(`Access token '${info.name}' acts for ${info.actorUrn}, who is suspended`)
     if (generation === this.generation) {
       if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
       this.verified.set(token, verified)

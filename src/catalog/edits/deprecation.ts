@@ -1,6 +1,7 @@
 /**
  * Deprecation of entities: the `deprecation` aspect's flag, note, decommission time and the actor
- * who set it. Containers are refused (spec rule 1), as are entity types without the aspect.
+ * who set it. Entity types without the aspect in the registry are refused, containers among them
+ * (spec rule 1).
  */
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
@@ -24,8 +25,9 @@ export async function updateDeprecation(catalog: Catalog, actor: Actor, input: D
       for (const r of resources) {
         const u = r.resourceUrn
         // The entity type decides first: a container urn is refused whether or not it exists.
+        // The registry says which types take deprecation (containers do not, spec rule 1).
         const type = validateUrn(u).spec.name
-        if (type === 'container' || !accepts(type, 'deprecation')) {
+        if (!accepts(type, 'deprecation')) {
           throw new BadRequestError(`Failed to update deprecation for Entity ${u}. Deprecation is not supported for ${type} entities.`)
         }
         if (opts.single) {

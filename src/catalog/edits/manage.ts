@@ -129,3 +129,40 @@ export async function updateLink(catalog: Catalog, actor: Actor, input: {resourc
   })
   return summarize([u], writes)
 }
+
+/**
+ * Moves a domain under another (`parentDomain`), or to the top when none is given; MANAGE_DOMAINS.
+ * Refused: a parent that does not exist, a move into the domain itself or below it, and a name
+ * already used under the new parent.
+ */
+export async function moveDomain(catalog: Catalog, actor: Actor, input: {resourceUrn: string; parentDomain?: string | null}): Promise<EditSummary> {
+  const u = input.resourceUrn
+  expectType(u, 'domain', 'moveDomain')
+  const to = input.parentDomain ?? undefined
+  if (to !== undefined) expectType(to, 'domain', 'moveDomain')
+  const {writes} = await runEdit(catalog, actor, {
+    authz: [{privileges: [['MANAGE_DOMAINS']]}],
+    locks: [u],
+    build: async (tx) => {
+      const props = await tx.aspect<Obj>(u, 'domainProperties')
+      if (!props) throw new NotFoundError(`Failed to move domain ${u}. It does not exist.`)
+      if (to !== undefined) {
+        if (!(await tx.aspect(to, 'domainProperties'))) throw new BadRequestError(`Failed to move domain ${u}. Parent domain ${to} does not exist.`)
+        for (let cur: string | undefined = to, hops = 0; cur && hops < 100; hops++) {
+          if (cur === u) throw new BadRequestError(`Failed to move domain ${u}. ${to} is the domain itself or one of its children.`)
+          cur = (await tx.aspect<Obj>(cur, 'domainProperties'))?.parentDomain
+        }
+      }
+      const {urns} = await storeOf(catalog).listUrns({entityType: 'domain', includeSoftDeleted: true})
+      for (const e of (await storeOf(catalog).getEntities(urns, ['domainProperties'])).values()) {
+        const p = e.aspects.domainProperties?.value as Obj | undefined
+        if (e.urn !== u && p?.parentDomain === to && typeof p?.name === 'string' && p.name.toLowerCase() === String(props.name).toLowerCase()) {
+          throw new ConflictError(`"${props.name}" already exists in this domain. Please pick a unique name.`)
+        }
+      }
+      const {parentDomain: _old, ...rest} = props
+      tx.put(u, 'domainProperties', to ? {...rest, parentDomain: to} : rest)
+    },
+  })
+  return summarize([u], writes)
+}

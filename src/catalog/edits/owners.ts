@@ -4,9 +4,9 @@
  *
  * Glossary:
  * - owner entity type: CORP_USER or CORP_GROUP; the owner urn must be of that kind and exist.
- * - ownership type: the deprecated enum (`TECHNICAL_OWNER`, …) or an ownership-type urn. A
- *   custom urn is stored as type CUSTOM plus `typeUrn`; a system urn
- *   (`urn:li:ownershipType:__system__technical_owner`) as its enum value plus `typeUrn`.
+ * - ownership type: the deprecated enum (`TECHNICAL_OWNER`, …) or an ownership-type urn. Any
+ *   urn, custom or system (`urn:li:ownershipType:__system__technical_owner`), is stored as
+ *   type CUSTOM plus `typeUrn`, as DataHub does.
  * - wording: single-resource mutations (addOwner, addOwners) and batch ones word their errors
  *   differently in DataHub; callers say which they are.
  */
@@ -43,8 +43,6 @@ export interface OwnershipValue {
 
 const OWNER_ENTITY = {CORP_USER: {type: 'corpuser', noun: 'corp user'}, CORP_GROUP: {type: 'corpGroup', noun: 'corp group'}} as const
 
-const ENUM_TYPES = ['TECHNICAL_OWNER', 'BUSINESS_OWNER', 'DATA_STEWARD', 'NONE', 'CUSTOM', 'DATAOWNER', 'DEVELOPER', 'DELEGATE', 'PRODUCER', 'STAKEHOLDER', 'CONSUMER']
-
 export const UNAUTHORIZED_OWNERS = 'Unauthorized to update owners. Please contact your administrator.'
 
 function ownersAuthz(resources: ResourceRef[]) {
@@ -54,10 +52,9 @@ function ownersAuthz(resources: ResourceRef[]) {
 /** The enum value and type urn an owner entry is stored with. */
 export function resolveOwnershipType(spec: {type?: string | null; ownershipTypeUrn?: string | null}): {type: string; typeUrn?: string} | undefined {
   const typeUrn = spec.ownershipTypeUrn ?? undefined
-  if (typeUrn) {
-    const sys = typeUrn.startsWith(SYSTEM_OWNERSHIP_TYPE_PREFIX) ? typeUrn.slice(SYSTEM_OWNERSHIP_TYPE_PREFIX.length).toUpperCase() : undefined
-    return {type: sys && ENUM_TYPES.includes(sys) ? sys : 'CUSTOM', typeUrn}
-  }
+  // DataHub stores CUSTOM beside any type urn, a system one included: the urn is what counts,
+  // and the deprecated enum only says "see typeUrn".
+  if (typeUrn) return {type: 'CUSTOM', typeUrn}
   if (spec.type) return {type: spec.type}
   return undefined
 }

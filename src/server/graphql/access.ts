@@ -4,16 +4,39 @@
  */
 import {PolicyService, type Policy} from '../../catalog/access/policies.js'
 import {hashToken, TokenService} from '../../catalog/access/tokens.js'
-import {Ent, type GqlContext, stubOrNull} from './context.js'
+import {Ent, type GqlContext, stub, stubOrNull} from './context.js'
 import type {Resolver} from './entities.js'
 
 type Obj = Record<string, any>
 
-const tokens = (ctx: GqlContext) => new TokenService(ctx.catalog)
+// One per catalog: a TokenService listens to the catalog's writes for as long as the catalog
+// lives, so one made per request would pile up listeners.
+const services = new WeakMap<GqlContext['catalog'], TokenService>()
+const tokens = (ctx: GqlContext): TokenService => {
+  let t = services.get(ctx.catalog)
+  if (!t) services.set(ctx.catalog, (t = new TokenService(ctx.catalog)))
+  return t
+}
 const policies = (ctx: GqlContext) => new PolicyService(ctx.catalog)
 
 function tokenView(t: Obj): Obj {
   return {...t, type: 'ACCESS_TOKEN', expiresAt: t.expiresAt ?? null, description: t.description ?? null}
+}
+
+const stubs = (urns: string[] | undefined, type: string) => (urns ?? []).map((u) => stub(u, type))
+
+/** A policy's actor filter, with the urns it names also as entities (DataHub's resolved* fields). */
+export function actorFilterView(a: Obj): Obj {
+  return {
+    resourceOwners: false,
+    allUsers: false,
+    allGroups: false,
+    ...a,
+    resolvedUsers: stubs(a.users, 'corpuser'),
+    resolvedGroups: stubs(a.groups, 'corpGroup'),
+    resolvedRoles: stubs(a.roles, 'dataHubRole'),
+    resolvedOwnershipTypes: stubs(a.resourceOwnersTypes, 'ownershipType'),
+  }
 }
 
 function policyView(p: Policy): Obj {
@@ -25,7 +48,7 @@ function policyView(p: Policy): Obj {
     description: p.description ?? null,
     resources: p.resources ?? null,
     privileges: p.privileges,
-    actors: p.actors,
+    actors: actorFilterView(p.actors),
     editable: p.editable !== false,
   }
 }
@@ -49,22 +72,6 @@ export const ACCESS_QUERY_FIELDS: Record<string, Resolver> = {
     const count = input.count ?? 20
     const r = await policies(ctx).list(ctx.actor, {start, count, query: input.query ?? undefined})
     return {start, count, total: r.total, policies: r.policies.map(policyView)}
-  },
-  me: async (_s, _a, ctx: GqlContext) => {
-    const granted = await ctx.catalog.grantedPrivileges(ctx.actor)
-    const has = (p: string) => granted.has('*') || granted.has(p)
-    return {
-      corpUser: new Ent(ctx.actor.urn, 'corpuser'),
-      platformPrivileges: {
-        managePolicies: has('MANAGE_POLICIES'),
-        manageTokens: has('MANAGE_ACCESS_TOKENS'),
-        generatePersonalAccessTokens: has('GENERATE_PERSONAL_ACCESS_TOKENS'),
-        manageUsersAndGroups: has('MANAGE_USERS_AND_GROUPS'),
-        manageDomains: has('MANAGE_DOMAINS'),
-        manageGlossaries: has('MANAGE_GLOSSARIES'),
-        manageTags: has('MANAGE_TAGS'),
-      },
-    }
   },
 }
 

@@ -7,9 +7,9 @@ import type {GraphQLResolveInfo} from 'graphql'
 import {BadRequestError} from '../../errors.js'
 import {derivedBrowsePath, derivedNamePathV2, type PathEntry} from '../../catalog/browse-paths.js'
 import type {EntityRecord} from '../../store/types.js'
-import {type Ent, type GqlContext, registryType, stub, withEnt} from './context.js'
+import {type Ent, type GqlContext, registryType, SCAN_COST, spendResults, stub, withEnt} from './context.js'
 import type {Resolver} from './entities.js'
-import {filterGroups, searchEntities} from './search.js'
+import {filterGroups, filtersOnRemoved, searchEntities} from './search.js'
 
 type Obj = Record<string, any>
 
@@ -33,13 +33,15 @@ function pageArgs(input: Obj): {start: number; count: number} {
 
 async function selected(ctx: GqlContext, types: string[], input: Obj): Promise<EntityRecord[]> {
   const q = typeof input.query === 'string' && input.query.trim() !== '' ? input.query : '*'
+  spendResults(ctx, SCAN_COST)
+  const filters = filterGroups(input.filters, input.orFilters)
   const res = await ctx.catalog.search({
     types,
     query: q,
     start: 0,
     count: MAX_BROWSE_ENTITIES,
-    filters: filterGroups(input.filters, input.orFilters),
-    includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true,
+    filters,
+    includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true || filtersOnRemoved(filters),
   })
   if (res.total > MAX_BROWSE_ENTITIES) throw new BadRequestError(`This browse covers ${res.total} entities, over the ${MAX_BROWSE_ENTITIES} a browse reads; narrow it with a query or filters`)
   const got = await ctx.catalog.entitiesAsStored(res.hits.map((h) => h.urn), BROWSE_ASPECTS)

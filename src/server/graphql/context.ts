@@ -12,6 +12,7 @@
 import {entityWithModelDefaults} from '../../model/defaults.js'
 import type {Actor, Catalog} from '../../catalog/catalog.js'
 import {entityByGraphqlType, findEntity, keyAspectOf, keyValueOf} from '../../model/registry.js'
+import {BadRequestError} from '../../errors.js'
 import {parseUrn} from '../../model/urn.js'
 import type {EntityRecord} from '../../store/types.js'
 import type {Logger} from '../http.js'
@@ -26,6 +27,28 @@ export type GqlContext = {
   logger: Logger
   /** The server's change log, when it keeps one (`recentlyChanged`). */
   changeLog?: ChangeLog
+  /** Search results this request may still ask for, over all its fields (`spendResults`). */
+  resultsLeft?: number
+}
+
+/** Search results one request may ask for over all its fields and aliases together. */
+export const MAX_RESULTS_PER_REQUEST = 10_000
+/**
+ * What a field that scans a whole type (browse, glossary roots) costs of that budget, whatever
+ * page it returns: ten of them per request.
+ */
+export const SCAN_COST = MAX_RESULTS_PER_REQUEST / 10
+
+/**
+ * Charges a search's page against the request's budget: 250 aliases of `search(count: 2000)`
+ * fit the document limits but would hold the server for seconds and hundreds of MiB.
+ */
+export function spendResults(ctx: GqlContext, count: number): void {
+  const left = ctx.resultsLeft ?? MAX_RESULTS_PER_REQUEST
+  if (count > left) {
+    throw new BadRequestError(`This request asks for more than ${MAX_RESULTS_PER_REQUEST} search results over all its fields together; ask for fewer per field, or split the request (scroll to walk everything)`)
+  }
+  ctx.resultsLeft = left - count
 }
 
 export class Ent {

@@ -8,6 +8,7 @@ import {type GraphQLSchema, GraphQLUnionType} from 'graphql'
 import {type Ent, type GqlContext, graphqlEntityType, stub, stubOrNull, withEnt} from './context.js'
 import {getter, type Resolver} from './entities.js'
 import * as M from './mappers.js'
+import {actorFilterView} from './access.js'
 
 type Obj = Record<string, any>
 
@@ -124,15 +125,72 @@ function assertionInfo(e: Ent): Obj | null {
   }
 }
 
-/** Rows of a timeseries aspect of an entity, newest first, within the asked window. */
+/** The value at a dotted path of a stored row (`partitionSpec.partition`). */
+function at(row: Obj, path: string): unknown {
+  let v: unknown = row
+  for (const k of path.split('.')) v = v !== null && typeof v === 'object' ? (v as Obj)[k] : undefined
+  return v
+}
+
+/** One condition of a FilterInput, on a stored row: DataHub's operators over the value at `field`. */
+function holds(row: Obj, f: Obj): boolean {
+  const v = at(row, f.field)
+  const values: string[] = f.values ?? (f.value != null ? [f.value] : [])
+  const num = (x: unknown) => (typeof x === 'number' ? x : Number(x))
+  const each = Array.isArray(v) ? v : [v]
+  let ok: boolean
+  switch (f.condition ?? 'EQUAL') {
+    case 'EXISTS':
+      ok = v !== undefined && v !== null
+      break
+    case 'CONTAIN':
+      ok = each.some((x) => x != null && values.some((w) => String(x).includes(w)))
+      break
+    case 'GREATER_THAN':
+      ok = values.some((w) => num(v) > num(w))
+      break
+    case 'GREATER_THAN_OR_EQUAL_TO':
+      ok = values.some((w) => num(v) >= num(w))
+      break
+    case 'LESS_THAN':
+      ok = values.some((w) => num(v) < num(w))
+      break
+    case 'LESS_THAN_OR_EQUAL_TO':
+      ok = values.some((w) => num(v) <= num(w))
+      break
+    default: // EQUAL, IN
+      ok = each.some((x) => x != null && values.includes(String(x)))
+  }
+  return f.negated === true ? !ok : ok
+}
+
+/** A FilterInput (an OR of AND-groups) as a predicate on stored rows; undefined when empty. */
+function rowFilter(filter: Obj | null | undefined): ((row: Obj) => boolean) | undefined {
+  const groups: Obj[] = (filter?.or ?? []).filter((g: Obj) => (g.and ?? []).length > 0)
+  if (groups.length === 0) return undefined
+  return (row) => groups.some((g) => g.and.every((f: Obj) => holds(row, f)))
+}
+
+/** Rows of a timeseries aspect of an entity, newest first, within the asked window and filter. */
 async function rows(ctx: GqlContext, urn: string, aspectName: string, args: Obj): Promise<Obj[]> {
   if (args.limit != null && args.limit <= 0) return []
+  const keep = rowFilter(args.filter)
   const found = await ctx.catalog.listTimeseries(urn, aspectName, {
     startTime: args.startTimeMillis ?? undefined,
     endTime: args.endTimeMillis ?? undefined,
-    limit: args.limit ?? undefined,
+    // A filter is applied here, so the limit can only be applied after it.
+    limit: keep ? undefined : (args.limit ?? undefined),
   })
-  return found.map((r) => r.value as Obj)
+  const values = found.map((r) => r.value as Obj)
+  if (!keep) return values
+  const kept = values.filter(keep)
+  return args.limit != null ? kept.slice(0, args.limit) : kept
+}
+
+function partitionSpec(p: Obj | undefined): Obj | null {
+  if (!p || typeof p.partition !== 'string') return null
+  const t: Obj | undefined = p.timePartition
+  return {type: p.type ?? 'PARTITION', partition: p.partition, timePartition: t && typeof t.startTimeMillis === 'number' ? {startTimeMillis: t.startTimeMillis, durationMillis: t.durationMillis ?? 0} : null}
 }
 
 async function assertionRunEvents(urn: string, args: Obj, ctx: GqlContext): Promise<Obj> {
@@ -164,8 +222,6 @@ async function assertionRunEvents(urn: string, args: Obj, ctx: GqlContext): Prom
     })),
   }
 }
-
-const ACTOR_DEFAULTS = {resourceOwners: false, allUsers: false, allGroups: false}
 
 /**
  * A policy's content, for those who may manage policies — as listPolicies — since who is
@@ -303,7 +359,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     description: policyField((p) => p.description ?? null),
     resources: policyField((p) => p.resources ?? null),
     privileges: policyField((p) => p.privileges ?? []),
-    actors: policyField((p) => ({...ACTOR_DEFAULTS, ...(p.actors ?? {})})),
+    actors: policyField((p) => actorFilterView(p.actors ?? {})),
     editable: policyField((p) => p.editable !== false),
   },
   MLModelDeployment: {
@@ -404,9 +460,13 @@ const biStatsSummary = (aspectName: string): Resolver => async (s: Ent, _a, ctx)
   }
 }
 
-/** Runs of a job or flow: the process instances naming it as their template, newest first. */
+/**
+ * Runs of a job or flow: the process instances naming it as their template, newest first. Of a
+ * dataset (`direction`): the instances that wrote it (INCOMING) or read it (OUTGOING).
+ */
 const runsOf: Resolver = async (s: Ent, args, ctx) => {
-  const refs = await ctx.catalog.referencesTo([s.urn], {aspects: ['dataProcessInstanceRelationships']})
+  const aspect = args.direction === 'INCOMING' ? 'dataProcessInstanceOutput' : args.direction === 'OUTGOING' ? 'dataProcessInstanceInput' : 'dataProcessInstanceRelationships'
+  const refs = await ctx.catalog.referencesTo([s.urn], {aspects: [aspect]})
   const urns = [...new Set(refs.map((r) => r.urn))]
   const loaded = await Promise.all(urns.map(async (u) => {
     const rec = await ctx.loader.load(u)
@@ -470,6 +530,7 @@ const FIELD_EXTENSIONS: Record<string, Record<string, Resolver>> = {
         numAffectedRows: orNull(o.numAffectedRows),
         affectedDatasets: orNull(o.affectedDatasets),
         customProperties: entries(o.customProperties),
+        partition: o.partitionSpec?.partition ?? null,
       })),
     datasetProfiles: async (s: Ent, args, ctx) =>
       (await rows(ctx, s.urn, 'datasetProfile', args)).map((p) => ({
@@ -477,6 +538,7 @@ const FIELD_EXTENSIONS: Record<string, Record<string, Resolver>> = {
         rowCount: orNull(p.rowCount),
         columnCount: orNull(p.columnCount),
         sizeInBytes: orNull(p.sizeInBytes),
+        partitionSpec: partitionSpec(p.partitionSpec),
         fieldProfiles: (p.fieldProfiles ?? []).map((f: Obj) => ({
           fieldPath: f.fieldPath,
           uniqueCount: orNull(f.uniqueCount),
@@ -518,6 +580,7 @@ const FIELD_EXTENSIONS: Record<string, Record<string, Resolver>> = {
       }]
     },
     embed,
+    runs: runsOf,
   },
   Chart: {statsSummary: biStatsSummary('chartUsageStatistics'), embed},
   Dashboard: {statsSummary: biStatsSummary('dashboardUsageStatistics'), embed},

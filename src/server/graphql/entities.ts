@@ -116,6 +116,23 @@ const schemaMetadata: Resolver = (src: Ent, args, ctx) => {
   return ctx.catalog.aspectAsStored(src.urn, 'schemaMetadata', version).then((a) => (a ? M.schemaMetadata(a.value as Obj, src.urn, version) : null))
 }
 
+function changeStamps(c: Obj | undefined): Obj | null {
+  if (!c) return null
+  const opt = (x: Obj | undefined) => (x ? M.auditStamp(x) : null)
+  return {created: opt(c.created), lastModified: opt(c.lastModified), deleted: opt(c.deleted)}
+}
+
+/** A stored notebook cell (one of textCell, queryCell, chartCell, by `type`). */
+function notebookCell(c: Obj): Obj {
+  const base = (x: Obj | undefined) => (x ? {cellTitle: x.cellTitle ?? null, cellId: x.cellId ?? '', changeAuditStamps: changeStamps(x.changeAuditStamps)} : null)
+  return {
+    type: c.type,
+    textCell: c.textCell ? {...base(c.textCell), text: c.textCell.text ?? ''} : null,
+    queryCell: c.queryCell ? {...base(c.queryCell), rawQuery: c.queryCell.rawQuery ?? '', lastExecuted: c.queryCell.lastExecuted ? M.auditStamp(c.queryCell.lastExecuted) : null} : null,
+    chartCell: base(c.chartCell),
+  }
+}
+
 const ML_DESCRIPTION = (aspectName: string): Resolver => load((e) => e.aspect(aspectName)?.description ?? null)
 
 /** Fields particular to each type. */
@@ -135,6 +152,10 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     }),
   },
   Container: {
+    entities: (s: Ent, args, ctx, info) => {
+      const input = args.input ?? {}
+      return searchEntities(ctx, info, {query: input.query ?? '*', start: input.start, count: input.count, filters: input.filters ?? undefined, extraFilter: {field: 'container', values: [s.urn]}})
+    },
     platform: load((e) => stub(e.aspect('dataPlatformInstance')?.platform ?? 'urn:li:dataPlatform:unknown', 'dataPlatform')),
     properties: load((e) => M.plainProperties(e, 'containerProperties')),
     editableProperties: editable('editableContainerProperties'),
@@ -185,6 +206,7 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       return {...p, changeAuditStamps: {created: c.created ? M.auditStamp(c.created) : null, lastModified: c.lastModified ? M.auditStamp(c.lastModified) : null, deleted: c.deleted ? M.auditStamp(c.deleted) : null}}
     }),
     editableProperties: editable('editableNotebookProperties'),
+    content: load((e) => ({cells: (e.aspect('notebookContent')?.cells ?? []).map(notebookCell)})),
   },
   Domain: {
     id: (s: Ent) => s.key.id,
@@ -236,7 +258,11 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       return p ? {...p, manager: stubOrNull(p.managerUrn, 'corpuser')} : null
     }),
     editableProperties: editable('corpUserEditableInfo'),
-    status: load((e) => (e.aspect('corpUserStatus')?.status === 'ACTIVE' ? 'ACTIVE' : null)),
+    status: load((e) => {
+      const s = e.aspect('corpUserStatus')?.status
+      // Other strings (written by ingestion) have no GraphQL value.
+      return s === 'ACTIVE' || s === 'SUSPENDED' ? s : null
+    }),
   },
   CorpGroup: {
     name: (s: Ent) => s.key.name,

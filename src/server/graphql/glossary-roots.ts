@@ -1,6 +1,6 @@
 /** Resolvers of glossary-roots.graphql. */
 import {BadRequestError} from '../../errors.js'
-import {type GqlContext, stub} from './context.js'
+import {type GqlContext, SCAN_COST, spendResults, stub} from './context.js'
 import type {Resolver} from './entities.js'
 
 type Obj = Record<string, any>
@@ -10,6 +10,7 @@ async function roots(ctx: GqlContext, entityType: string, infoAspect: string, in
   if (!Number.isInteger(start) || start < 0) throw new BadRequestError(`start must be a whole number >= 0, got ${String(start)}`)
   if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new BadRequestError(`count must be a whole number from 0 to 10000, got ${String(count)}`)
   // The search lists the type without its soft-deleted members, in a stable order.
+  spendResults(ctx, SCAN_COST)
   const all = await ctx.catalog.search({types: [entityType], query: '*', start: 0, count: 1_000_000})
   const infos = await ctx.catalog.entitiesAsStored(all.hits.map((h) => h.urn), [infoAspect])
   const top = all.hits.filter((h) => typeof (infos.get(h.urn)?.aspects[infoAspect]?.value as Obj | undefined)?.parentNode !== 'string')

@@ -59,6 +59,17 @@ export function depthLimitRule(max: number): ValidationRule {
   }
 }
 
+/**
+ * Refuses `__proto__` as a response key (an alias, or a field named so): assigned to the result
+ * object it sets the prototype instead of a key, and the field silently goes missing.
+ */
+export const protoKeyRule: ValidationRule = (context) => ({
+  Field(node) {
+    const key = node.alias?.value ?? node.name.value
+    if (key === '__proto__') context.reportError(new GraphQLError('"__proto__" cannot be a response key; choose another alias', {nodes: [node]}))
+  },
+})
+
 export type CachedDocument = {document: DocumentNode} | {errors: readonly GraphQLError[]}
 
 /** A bounded LRU of parse+validate outcomes by query text (failures too: they are as costly). */

@@ -6,7 +6,7 @@ import {BadRequestError} from '../../errors.js'
 import {columnEdges, type LineageDirection, type LineageHit, walkLineage} from '../../catalog/lineage.js'
 import {type LineageEdgeInput, updateLineage} from '../../catalog/edits/index.js'
 import {GQL_TYPE_NAME, type Resolver} from './entities.js'
-import {type Ent, type GqlContext, registryType, stub} from './context.js'
+import {type Ent, type GqlContext, graphqlEntityType, registryType, stub} from './context.js'
 
 type Obj = Record<string, any>
 /** Hops walked for `3+` or no degree filter. */
@@ -32,14 +32,32 @@ function degreesOf(orFilters: Obj[] | undefined): {max: number; accept: (d: numb
   return {max, accept: (d) => exact.includes(d) || (plus && d >= 3)}
 }
 
+/**
+ * Entity types asked for by `_entityType` filters (the facet's values, DATASET, or the registry's
+ * names), or undefined for all. Like `degree`, the first group naming the field decides.
+ */
+function entityTypesOf(orFilters: Obj[] | undefined): Set<string> | undefined {
+  for (const g of orFilters ?? []) {
+    for (const f of g.and ?? []) {
+      if (f.field !== '_entityType' && f.field !== 'entityType') continue
+      const values: string[] = f.values ?? (f.value ? [f.value] : [])
+      return new Set(values.map((v) => registryType(v) ?? v))
+    }
+  }
+  return undefined
+}
+
 async function lineageHits(ctx: GqlContext, input: Obj): Promise<LineageHit[]> {
   if (typeof input.urn !== 'string' || input.urn === '') throw new BadRequestError('searchAcrossLineage needs input.urn')
   const direction = input.direction as LineageDirection
   const degrees = degreesOf(input.orFilters)
   const hits = await walkLineage(ctx.catalog, input.urn, direction, degrees.max, {includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true})
   const types = Array.isArray(input.types) && input.types.length > 0 ? new Set(input.types.map((t: string) => registryType(t))) : undefined
+  const facetTypes = entityTypesOf(input.orFilters)
   const q = typeof input.query === 'string' && input.query.trim() !== '' && input.query.trim() !== '*' ? input.query.trim().toLowerCase() : undefined
-  return hits.filter((h) => GQL_TYPE_NAME[h.entityType] && degrees.accept(h.degree) && (!types || types.has(h.entityType)) && (!q || h.urn.toLowerCase().includes(q)))
+  return hits.filter(
+    (h) => GQL_TYPE_NAME[h.entityType] && degrees.accept(h.degree) && (!types || types.has(h.entityType)) && (!facetTypes || facetTypes.has(h.entityType)) && (!q || h.urn.toLowerCase().includes(q)),
+  )
 }
 
 function result(h: LineageHit): Obj {
@@ -53,7 +71,9 @@ function facets(hits: LineageHit[]): Obj[] {
     return [...m].map(([value, c]) => ({value, count: c}))
   }
   return [
-    {field: '_entityType', displayName: 'Type', aggregations: count((h) => h.entityType)},
+    // The GraphQL names (DATASET), as searchAcrossEntities gives them: DataHub maps both through
+    // the same facet mapper, and the UI filters with the value it was shown.
+    {field: '_entityType', displayName: 'Type', aggregations: count((h) => graphqlEntityType(h.entityType))},
     {field: 'degree', displayName: 'Degree', aggregations: count((h) => (h.degree >= 3 ? '3+' : String(h.degree)))},
   ]
 }

@@ -1,8 +1,15 @@
 /** Resolvers of manage.graphql, each one edit service of catalog/edits/manage.ts. */
 import * as E from '../../catalog/edits/index.js'
 import type {Resolver} from './entities.js'
+import type {GqlContext} from './context.js'
 
 type Obj = Record<string, any>
+
+/** Drops what an edit changed from the request's cache (a later field reads it anew); answers true. */
+function forgetting(ctx: GqlContext, summary: E.EditSummary): boolean {
+  for (const u of summary.urns) ctx.loader.forget(u)
+  return true
+}
 
 export const MANAGE_MUTATION_FIELDS: Record<string, Resolver> = {
   createGroup: (_r, {input}: {input: Obj}, ctx) => E.createGroup(ctx.catalog, ctx.actor, {id: input.id, name: input.name, description: input.description}),
@@ -24,6 +31,20 @@ export const MANAGE_MUTATION_FIELDS: Record<string, Resolver> = {
     ctx.loader.forget(input.urn)
     return true
   },
+  moveDomain: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.moveDomain(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, parentDomain: input.parentDomain})),
+  updateParentNode: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.updateParentNode(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, parentNode: input.parentNode})),
+  deleteGlossaryEntity: async (_r, {urn}: {urn: string}, ctx) => {
+    await E.deleteGlossaryEntity(ctx.catalog, ctx.actor, urn)
+    return true
+  },
+  addRelatedTerms: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.updateRelatedTerms(ctx.catalog, ctx.actor, input as never, 'add')),
+  removeRelatedTerms: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.updateRelatedTerms(ctx.catalog, ctx.actor, input as never, 'remove')),
+  addGroupMembers: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.updateGroupMembers(ctx.catalog, ctx.actor, input as never, 'add')),
+  removeGroupMembers: async (_r, {input}: {input: Obj}, ctx) => forgetting(ctx, await E.updateGroupMembers(ctx.catalog, ctx.actor, input as never, 'remove')),
+  // DataHub answers with the urn of the user.
+  updateUserStatus: async (_r, {urn, status}: {urn: string; status: string}, ctx) => (forgetting(ctx, await E.updateUserStatus(ctx.catalog, ctx.actor, urn, status)), urn),
+  removeUser: async (_r, {urn}: {urn: string}, ctx) => (await E.removeIdentity(ctx.catalog, ctx.actor, urn, 'user'), true),
+  removeGroup: async (_r, {urn}: {urn: string}, ctx) => (await E.removeIdentity(ctx.catalog, ctx.actor, urn, 'group'), true),
   updateLink: async (_r, {input}: {input: Obj}, ctx) => {
     await E.updateLink(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, currentUrl: input.currentUrl, currentLabel: input.currentLabel, linkUrl: input.linkUrl, label: input.label})
     ctx.loader.forget(input.resourceUrn)

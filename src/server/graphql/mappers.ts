@@ -157,6 +157,14 @@ export function schemaMetadata(v: Obj | undefined, urn: string, version: number)
       }
     }),
     primaryKeys: v.primaryKeys ?? null,
+    foreignKeys: Array.isArray(v.foreignKeys)
+      ? v.foreignKeys.map((k: Obj) => ({
+          name: k.name ?? null,
+          foreignFields: (k.foreignFields ?? []).map((u: string) => stub(u, 'schemaField')),
+          sourceFields: (k.sourceFields ?? []).map((u: string) => stub(u, 'schemaField')),
+          foreignDataset: stubOrNull(k.foreignDataset, 'dataset'),
+        }))
+      : null,
     createdAt: v.created?.time ?? null,
   }
 }

@@ -125,4 +125,7 @@ export const MUTATION_FIELDS: Record<string, Resolver> = {
 
   addLink: done(({input}, c) => E.addLink(c.catalog, c.actor, input)),
   removeLink: done(({input}, c) => E.removeLink(c.catalog, c.actor, input)),
+
+  // DataHub declares String and its resolver answers a Boolean, which graphql-java prints as "true".
+  reportOperation: async (_r, {input}, c) => (await E.reportOperation(c.catalog, c.actor, input), 'true'),
 }

@@ -11,6 +11,7 @@ import {
 } from 'graphql'
 import {COMMON_FIELDS, entityTypeName, GQL_TYPE_NAME, QUERY_FIELDS, type Resolver, TYPE_FIELDS} from './entities.js'
 import {MUTATION_FIELDS} from './mutations.js'
+import {VERSIONED_QUERY_FIELDS, versionedDatasetFields} from './versioned.js'
 import {SEARCH_QUERY_FIELDS} from './search.js'
 import {ACCESS_MUTATION_FIELDS, ACCESS_QUERY_FIELDS, ACCESS_TYPE_FIELDS} from './access.js'
 import {RECENT_QUERY_FIELDS} from './recent.js'
@@ -22,6 +23,8 @@ import {BROWSE_QUERY_FIELDS, browsePathV2Field} from './browse.js'
 import {GLOSSARY_ROOT_QUERY_FIELDS} from './glossary-roots.js'
 import type {Ent} from './context.js'
 import {MORE_QUERY_FIELDS, MORE_TYPE_FIELDS, wireMore} from './entities-more.js'
+import {APP_QUERY_FIELDS, entityPrivilegesField} from './app.js'
+import {LIST_QUERY_FIELDS} from './lists.js'
 
 const SDL_DIR = fileURLToPath(new URL('.', import.meta.url))
 
@@ -74,9 +77,10 @@ function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<strin
 export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   const schema = buildSchema(typeDefs)
   defineLong(schema.getType('Long') as GraphQLScalarType)
-  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS})
+  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS})
-  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field})
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField})
+  attach(schema, 'VersionedDataset', {...versionedDatasetFields(), relationships: relationshipsField})
   for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
   ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
   ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename

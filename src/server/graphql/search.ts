@@ -16,7 +16,7 @@ import {Kind, type GraphQLResolveInfo, type SelectionSetNode} from 'graphql'
 import {BadRequestError} from '../../errors.js'
 import type {FacetField} from '../../model/search-doc.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from '../../store/types.js'
-import {Ent, type GqlContext, graphqlEntityType, registryType, stub} from './context.js'
+import {Ent, type GqlContext, graphqlEntityType, registryType, spendResults, stub} from './context.js'
 
 export const DEFAULT_MAX_RESULT_WINDOW = 10_000
 /** Largest page of one request, whatever the window. */
@@ -65,8 +65,10 @@ const FILTER_FIELDS = new Map<string, FacetFilter['field']>([
 function toFilter(f: FacetFilterInput): FacetFilter {
   // DataHub clients often address the exact-match sub-field.
   const name = f.field.endsWith('.keyword') ? f.field.slice(0, -'.keyword'.length) : f.field
-  const field = FILTER_FIELDS.get(name)
-  if (!field) throw new BadRequestError(`Unknown filter field '${f.field}'. Filterable fields: ${[...FILTER_FIELDS.keys()].join(', ')}`)
+  if (name === '') throw new BadRequestError('A filter needs a field name')
+  // A field our documents do not hold matches nothing, as in an Elasticsearch index without it
+  // (README: "Search filters"); the store knows the rule.
+  const field = FILTER_FIELDS.get(name) ?? name
   const condition = f.condition ?? 'EQUAL'
   if (condition !== 'EQUAL' && condition !== 'IN') throw new BadRequestError(`Filter condition ${condition} on '${f.field}' is not supported; use EQUAL or IN`)
   let values = f.values ?? (f.value !== null && f.value !== undefined ? [f.value] : [])
@@ -74,6 +76,14 @@ function toFilter(f: FacetFilterInput): FacetFilter {
   // Entity types filter by the GraphQL names (DATASET) or the registry's (dataset).
   if (field === '_entityType') values = values.map((v) => registryType(v) ?? v)
   return {field, values, negated: f.negated === true}
+}
+
+/**
+ * Whether the request filters on `removed` itself: DataHub then leaves out its default filter
+ * that hides soft-deleted entities, so `removed = true` finds them (the SDK's ONLY_SOFT_DELETED).
+ */
+export function filtersOnRemoved(groups: FacetFilter[][]): boolean {
+  return groups.some((g) => g.some((f) => f.field === 'removed'))
 }
 
 /** orFilters (an OR of AND-groups) win over the deprecated `filters` (one AND-group). */
@@ -174,13 +184,15 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
         'Use scrollAcrossEntities to page through every result, or raise the window (environment variable MDCLI_SEARCH_MAX_RESULT_WINDOW, or mdcli lite --max-result-window).',
     )
   }
+  spendResults(ctx, count)
+  const filters = filterGroups(p.filters, p.orFilters, p.extraFilter)
   const req: SearchRequest = {
     types: p.types,
     query: p.query,
     start,
     count,
-    filters: filterGroups(p.filters, p.orFilters, p.extraFilter),
-    includeSoftDeleted: p.searchFlags?.includeSoftDeleted === true,
+    filters,
+    includeSoftDeleted: p.searchFlags?.includeSoftDeleted === true || filtersOnRemoved(filters),
     facets: facetFieldsFor(info, p.searchFlags, p.acrossTypes !== false),
   }
   const res = await ctx.catalog.search(req)
@@ -216,7 +228,37 @@ function decodeScrollId(id: string): ScrollCursor {
   throw new BadRequestError('Invalid scrollId: pass the nextScrollId of the previous page unchanged, or omit it to start a new scroll')
 }
 
+/**
+ * DataHub's GetQuickFiltersResolver: from one star search's facets, the five platforms with most
+ * entities (shown in name order), then up to three source types and two DataHub types present,
+ * each taken in DataHub's order of priority.
+ */
+const QUICK_PLATFORMS = 5
+const QUICK_SOURCE_TYPES: [string[], number] = [['dataset', 'dashboard', 'dataFlow', 'dataJob', 'chart', 'container', 'mlModel', 'mlModelGroup', 'mlFeature', 'mlFeatureTable', 'mlPrimaryKey'], 3]
+const QUICK_DATAHUB_TYPES: [string[], number] = [['domain', 'glossaryTerm', 'corpGroup', 'corpuser'], 2]
+
+async function quickFilters(ctx: GqlContext, input: {viewUrn?: string | null} | null | undefined): Promise<Obj> {
+  checkUnsupported(input ?? {})
+  const res = await ctx.catalog.search({query: '*', start: 0, count: 0, facets: ['platform', '_entityType']})
+  const platforms = [...(res.facets?.platform ?? [])]
+    .filter((v) => v.count > 0)
+    .sort((a, b) => b.count - a.count)
+    .slice(0, QUICK_PLATFORMS)
+    .sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0))
+    .map((v) => ({field: 'platform', value: v.value, entity: stub(v.value)}))
+  const present = new Map((res.facets?._entityType ?? []).filter((v) => v.count > 0).map((v) => [v.value, v.count]))
+  const types = [QUICK_SOURCE_TYPES, QUICK_DATAHUB_TYPES].flatMap(([order, most]) =>
+    order
+      .filter((t) => present.has(t))
+      .slice(0, most)
+      .map((t) => ({field: '_entityType', value: graphqlEntityType(t), entity: null})),
+  )
+  return {quickFilters: [...platforms, ...types]}
+}
+
 export const SEARCH_QUERY_FIELDS = {
+  getQuickFilters: (_r: unknown, {input}: {input?: {viewUrn?: string | null} | null}, ctx: GqlContext) => quickFilters(ctx, input),
+
   search: (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
     const types = registryTypes([input.type])
     return searchEntities(ctx, info, {...input, types, acrossTypes: false} as SearchParams)
@@ -231,12 +273,14 @@ export const SEARCH_QUERY_FIELDS = {
     checkUnsupported(input)
     const count = input.count ?? 10
     checkCount(count)
+    spendResults(ctx, count)
+    const filters = filterGroups(undefined, input.orFilters)
     const req: SearchRequest = {
       types: registryTypes(input.types),
       query: input.query,
       count,
-      filters: filterGroups(undefined, input.orFilters),
-      includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true,
+      filters,
+      includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true || filtersOnRemoved(filters),
       facets: facetFieldsFor(info, input.searchFlags, true),
       after: null,
     }
