@@ -47,10 +47,10 @@ import {HistoryFile, type HistoryRecord, type OldRow} from './embedded/history.j
 import {ValueArena} from './embedded/values.js'
 import {decodeShard, encodeShard, type Ent, type LoadedShard, own, put, type ShardData, type TsRow, Versions} from './embedded/snapshot.js'
 import {DirLock} from './embedded/lock.js'
-import {HeapGuard, searchHeapMb} from './embedded/memory.js'
+import {HeapGuard} from './embedded/memory.js'
+import {SearchThread} from './embedded/search-thread.js'
 import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
-import {Worker} from 'node:worker_threads'
-import type {FromWorker, IndexItem, ToWorker} from './search-worker.js'
+import type {IndexItem} from './search-worker.js'
 import {ReferenceIndex} from './reference-index.js'
 import {SEARCH_VALUE} from './types.js'
 import type {
@@ -85,9 +85,6 @@ const isOld = (r: AnyRow): r is OldRow => Array.isArray(r) && typeof r[3] === 'n
 const runIdOf = (r: AnyRow): string | undefined => (r instanceof Versions ? r.sm.runId : isOld(r) ? r[2] : r[3].runId)
 const timeOf = (r: AnyRow): number => (r instanceof Versions ? r.time : isOld(r) ? r[3] : r[1])
 
-/** Entities per message to the search thread, and messages it may have queued (see indexInFlight). */
-const INDEX_BATCH = 1000
-const INDEX_IN_FLIGHT = 4
 /** Largest journal buffer kept from one batch to the next. */
 const JOURNAL_SCRATCH_MAX = 16 * 2 ** 20
 
@@ -338,12 +335,7 @@ export class LowdbStore implements MetadataStore {
   private readonly ents = new Map<string, Ent>()
   private readonly refs: ReferenceIndex
   private readonly runs = new Map<string, RunSummary>()
-  private worker: Worker | null = null
-  private readonly queries = new Map<number, {resolve: (r: SearchResponse) => void; reject: (e: Error) => void}>()
-  private querySeq = 0
-  private readonly pendingIndex = new Set<string>()
-  private indexScheduled = false
-  private indexReady: Promise<void> = Promise.resolve()
+  private readonly searchThread: SearchThread
   private dirty = new Set<number>()
   private nextId = 1
   private nextLsn = 1
@@ -397,6 +389,7 @@ export class LowdbStore implements MetadataStore {
     this.history = new HistoryFile(historyPath, (why) => this.damagedHistory(historyPath, why))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
     this.refs = new ReferenceIndex((aspect) => opts.rules.indexesReferences(aspect))
+    this.searchThread = new SearchThread({itemsFor: (urn) => this.searchItems(urn), urnsById: () => this.urnsById()}, {searchableTypes: opts.searchableTypes, warn: opts.warn})
   }
 
   private readonly heap: HeapGuard
@@ -461,8 +454,7 @@ export class LowdbStore implements MetadataStore {
         if (e.l >= this.nextLsn) this.nextLsn = e.l + 1
       }
       this.opened = true
-      this.startWorker()
-      this.indexReady = this.buildIndexInBackground()
+      this.searchThread.start()
       if (report) this.opts.info?.(`Opened the store: ${this.ents.size.toLocaleString('en-US')} entities in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     } catch (e) {
       this.history.close()
@@ -484,8 +476,7 @@ export class LowdbStore implements MetadataStore {
     this.walFh = null
     this.history.close()
     this.closed = true
-    await this.worker?.terminate()
-    this.worker = null
+    await this.searchThread.close()
     this.dirLock.release()
   }
 
@@ -805,7 +796,7 @@ export class LowdbStore implements MetadataStore {
           // and a checkpoint cannot complete until they are written.
           this.opts.warn?.(`old versions could not be written to ${this.history.path} (${(e as Error).message}); kept in memory until there is space`)
         }
-        this.scheduleIndex()
+        this.searchThread.schedule()
         if (this.values.compactionDue) this.compactValues()
         if (this.walBytesSinceCheckpoint >= this.checkpointDue() && !this.checkpointing) {
           void this.checkpoint().catch((e) => this.opts.warn?.(`checkpoint failed: ${(e as Error).message}`))
@@ -847,7 +838,7 @@ export class LowdbStore implements MetadataStore {
   /** Marks the entity's shard for the next checkpoint and, when asked, the entity for re-indexing. */
   private touch(urn: string, reindex = true): void {
     this.dirty.add(this.shardOf(urn))
-    if (reindex) this.pendingIndex.add(urn)
+    if (reindex) this.searchThread.changed(urn)
   }
 
   private countRun(runId: string | undefined, time: number, delta: number): void {
@@ -1191,154 +1182,30 @@ export class LowdbStore implements MetadataStore {
 
   // ---------------------------------------------------------------- search index
 
-  /**
-   * Full-text search runs on its own thread: parsing aspects, building documents and updating
-   * the word index took a fifth of the write path's CPU, and the index's memory stays out of the
-   * heap the main thread collects. Unref'd, so an open store never keeps a process alive.
-   */
-  private startWorker(): void {
-    const w = new Worker(new URL('./search-worker.js', import.meta.url), {
-      workerData: {searchableTypes: [...this.opts.searchableTypes]},
-      // Its own heap, sized from the machine: the index of a large catalog outgrows V8's default.
-      resourceLimits: {maxOldGenerationSizeMb: searchHeapMb()},
-    })
-    w.on('message', (m: FromWorker) => {
-      if (m.kind === 'indexed') {
-        // A thread that died may still deliver what it posted before; its count was reset.
-        if (this.worker === w) this.indexed()
-        return
-      }
-      const q = this.queries.get(m.seq)
-      if (!q) return
-      this.queries.delete(m.seq)
-      if (this.queries.size === 0) w.unref()
-      if (m.error !== undefined) q.reject(new Error(`search failed: ${m.error}`))
-      else q.resolve(m.result as SearchResponse)
-    })
-    w.on('error', (e) => this.searchThreadDown(w, `failed: ${e.message}`))
-    w.on('exit', (code) => this.searchThreadDown(w, `stopped (exit code ${code})`))
-    // Idle, the thread must not keep the process alive; while a query waits for it, it must
-    // (see search()). Unref after the listeners: attaching one refs the thread again.
-    w.unref()
-    this.worker = w
-  }
-
-  /** When the search thread last restarted (ms), within the last minute. */
-  private searchRestarts: number[] = []
-
-  /**
-   * The search thread died: its waiting queries fail, and a new thread gets the whole index again
-   * (searches wait for it, as after a start). A thread that keeps dying is given up on after three
-   * restarts in a minute; searches then fail with a clear error until the server restarts.
-   */
-  private searchThreadDown(w: Worker, why: string): void {
-    if (this.worker !== w) return
-    this.worker = null
-    this.indexInFlight = 0
-    this.wakeIndexWaiters()
-    for (const q of this.queries.values()) q.reject(new Error(`search is unavailable: the search thread ${why}`))
-    this.queries.clear()
-    if (this.closed) return
-    const now = Date.now()
-    this.searchRestarts = this.searchRestarts.filter((t) => now - t < 60_000)
-    if (this.searchRestarts.length >= 3) {
-      this.opts.warn?.(`search thread ${why} again; not restarting it (three restarts this minute): searches fail until the server restarts`)
-      return
-    }
-    this.searchRestarts.push(now)
-    this.opts.warn?.(`search thread ${why}; restarting it and rebuilding the index`)
-    this.startWorker()
-    this.indexReady = this.buildIndexInBackground()
-  }
-
-  private send(m: ToWorker): void {
-    this.worker?.postMessage(m)
-  }
-
-  /**
-   * Index messages the search thread has not finished yet. Flow control: a message waits in the
-   * thread's queue as a serialized copy, outside any heap limit, and a restart's rebuild used to
-   * post the whole catalog at once (RSS climbed by half a GiB at a million aspects while the
-   * thread caught up). Past the limit, changed urns wait in `pendingIndex` instead, which holds
-   * no copy: their latest values are read when they are sent.
-   */
-  private indexInFlight = 0
-  private indexWaiters: Array<() => void> = []
-
   /** Index messages the search thread has not finished and entities waiting to be sent to it. */
   indexBacklog(): {messages: number; entities: number} {
-    return {messages: this.indexInFlight, entities: this.pendingIndex.size}
+    return this.searchThread.backlog()
   }
 
-  private sendIndex(items: IndexItem[]): void {
-    if (!this.worker) return
-    this.indexInFlight++
-    this.send({kind: 'index', items})
-  }
-
-  private indexed(): void {
-    if (this.indexInFlight > 0) this.indexInFlight--
-    this.wakeIndexWaiters()
-    if (this.pendingIndex.size > 0) this.scheduleIndex()
-  }
-
-  private wakeIndexWaiters(): void {
-    const waiters = this.indexWaiters
-    this.indexWaiters = []
-    for (const w of waiters) w()
-  }
-
-  /** Resolves once the search thread has room for another index message (or is gone). */
-  private indexRoom(): Promise<void> {
-    if (this.indexInFlight < INDEX_IN_FLIGHT || !this.worker) return Promise.resolve()
-    return new Promise((r) => this.indexWaiters.push(r))
-  }
-
-  private scheduleIndex(): void {
-    if (this.indexScheduled) return
-    this.indexScheduled = true
-    setImmediate(() => {
-      this.indexScheduled = false
-      this.flushIndex()
-    })
-  }
-
-  /** What the search thread needs of one entity: its search aspects as text, or its removal. */
-  private indexItem(urn: string): IndexItem | undefined {
+  /** What the search thread needs of one changed entity: its search aspects as text, its removal, or both. */
+  private searchItems(urn: string): IndexItem[] {
     const e = this.ents.get(urn)
     const deleted = this.deletedIds.get(urn)
     if (deleted !== undefined) this.deletedIds.delete(urn)
-    if (!e) return deleted === undefined ? undefined : {id: deleted, urn, type: '', aspects: null}
-    // Deleted and written again before this flush: the old id leaves the index, the new one enters.
-    if (deleted !== undefined && deleted !== e.id) this.sendIndex([{id: deleted, urn, type: '', aspects: null}])
+    if (!e) return deleted === undefined ? [] : [{id: deleted, urn, type: '', aspects: null}]
     const aspects: Record<string, string> = {}
     const projected = this.searchValues.get(urn)
     if (projected) this.searchValues.delete(urn)
     for (const [name, v] of Object.entries(e.a)) {
       if (this.opts.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? this.values.text(v.ref)
     }
-    return {id: e.id, urn, type: e.t, aspects}
+    const item: IndexItem = {id: e.id, urn, type: e.t, aspects}
+    // Deleted and written again before this flush: the old id leaves the index, the new one enters.
+    return deleted !== undefined && deleted !== e.id ? [{id: deleted, urn, type: '', aspects: null}, item] : [item]
   }
 
   /** urn → search id of entities deleted since the last flush to the search thread. */
   private readonly deletedIds = new Map<string, number>()
-
-  /**
-   * Sends changed entities to the search thread, INDEX_BATCH to a message, while it has room
-   * (`all`: regardless, so that a query sent next sees every change before it).
-   */
-  private flushIndex(all = false): void {
-    while (this.pendingIndex.size > 0 && (all || this.indexInFlight < INDEX_IN_FLIGHT)) {
-      const items: IndexItem[] = []
-      for (const urn of this.pendingIndex) {
-        this.pendingIndex.delete(urn)
-        const it = this.indexItem(urn)
-        if (it) items.push(it)
-        if (items.length >= INDEX_BATCH) break
-      }
-      if (items.length > 0) this.sendIndex(items)
-    }
-  }
 
   /**
    * Every urn in the order of the entities' ids. Ids are handed out one by one, so unless most
@@ -1353,25 +1220,6 @@ export class LowdbStore implements MetadataStore {
     const slots = new Array<string | undefined>(this.nextId).fill(undefined)
     for (const [urn, e] of this.ents) slots[e.id] = urn
     return slots.filter((u): u is string => u !== undefined)
-  }
-
-  private async buildIndexInBackground(): Promise<void> {
-    // Start after the store is open: the first requests need not wait for the index to begin.
-    await new Promise((r) => setImmediate(r))
-    const urns = this.urnsById()
-    const w = this.worker
-    for (let i = 0; i < urns.length; i += INDEX_BATCH) {
-      await this.indexRoom()
-      // Closed, or the thread died and a new one started its own rebuild.
-      if (this.closed || this.worker !== w) return
-      const items: IndexItem[] = []
-      for (const urn of urns.slice(i, i + INDEX_BATCH)) {
-        this.pendingIndex.delete(urn)
-        const it = this.indexItem(urn)
-        if (it) items.push(it)
-      }
-      this.sendIndex(items)
-    }
   }
 
   // ---------------------------------------------------------------- reads
@@ -1476,16 +1324,8 @@ export class LowdbStore implements MetadataStore {
     return {total: all.length, urns: all.slice(start, start + (req.count ?? all.length)).map(([u]) => u)}
   }
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
-    await this.indexReady
-    this.flushIndex(true)
-    if (!this.worker) throw new Error('search is unavailable: the search thread is not running')
-    const seq = ++this.querySeq
-    return new Promise<SearchResponse>((resolve, reject) => {
-      if (this.queries.size === 0) this.worker!.ref()
-      this.queries.set(seq, {resolve, reject})
-      this.send({kind: 'query', seq, req})
-    })
+  search(req: SearchRequest): Promise<SearchResponse> {
+    return this.searchThread.query(req)
   }
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {

@@ -582,7 +582,7 @@ describe('lowdb store search thread', () => {
       const find = async () => (await store.search({types: ['dataset'], query: 'customer'})).hits.map((h) => h.urn)
       expect(await find()).to.deep.equal([DS('orders')])
       // The thread ends under the store (as a crash would); a write lands while it is down.
-      await (store as unknown as {worker: {terminate(): Promise<number>}}).worker.terminate()
+      await (store as unknown as {searchThread: {worker: {terminate(): Promise<number>}}}).searchThread.worker.terminate()
       await store.write([up(DS('refunds'), 'datasetProperties', {name: 'refunds', description: 'customer refunds'})])
       expect((await find()).sort()).to.deep.equal([DS('orders'), DS('refunds')])
       expect(warnings.filter((w) => /search thread .*restarting it/.test(w))).to.have.length(1)
