@@ -11,10 +11,11 @@
  * Concurrent writers share one append and one sync (group commit), so the cost of a write is
  * its own bytes, whatever the size of the store. Every op carries a log sequence number (LSN).
  *
- Every byte goes through a file layer (`embedded/files.ts`) that checks each write's count and
+ * Every byte goes through a file layer (`embedded/files.ts`) that checks each write's count and
  * each sync: a full disk, an I/O error or a short write fails the whole batch, which is never
  * acknowledged, and the segment is cut back to its last whole record, so the journal stays valid
- * and later writes succeed once there is space again.
+ * and later writes succeed once there is space again. The journal's writing side (records,
+ * appends, cuts, rotation) is `embedded/journal.ts`; reading it back is the start's, here.
  *
  * Checkpoints keep the journal short: when it passes `checkpointBytes` (and on close), the
  * journal rotates to a new segment and each snapshot shard touched since the last checkpoint is
@@ -36,6 +37,7 @@
  * In memory every latest aspect value stays JSON text, parsed only when read: text is far more
  * compact than object graphs, and it is what the journal and the shards hold anyway. The texts
  * live outside V8's heap, in the value arena (`embedded/values.ts`); old versions are on disk.
+ * Search runs on a thread of its own, fed the changed entities (`embedded/search-thread.ts`).
  */
 import {createHash} from 'node:crypto'
 import {closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
@@ -49,7 +51,8 @@ import {decodeShard, encodeShard, type Ent, type LoadedShard, own, put, type Sha
 import {DirLock} from './embedded/lock.js'
 import {HeapGuard} from './embedded/memory.js'
 import {SearchThread} from './embedded/search-thread.js'
-import {nodeStoreFs, storeWriteError, writeFully, type AppendFile, type StoreFs} from './embedded/files.js'
+import {JournalWriter, SEGMENT, segName, type JournalRecord} from './embedded/journal.js'
+import {nodeStoreFs, storeWriteError, type StoreFs} from './embedded/files.js'
 import type {IndexItem} from './search-worker.js'
 import {ReferenceIndex} from './reference-index.js'
 import {SEARCH_VALUE} from './types.js'
@@ -85,8 +88,6 @@ const isOld = (r: AnyRow): r is OldRow => Array.isArray(r) && typeof r[3] === 'n
 const runIdOf = (r: AnyRow): string | undefined => (r instanceof Versions ? r.sm.runId : isOld(r) ? r[2] : r[3].runId)
 const timeOf = (r: AnyRow): number => (r instanceof Versions ? r.time : isOld(r) ? r[3] : r[1])
 
-/** Largest journal buffer kept from one batch to the next. */
-const JOURNAL_SCRATCH_MAX = 16 * 2 ** 20
 
 /** Size and SHA-256 of a file the manifest accounts for. */
 interface FileSum {
@@ -120,47 +121,6 @@ interface Manifest {
    * store would cut or delete what it names. Absent in stores written before it was recorded.
    */
   checksum?: string
-}
-
-interface JournalRecord {
-  /** LSN of the first op; op i has LSN l + i. */
-  l: number
-  o: WriteOp[]
-}
-
-/**
- * Journal records as UTF-8 lines, the bytes of `JSON.stringify(record) + '\n'` each, encoded op
- * by op into one buffer that is reused from batch to batch. A batch's record is about as large as
- * its request (half a megabyte for 1,000 aspects); as one string it went to V8's large-object
- * space, then again joined and flattened: old-generation garbage, a megabyte or more a batch. An
- * op's text is small and dies young, and reusing the buffer keeps a fresh external allocation
- * per batch from counting towards V8's next full collection.
- */
-export class JournalEncoder {
-  private buf = Buffer.allocUnsafeSlow(1 << 20)
-
-  /** The records' bytes: a view of the encoder's buffer, valid until the next call. */
-  encode(records: JournalRecord[]): Buffer {
-    let at = 0
-    const put = (text: string): void => {
-      // A character is at most 3 bytes of UTF-8: room for the worst case, so no write is cut short.
-      const need = at + text.length * 3
-      if (need > this.buf.length) {
-        const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, need))
-        this.buf.copy(bigger, 0, 0, at)
-        this.buf = bigger
-      }
-      at += this.buf.write(text, at, 'utf8')
-    }
-    // One huge batch does not keep its buffer for the batches after it.
-    if (this.buf.length > JOURNAL_SCRATCH_MAX) this.buf = Buffer.allocUnsafeSlow(1 << 20)
-    for (const r of records) {
-      put(`{"l":${JSON.stringify(r.l)},"o":[`)
-      r.o.forEach((op, i) => put(i === 0 ? JSON.stringify(op) : `,${JSON.stringify(op)}`))
-      put(']}\n')
-    }
-    return this.buf.subarray(0, at)
-  }
 }
 
 interface Pending {
@@ -205,7 +165,6 @@ function fnv1a(s: string): number {
   return h >>> 0
 }
 
-const segName = (seq: number): string => `${String(seq).padStart(8, '0')}.log`
 const shardFile = (i: number, gen: number): string => `shards/shard-${String(i).padStart(2, '0')}.g${gen}.json`
 const LEGACY_SHARD = /^shard-(\d{2})\.json$/
 const SHARD = /^shard-(\d{2})\.g(\d+)\.json$/
@@ -339,13 +298,7 @@ export class LowdbStore implements MetadataStore {
   private dirty = new Set<number>()
   private nextId = 1
   private nextLsn = 1
-  private walSeq = 0
-  private walFh: AppendFile | null = null
-  private readonly journal = new JournalEncoder()
-  /** Bytes of the current segment that hold whole, synced records. */
-  private walSize = 0
-  /** A failed append may have left bytes past walSize that could not be cut yet. */
-  private walNeedsCut = false
+  private readonly journal: JournalWriter
   private readonly fs: StoreFs
   /** The manifest as last read or written. */
   private manifest: Manifest | null = null
@@ -385,6 +338,7 @@ export class LowdbStore implements MetadataStore {
     this.checkpointBytes = opts.checkpointBytes ?? 256 * 1024 * 1024
     this.dirLock = new DirLock(this.dir)
     this.fs = opts.fs ?? nodeStoreFs
+    this.journal = new JournalWriter(this.fs, this.dir, opts.sync !== false)
     const historyPath = join(this.dir, 'history.log')
     this.history = new HistoryFile(historyPath, (why) => this.damagedHistory(historyPath, why))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
@@ -440,9 +394,8 @@ export class LowdbStore implements MetadataStore {
       // The new live segment exists (and is synced) before the manifest names it: a crash
       // between the two leaves an empty segment no manifest names, which the next start replays
       // as nothing; the other order would leave a manifest naming a missing segment.
-      this.walSeq = lastSeq + 1
-      await this.openSegment()
-      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}, live: this.walSeq}).catch((e: unknown) => {
+      await this.journal.open(lastSeq + 1)
+      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}, live: this.journal.seq}).catch((e: unknown) => {
         // A full disk must not keep a store from opening to be read; the seals wait for a later
         // start, and writes wait until a manifest names the segment they go to (see flushLoop).
         if ((e as {code?: string}).code !== 'E_STORE_FULL') throw e
@@ -472,8 +425,7 @@ export class LowdbStore implements MetadataStore {
       // The journal holds every acknowledged write: the next start replays it.
       this.opts.warn?.(`checkpoint at close failed (${(e as Error).message}); the journal keeps every write and the next start replays it`)
     }
-    await this.walFh?.close().catch(() => undefined)
-    this.walFh = null
+    await this.journal.close()
     this.history.close()
     this.closed = true
     await this.searchThread.close()
@@ -484,7 +436,7 @@ export class LowdbStore implements MetadataStore {
   private bytesToRead(m: Manifest): number {
     let n = snapshotBytes(m)
     for (const f of listDir(join(this.dir, 'wal'))) {
-      if (/^\d{8}\.log$/.test(f) && Number.parseInt(f, 10) >= m.walFrom) n += statSync(join(this.dir, 'wal', f)).size
+      if (SEGMENT.test(f) && Number.parseInt(f, 10) >= m.walFrom) n += statSync(join(this.dir, 'wal', f)).size
     }
     return n
   }
@@ -544,7 +496,7 @@ export class LowdbStore implements MetadataStore {
       if (listDir(join(this.dir, 'shards')).some((f) => f.endsWith('.json'))) {
         throw this.corrupt(path, 'is missing but the store has shard files')
       }
-      if (listDir(join(this.dir, 'wal')).some((f) => /^\d{8}\.log$/.test(f))) {
+      if (listDir(join(this.dir, 'wal')).some((f) => SEGMENT.test(f))) {
         throw this.corrupt(path, 'is missing but the store has journal segments')
       }
       const history = join(this.dir, 'history.log')
@@ -633,7 +585,7 @@ export class LowdbStore implements MetadataStore {
     // A torn tail found here is cut by open() once the rest of the store has been checked.
     let cut: {path: string; length: number} | undefined
     const segs = listDir(walDir)
-      .filter((f) => /^\d{8}\.log$/.test(f))
+      .filter((f) => SEGMENT.test(f))
       .map((f) => Number.parseInt(f, 10))
       .filter((seq) => seq >= from)
       .sort((a, b) => a - b)
@@ -714,19 +666,6 @@ export class LowdbStore implements MetadataStore {
     }
   }
 
-  private async openSegment(): Promise<void> {
-    const path = join(this.dir, 'wal', segName(this.walSeq))
-    try {
-      this.walFh = await this.fs.openAppend(path)
-      this.walSize = await this.walFh.size()
-      // The new segment's name must survive a crash as surely as the records written into it.
-      await this.fs.syncDir(join(this.dir, 'wal'))
-    } catch (e) {
-      throw storeWriteError(e, this.dir, path)
-    }
-    this.walNeedsCut = false
-  }
-
   // ---------------------------------------------------------------- writes
 
   write(ops: WriteOp[]): Promise<WriteResult[]> {
@@ -763,26 +702,17 @@ export class LowdbStore implements MetadataStore {
           records.push({l: lsn, o: p.ops})
           lsn += p.ops.length
         }
-        // A view of the encoder's buffer: the write below completes before the next batch encodes.
-        const buf = this.journal.encode(records)
-        const fh = this.walFh!
+        let bytes: number
         try {
-          // An earlier failed append may have left bytes behind that could not be cut then.
-          if (this.walNeedsCut) await this.cutWal()
           if (this.liveUnrecorded) await this.recordLive()
-          await writeFully((b, o, n, pos) => fh.write(b, o, n, pos), buf, this.walSize)
-          if (this.opts.sync !== false) await fh.datasync()
+          bytes = await this.journal.append(records)
         } catch (e) {
-          // Nothing of the batch is acknowledged; cut what reached the file, so the journal ends
-          // on a whole record (a torn one mid-file would stop the next start).
-          this.walNeedsCut = true
-          await this.cutWal().catch(() => undefined)
-          const err = storeWriteError(e, this.dir, join(this.dir, 'wal', segName(this.walSeq)))
+          // Nothing of the batch is acknowledged (the journal cuts what reached the file).
+          const err = storeWriteError(e, this.dir, this.journal.path)
           for (const p of batch) p.reject(err)
           continue
         }
-        this.walSize += buf.length
-        this.walBytesSinceCheckpoint += buf.length
+        this.walBytesSinceCheckpoint += bytes
         this.nextLsn = lsn
         let opLsn = firstLsn
         for (const p of batch) {
@@ -819,16 +749,8 @@ export class LowdbStore implements MetadataStore {
 
   /** Names the live segment in the manifest (it could not be at the start: the disk was full). */
   private async recordLive(): Promise<void> {
-    await this.writeManifest({...this.manifest!, live: this.walSeq})
+    await this.writeManifest({...this.manifest!, live: this.journal.seq})
     this.liveUnrecorded = false
-  }
-
-  /** Cuts the current segment back to its last whole, synced record. */
-  private async cutWal(): Promise<void> {
-    const fh = this.walFh!
-    await fh.truncate(this.walSize)
-    await fh.datasync()
-    this.walNeedsCut = false
   }
 
   private shardOf(urn: string): number {
@@ -1085,15 +1007,8 @@ export class LowdbStore implements MetadataStore {
    * whole; a full disk fails the checkpoint, which is retried later, and costs nothing else.
    */
   private async runCheckpoint(): Promise<void> {
-    const keepFrom = this.walSeq + 1
-    const newPath = join(this.dir, 'wal', segName(keepFrom))
-    let newFh: AppendFile
-    try {
-      newFh = await this.fs.openAppend(newPath)
-      await this.fs.syncDir(join(this.dir, 'wal'))
-    } catch (e) {
-      throw storeWriteError(e, this.dir, newPath)
-    }
+    const keepFrom = this.journal.seq + 1
+    const newFh = await this.journal.createNext()
     // The manifest names the new segment before any write goes to it (see Manifest.live). On a
     // full disk the checkpoint stops here and writes go on into the segment already named; the
     // empty new one is named by nothing, and the next checkpoint opens it again.
@@ -1107,22 +1022,11 @@ export class LowdbStore implements MetadataStore {
     // Rotate between two flushes, with no await between the check and the swap, so that every
     // op of the old segments is applied in memory and marked in `dirty` before it is taken.
     while (this.flushing) await this.flushing
-    if (this.walNeedsCut) {
-      try {
-        await this.cutWal()
-      } catch (e) {
-        await newFh.close().catch(() => undefined)
-        throw storeWriteError(e, this.dir, join(this.dir, 'wal', segName(this.walSeq)))
-      }
-    }
+    // Ops a flush applies from here on went to the new segment: they mark the next `dirty`.
+    await this.journal.rotate(newFh)
     const dirty = this.dirty
     this.dirty = new Set()
-    const oldFh = this.walFh
-    this.walFh = newFh
-    this.walSeq = keepFrom
-    this.walSize = 0
     this.walBytesSinceCheckpoint = 0
-    await oldFh?.close().catch(() => undefined)
     const prev = this.manifest!
     const gen = (prev.gen ?? 0) + 1
     const files: Record<string, FileSum> = this.legacy ? {} : {...(prev.files ?? {})}
@@ -1174,7 +1078,7 @@ export class LowdbStore implements MetadataStore {
     }
     for (const f of readdirSync(join(this.dir, 'wal'))) {
       const seq = Number.parseInt(f, 10)
-      if (/^\d{8}\.log$/.test(f) && seq < keepFrom) await rm(join(this.dir, 'wal', f), {force: true})
+      if (SEGMENT.test(f) && seq < keepFrom) await rm(join(this.dir, 'wal', f), {force: true})
     }
     await this.fs.syncDir(join(this.dir, 'shards')).catch(() => undefined)
     await this.fs.syncDir(join(this.dir, 'wal')).catch(() => undefined)

@@ -1,0 +1,177 @@
+/**
+ * The embedded store's journal: every acknowledged write batch, appended to numbered segment
+ * files (`wal/NNNNNNNN.log`) as one JSON line per batch, written in full and synced before the
+ * batch is answered.
+ *
+ * Glossary:
+ * - record: one batch, `{"l": <LSN of its first op>, "o": [<ops>]}` and a newline.
+ * - segment: one journal file. Writes go to the live segment; a checkpoint opens the next one and
+ *   the segments before it are removed once a manifest no longer needs them.
+ * - cut: a failed append may leave part of a record behind; the segment is truncated back to its
+ *   last whole, synced record before anything else is written to it, so the journal never holds
+ *   a torn record in its middle (a later start would take that for corruption).
+ *
+ * Reading the journal back (a start's replay) is the store's: it checks the segments against
+ * its manifest and applies the records (lowdb-store.ts).
+ */
+import {join} from 'node:path'
+import type {WriteOp} from '../types.js'
+import {storeWriteError, writeFully, type AppendFile, type StoreFs} from './files.js'
+
+export interface JournalRecord {
+  /** LSN of the first op; op i has LSN l + i. */
+  l: number
+  o: WriteOp[]
+}
+
+/** A segment's file name. */
+export const segName = (seq: number): string => `${String(seq).padStart(8, '0')}.log`
+/** What a segment's file name looks like. */
+export const SEGMENT = /^\d{8}\.log$/
+
+/** Largest journal buffer kept from one batch to the next. */
+const JOURNAL_SCRATCH_MAX = 16 * 2 ** 20
+
+/**
+ * Journal records as UTF-8 lines, the bytes of `JSON.stringify(record) + '\n'` each, encoded op
+ * by op into one buffer that is reused from batch to batch. A batch's record is about as large as
+ * its request (half a megabyte for 1,000 aspects); as one string it went to V8's large-object
+ * space, then again joined and flattened: old-generation garbage, a megabyte or more a batch. An
+ * op's text is small and dies young, and reusing the buffer keeps a fresh external allocation
+ * per batch from counting towards V8's next full collection.
+ */
+export class JournalEncoder {
+  private buf = Buffer.allocUnsafeSlow(1 << 20)
+
+  /** The records' bytes: a view of the encoder's buffer, valid until the next call. */
+  encode(records: JournalRecord[]): Buffer {
+    let at = 0
+    const put = (text: string): void => {
+      // A character is at most 3 bytes of UTF-8: room for the worst case, so no write is cut short.
+      const need = at + text.length * 3
+      if (need > this.buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, need))
+        this.buf.copy(bigger, 0, 0, at)
+        this.buf = bigger
+      }
+      at += this.buf.write(text, at, 'utf8')
+    }
+    // One huge batch does not keep its buffer for the batches after it.
+    if (this.buf.length > JOURNAL_SCRATCH_MAX) this.buf = Buffer.allocUnsafeSlow(1 << 20)
+    for (const r of records) {
+      put(`{"l":${JSON.stringify(r.l)},"o":[`)
+      r.o.forEach((op, i) => put(i === 0 ? JSON.stringify(op) : `,${JSON.stringify(op)}`))
+      put(']}\n')
+    }
+    return this.buf.subarray(0, at)
+  }
+}
+
+/** The live segment, appended to. One append at a time (the store's flush loop is the only writer). */
+export class JournalWriter {
+  /** The live segment's number. */
+  seq = 0
+  private fh: AppendFile | null = null
+  /** Bytes of whole, synced records in the live segment. */
+  private size = 0
+  /** A failed append may have left bytes past `size` that could not be cut yet. */
+  private needsCut = false
+  private readonly encoder = new JournalEncoder()
+  private readonly walDir: string
+
+  /** `sync: false` skips the syncs (tests and benchmarks that measure everything else). */
+  constructor(
+    private readonly fs: StoreFs,
+    private readonly storeDir: string,
+    private readonly sync = true,
+  ) {
+    this.walDir = join(storeDir, 'wal')
+  }
+
+  /** The live segment's path. */
+  get path(): string {
+    return join(this.walDir, segName(this.seq))
+  }
+
+  /** Opens segment `seq` as the live one (creating it, and syncing its name into the directory). */
+  async open(seq: number): Promise<void> {
+    this.seq = seq
+    const path = this.path
+    try {
+      this.fh = await this.fs.openAppend(path)
+      this.size = await this.fh.size()
+      // The new segment's name must survive a crash as surely as the records written into it.
+      await this.fs.syncDir(this.walDir)
+    } catch (e) {
+      throw storeWriteError(e, this.storeDir, path)
+    }
+    this.needsCut = false
+  }
+
+  /**
+   * Appends the records durably; resolves to the bytes appended. On failure nothing of them is
+   * acknowledged: what reached the file is cut (now, or before the next append), and the typed
+   * error names the segment.
+   */
+  async append(records: JournalRecord[]): Promise<number> {
+    // A view of the encoder's buffer: the write below completes before the next batch encodes.
+    const buf = this.encoder.encode(records)
+    const fh = this.fh!
+    try {
+      if (this.needsCut) await this.cut()
+      await writeFully((b, o, n, pos) => fh.write(b, o, n, pos), buf, this.size)
+      if (this.sync) await fh.datasync()
+    } catch (e) {
+      this.needsCut = true
+      await this.cut().catch(() => undefined)
+      throw storeWriteError(e, this.storeDir, this.path)
+    }
+    this.size += buf.length
+    return buf.length
+  }
+
+  /** Creates the segment after the live one (synced into the directory), for a checkpoint to rotate to. */
+  async createNext(): Promise<AppendFile> {
+    const path = join(this.walDir, segName(this.seq + 1))
+    try {
+      const fh = await this.fs.openAppend(path)
+      await this.fs.syncDir(this.walDir)
+      return fh
+    } catch (e) {
+      throw storeWriteError(e, this.storeDir, path)
+    }
+  }
+
+  /**
+   * Makes `next` (from createNext) the live segment. The old one is cut back to its last whole
+   * record first; if that fails, nothing changes and `next` is closed.
+   */
+  async rotate(next: AppendFile): Promise<void> {
+    if (this.needsCut) {
+      try {
+        await this.cut()
+      } catch (e) {
+        await next.close().catch(() => undefined)
+        throw storeWriteError(e, this.storeDir, this.path)
+      }
+    }
+    const old = this.fh
+    this.fh = next
+    this.seq++
+    this.size = 0
+    await old?.close().catch(() => undefined)
+  }
+
+  async close(): Promise<void> {
+    await this.fh?.close().catch(() => undefined)
+    this.fh = null
+  }
+
+  /** Cuts the live segment back to its last whole, synced record. */
+  private async cut(): Promise<void> {
+    const fh = this.fh!
+    await fh.truncate(this.size)
+    await fh.datasync()
+    this.needsCut = false
+  }
+}
