@@ -51,6 +51,7 @@ import {decodeShard, encodeShard, type Ent, type LoadedShard, own, put, type Sha
 import {DirLock} from './embedded/lock.js'
 import {HeapGuard} from './embedded/memory.js'
 import {SearchThread} from './embedded/search-thread.js'
+import {RunCounts} from './run-counts.js'
 import {JournalWriter, SEGMENT, segName, type JournalRecord} from './embedded/journal.js'
 import {nodeStoreFs, storeWriteError, type StoreFs} from './embedded/files.js'
 import type {IndexItem} from './search-worker.js'
@@ -293,7 +294,7 @@ export class LowdbStore implements MetadataStore {
   private readonly opts: LowdbStoreOptions
   private readonly ents = new Map<string, Ent>()
   private readonly refs: ReferenceIndex
-  private readonly runs = new Map<string, RunSummary>()
+  private readonly runs = new RunCounts()
   private readonly searchThread: SearchThread
   private dirty = new Set<number>()
   private nextId = 1
@@ -565,10 +566,10 @@ export class LowdbStore implements MetadataStore {
     for (const [urn, e] of db.data) {
       // Runs are counted here, in the one pass over the rows, and kept by replay's ops after.
       for (const v of Object.values(e.a)) {
-        this.countRun(v.sm.runId, v.time, 1)
-        for (const r of v.old ?? []) this.countRun(r[2], r[3], 1)
+        this.runs.count(v.sm.runId, v.time, 1)
+        for (const r of v.old ?? []) this.runs.count(r[2], r[3], 1)
       }
-      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.countRun(r[3].runId, r[1], 1)
+      for (const rows of Object.values(e.s ?? {})) for (const r of rows) this.runs.count(r[3].runId, r[1], 1)
       this.track(urn, e)
     }
     this.history.flush()
@@ -763,19 +764,6 @@ export class LowdbStore implements MetadataStore {
     if (reindex) this.searchThread.changed(urn)
   }
 
-  private countRun(runId: string | undefined, time: number, delta: number): void {
-    if (!runId) return
-    let r = this.runs.get(runId)
-    if (!r) {
-      if (delta <= 0) return
-      r = {runId, timestamp: time, rows: 0}
-      this.runs.set(runId, r)
-    }
-    r.rows += delta
-    if (delta > 0 && time < r.timestamp) r.timestamp = time
-    if (r.rows <= 0) this.runs.delete(runId)
-  }
-
   /**
    * One object for equal system metadata: the rows of a batch (often of a whole run) share
    * runId and lastObserved, and a million rows each holding its own copy cost about 80 MiB.
@@ -824,7 +812,7 @@ export class LowdbStore implements MetadataStore {
           createdEntity = true
           if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
             put(e.a, op.keyAspect.name, new Versions(this.values.put(op.keyAspect.value), op.created.time, op.created.actor, sm))
-            this.countRun(op.systemMetadata.runId, op.created.time, 1)
+            this.runs.count(op.systemMetadata.runId, op.created.time, 1)
           }
         }
         e.l = lsn
@@ -859,11 +847,11 @@ export class LowdbStore implements MetadataStore {
           const row: TsRow = [op.value, op.created.time, op.created.actor, sm, op.timestampMillis]
           const same = rows.findIndex((r) => r[4] === op.timestampMillis)
           if (same >= 0) {
-            this.countRun(rows[same]![3].runId, rows[same]![1], -1)
+            this.runs.count(rows[same]![3].runId, rows[same]![1], -1)
             rows[same] = row
           } else rows.push(row)
         }
-        if (changed) this.countRun(op.systemMetadata.runId, op.created.time, 1)
+        if (changed) this.runs.count(op.systemMetadata.runId, op.created.time, 1)
         if (op.op === 'upsert' && changed && this.opts.rules.feedsSearch(e.t, op.aspectName)) this.noteSearchValue(op.urn, op.aspectName, op[SEARCH_VALUE])
         // Search reads a few aspects only; identical writes and other aspects leave it as it was.
         this.touch(op.urn, createdEntity || (changed && op.op === 'upsert' && this.opts.rules.feedsSearch(e.t, op.aspectName)))
@@ -875,9 +863,9 @@ export class LowdbStore implements MetadataStore {
         for (const [name, v] of Object.entries(existing.a)) {
           this.refs.remove(op.urn, name, this.latestText(v))
           this.values.free(v.ref)
-          for (const r of v.all()) (removed++, this.countRun(runIdOf(r), timeOf(r), -1))
+          for (const r of v.all()) (removed++, this.runs.count(runIdOf(r), timeOf(r), -1))
         }
-        for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.countRun(r[3].runId, r[1], -1))
+        for (const rows of Object.values(existing.s ?? {})) for (const r of rows) (removed++, this.runs.count(r[3].runId, r[1], -1))
         this.forget(op.urn, existing)
         this.searchValues.delete(op.urn)
         this.touch(op.urn)
@@ -887,7 +875,7 @@ export class LowdbStore implements MetadataStore {
         if (!existing) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
         const latest = own(existing.a, op.aspectName)
         const rows: AnyRow[] = latest?.all() ?? own(existing.s, op.aspectName) ?? []
-        for (const r of rows) this.countRun(runIdOf(r), timeOf(r), -1)
+        for (const r of rows) this.runs.count(runIdOf(r), timeOf(r), -1)
         if (latest) {
           this.refs.remove(op.urn, op.aspectName, this.latestText(latest))
           this.values.free(latest.ref)
@@ -903,7 +891,7 @@ export class LowdbStore implements MetadataStore {
       case 'revert': {
         const v = own(existing?.a, op.aspectName)
         if (!existing || !v) return {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-        this.countRun(v.sm.runId, v.time, -1)
+        this.runs.count(v.sm.runId, v.time, -1)
         this.refs.remove(op.urn, op.aspectName, this.latestText(v))
         this.values.free(v.ref)
         const popped = v.old?.pop()
@@ -930,7 +918,7 @@ export class LowdbStore implements MetadataStore {
         const goes = op.op === 'deleteTimeseriesOfRun' ? (r: TsRow) => r[3].runId === op.runId : (r: TsRow) => r[4] >= op.startTime && r[4] <= op.endTime
         const kept = rows.filter((r) => !goes(r))
         const removed = rows.length - kept.length
-        for (const r of rows) if (goes(r)) this.countRun(r[3].runId, r[1], -1)
+        for (const r of rows) if (goes(r)) this.runs.count(r[3].runId, r[1], -1)
         if (kept.length > 0) put(existing.s!, op.aspectName, kept)
         else delete existing.s![op.aspectName]
         existing.l = lsn
@@ -1267,9 +1255,7 @@ export class LowdbStore implements MetadataStore {
   }
 
   async listRuns(opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
-    const all = [...this.runs.values()].sort((a, b) => b.timestamp - a.timestamp || (a.runId < b.runId ? -1 : 1))
-    const start = opts.start ?? 0
-    return all.slice(start, start + (opts.count ?? 100)).map((r) => ({...r}))
+    return this.runs.list(opts)
   }
 
   async runRows(runId: string): Promise<RunRow[]> {

@@ -9,6 +9,7 @@
  */
 import {buildSearchDoc} from '../model/search-doc.js'
 import {SearchIndex} from './search-index.js'
+import {RunCounts} from './run-counts.js'
 import type {
   AuditStamp,
   EntityRecord,
@@ -296,20 +297,10 @@ export class MemoryStore implements MetadataStore {
   }
 
   async listRuns(opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
-    const runs = new Map<string, RunSummary>()
-    for (const {row} of this.rows()) {
-      const id = row.systemMetadata.runId
-      if (!id) continue
-      const r = runs.get(id)
-      if (!r) runs.set(id, {runId: id, timestamp: row.created.time, rows: 1})
-      else {
-        r.rows++
-        if (row.created.time < r.timestamp) r.timestamp = row.created.time
-      }
-    }
-    const all = [...runs.values()].sort((a, b) => b.timestamp - a.timestamp || (a.runId < b.runId ? -1 : 1))
-    const start = opts.start ?? 0
-    return all.slice(start, start + (opts.count ?? 100))
+    // Counted afresh from the rows: a store for tests keeps no running totals.
+    const runs = new RunCounts()
+    for (const {row} of this.rows()) runs.count(row.systemMetadata.runId, row.created.time, 1)
+    return runs.list(opts)
   }
 
   async runRows(runId: string): Promise<RunRow[]> {
