@@ -2,21 +2,11 @@
  * Turns a committed batch of store ops into change-log entries (MCL + entity change events).
  * Needs the values before the write (`before`) and, for reverts, after it (`after`).
  */
-import type {LoggedChange, MetadataChangeLog} from '../events/changelog.js'
+import {Change, type LoggedChange, type MetadataChangeLog} from '../events/changelog.js'
 import {entityTypeOf} from '../model/urn.js'
 import type {EntityRecord, WriteOp, WriteResult} from '../store/types.js'
-import {aspectChangeEvents, type ChangeEvent} from './timeline.js'
 
 const json = (text: string) => ({value: text, contentType: 'application/json' as const})
-
-function parse(text: string | undefined): unknown {
-  if (text === undefined) return null
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
-}
 
 export function changesOf(
   ops: WriteOp[],
@@ -73,31 +63,7 @@ export function changesOf(
   return out
 }
 
-/**
- * A change whose entity change events are worked out when first read: most writes have no
- * subscriber and no change-log publisher, and parsing both values to diff them was an eighth of
- * the write path's CPU. One object per change, with the events as a getter on its class, where
- * an accessor defined per entry cost three closures and a context: the change log's ring holds
- * 10,000 of them, so each outlives V8's young generation and is copied and promoted. `toJSON`
- * writes the events as a field, as JSON readers of the outbox and the change log expect.
- */
-class Change implements Omit<LoggedChange, 'id'> {
-  id?: number
-  commit?: {seq: number; index: number}
-  private events?: ChangeEvent[]
-
-  constructor(readonly mcl: MetadataChangeLog) {}
-
-  get changeEvents(): ChangeEvent[] {
-    const m = this.mcl
-    return (this.events ??= m.aspectName ? aspectChangeEvents(m.entityUrn, m.aspectName, parse(m.previousAspectValue?.value), parse(m.aspect?.value), m.created) : [])
-  }
-
-  toJSON(): Record<string, unknown> {
-    return {...(this.id === undefined ? {} : {id: this.id}), mcl: this.mcl, changeEvents: this.changeEvents, ...(this.commit ? {commit: this.commit} : {})}
-  }
-}
-
+/** The ring and the outbox keep these objects; their events are worked out when first read (see Change). */
 function withLazyEvents(mcl: MetadataChangeLog): Omit<LoggedChange, 'id'> {
   return new Change(mcl)
 }

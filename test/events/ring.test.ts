@@ -33,6 +33,58 @@ describe('change log ring', () => {
   })
 })
 
+describe('change log ring, entries read back', () => {
+  it('gives back every field of a change as it was appended, whatever its text', () => {
+    const log = new ChangeLog(4, 2 ** 16)
+    const texts = ['{"name":"plain"}', '{"name":"café ☕ 日本"}', '{"name":"\ud83d\ude00 pair"}', `{"name":"lone ${String.fromCharCode(0xd800)} surrogate"}`]
+    const sm = {runId: 'run-1', lastObserved: 5}
+    const entries = texts.map((t, i) => ({
+      mcl: {entityType: 'dataset', entityUrn: `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`, changeType: 'UPSERT' as const, aspectName: 'datasetProperties', aspect: {value: t, contentType: 'application/json' as const}, previousAspectValue: {value: texts[(i + 1) % texts.length]!, contentType: 'application/json' as const}, created: {time: 10 + i, actor: 'urn:li:corpuser:ann'}, systemMetadata: sm},
+      changeEvents: [{category: 'DOCUMENTATION', operation: 'MODIFY', entityUrn: 'x', auditStamp: {time: 1, actor: 'a'}}] as never[],
+      commit: {seq: 7, index: i},
+    }))
+    log.append(entries)
+    log.append([{mcl: {entityType: 'tag', entityUrn: 'urn:li:tag:gone', changeType: 'DELETE', created: {time: 99, actor: 'urn:li:corpuser:bob'}}, changeEvents: []}])
+    const back = log.since(0)
+    // Four slots: the first change made room for the fifth.
+    expect(back.gap).to.equal(true)
+    expect(back.entries.map((e) => e.id)).to.deep.equal([2, 3, 4, 5])
+    for (const e of back.entries.slice(0, 3)) {
+      const i = e.id - 1
+      expect(JSON.parse(JSON.stringify(e))).to.deep.equal(JSON.parse(JSON.stringify({id: e.id, ...entries[i]!})))
+      expect(e.mcl.aspect!.value).to.equal(texts[i])
+    }
+    const del = back.entries[3]!
+    expect(del.mcl).to.deep.equal({entityType: 'tag', entityUrn: 'urn:li:tag:gone', changeType: 'DELETE', created: {time: 99, actor: 'urn:li:corpuser:bob'}})
+    expect(del.commit).to.equal(undefined)
+    expect(log.recentEntities(10).map((e) => e.mcl.entityUrn)).to.deep.equal(['urn:li:tag:gone', ...[3, 2, 1].map((i) => `urn:li:dataset:(urn:li:dataPlatform:hive,t${i},PROD)`)])
+  })
+
+  it('works out the change events of a change read back from its two values', () => {
+    const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,events,PROD)'
+    const stamp = {time: 1, actor: 'urn:li:corpuser:test'}
+    const op = {op: 'upsert', urn, entityType: 'dataset', aspectName: 'globalTags', value: '{"tags":[{"tag":"urn:li:tag:pii"}]}', created: stamp, systemMetadata: {}} as WriteOp
+    const result = {urn, aspectName: 'globalTags', changed: true, createdEntity: false, rowsRemoved: 0} as WriteResult
+    const before = new Map([[urn, {urn, entityType: 'dataset', aspects: {globalTags: {value: {tags: [{tag: 'urn:li:tag:old'}]}, valueText: '{"tags":[{"tag":"urn:li:tag:old"}]}'}}} as unknown as EntityRecord]])
+    const log = new ChangeLog(10)
+    log.append(changesOf([op], [result], before, new Map(), stamp.actor, 1))
+    const [e] = log.since(0).entries
+    expect(e!.changeEvents.map((c) => [c.operation, c.modifier])).to.deep.equal([['REMOVE', 'urn:li:tag:old'], ['ADD', 'urn:li:tag:pii']])
+  })
+
+  it('reuses its memory: a long run of changes keeps the byte budget', () => {
+    const log = new ChangeLog(1000, 2 ** 20)
+    const before = process.memoryUsage().arrayBuffers
+    for (let i = 0; i < 20_000; i++) log.append([change(i, 2000)])
+    const grown = process.memoryUsage().arrayBuffers - before
+    // 40 MB of texts went through a ring that holds 1 MiB of them.
+    expect(grown).to.be.below(4 * 2 ** 20)
+    const {entries} = log.since(0)
+    expect(entries.length).to.be.within(400, 525)
+    expect(entries.every((e) => e.mcl.aspect!.value === 'x'.repeat(2000))).to.equal(true)
+  })
+})
+
 describe('change log entries', () => {
   it("keep only their own change alive, not the batch's before and after entities", async () => {
     // The entries' lazy change events once closed over the whole batch: a ring of 10,000 entries
