@@ -89,15 +89,19 @@ export function fromWire(w: WireError): Error {
 }
 
 /**
- * How far V8 lets an old generation grow past what its last full collection kept: 50 %, where V8
+ * How far V8 lets an old generation grow past what its last full collection kept: 75 %, where V8
  * picks up to 100 % on its own. The server's heap is mostly the store, which lives for the whole
- * run, while a batch ingest promotes short-lived batch data at a steady rate; with V8's choice
- * that garbage was about 200 MiB of the peak RSS at a million aspects. Measured in five pairs of
- * runs side by side (bench/store.ts, 1,000,000 aspects): peak RSS 1,089–1,144 MiB against
- * 1,182–1,259 MiB; CPU per aspect +0.4 to +14 µs, median +2.9 µs (about 4.5 %), for the more
- * frequent full collections. Both are targets of the store (< 1.2 GiB, ≤ 30 µs), and both were
- * coin flips on the project machine; this makes the memory one hold. The flag is process-wide and
- * read at every full collection; a --heap-growing-percent of the user's own wins (0 = V8's choice).
+ * run, while a batch ingest promotes short-lived batch data at a steady rate; each full collection
+ * marks the whole store (on V8's helper threads, which share the machine's two cores), so the
+ * setting trades CPU for the slack above what is live. 50 % was chosen first, for the memory
+ * target (< 1.2 GiB at a million aspects: V8's choice was 140–220 MiB over it on earlier
+ * machines). Once the change log's ring stopped promoting its entries, it cost more than it saved
+ * (bench/store.ts, 1,000,000 aspects, AMD EPYC family 25 model 17): 50 % gave 35,002–36,711
+ * aspects/s at 40.6–43.7 µs of CPU per aspect and 1,069–1,076 MiB peak RSS; 75 % 36,235–38,736/s at
+ * 38.0–40.6 µs and 1,071–1,106 MiB; V8's choice 38,888–40,472/s at 35.4–36.8 µs and 1,131–1,164 MiB.
+ * 75 % keeps the memory target with room on slower machines. The flag is process-wide and read at
+ * every full collection; a --heap-growing-percent of the user's own wins (0 = V8's choice: the
+ * fastest ingest where memory is plentiful).
  *
  * Set once the store is open: while a start loads the shards, the heap only grows, and with 50 %
  * V8 collected it in full over and over (a third of a start at a million aspects; V8's own choice
@@ -108,7 +112,7 @@ export function fromWire(w: WireError): Error {
  * took the server's CPU per ingested aspect from 45–48 µs to 35–36 µs and the ingest from
  * 18,000–19,000 to 21,000–21,700 aspects/s (bench/pg-store.ts, 400,000 aspects, two pairs).
  */
-export const HEAP_GROWING_PERCENT = 50
+export const HEAP_GROWING_PERCENT = 75
 
 /** The V8 flag the server's process takes for a store (see HEAP_GROWING_PERCENT), if any. */
 export function heapGrowingFlag(store: string, execArgv: readonly string[]): string | undefined {
