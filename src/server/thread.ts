@@ -98,7 +98,7 @@ export function fromWire(w: WireError): Error {
  * machines). Once the change log's ring stopped promoting its entries, it cost more than it saved
  * (bench/store.ts, 1,000,000 aspects, AMD EPYC family 25 model 17): 50 % gave 35,002–36,711
  * aspects/s at 40.6–43.7 µs of CPU per aspect and 1,069–1,076 MiB peak RSS; 75 % 36,235–38,736/s at
- * 38.0–40.6 µs and 1,071–1,106 MiB; V8's choice 38,888–40,472/s at 35.4–36.8 µs and 1,131–1,164 MiB.
+ * 38.0–40.6 µs and 1,071–1,106 MiB; V8's choice 37,716–40,472/s at 35.4–37.1 µs and 1,131–1,164 MiB.
  * 75 % keeps the memory target with room on slower machines. The flag is process-wide and read at
  * every full collection; a --heap-growing-percent of the user's own wins (0 = V8's choice: the
  * fastest ingest where memory is plentiful).
