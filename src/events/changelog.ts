@@ -107,6 +107,12 @@ class Codes {
   }
 }
 
+/** Bytes a text takes in the ring: ASCII as its bytes, anything else as UTF-16. */
+function exactBytes(text: string | undefined): number {
+  if (text === undefined) return 0
+  return Buffer.byteLength(text, 'utf8') === text.length ? text.length : 2 * text.length
+}
+
 /** Per text slot of an entry: the aspect's value, the previous value. */
 const TEXTS = 2
 /** A text's length word: its top bit set when the bytes are UTF-16 (the text was not ASCII). */
@@ -175,7 +181,10 @@ class Ring {
     const m = c.mcl
     const value = m.aspect?.value
     const prev = m.previousAspectValue?.value
-    const need = (value === undefined ? 0 : value.length * 3) + (prev === undefined ? 0 : prev.length * 3)
+    // Room for the worst case (3 bytes a character); a text too large for a chunk gets a buffer
+    // of its exact size instead (its bytes if ASCII, else 2 a character).
+    let need = (value === undefined ? 0 : value.length * 3) + (prev === undefined ? 0 : prev.length * 3)
+    if (need > this.chunkBytes) need = exactBytes(value) + exactBytes(prev)
     const buf = need === 0 ? undefined : this.room(need, id)
     let bytes = 0
     for (let t = 0; t < TEXTS; t++) {

@@ -72,6 +72,19 @@ describe('change log ring, entries read back', () => {
     expect(e!.changeEvents.map((c) => [c.operation, c.modifier])).to.deep.equal([['REMOVE', 'urn:li:tag:old'], ['ADD', 'urn:li:tag:pii']])
   })
 
+  it('keeps a text larger than its chunks in a buffer of the size it needs', () => {
+    const log = new ChangeLog(10, 2 ** 16)
+    const ascii = `{"d":"${'a'.repeat(300_000)}"}`
+    const wide = `{"d":"${'é'.repeat(100_000)}"}`
+    const before = process.memoryUsage().arrayBuffers
+    log.append([{...change(1, 1), mcl: {...change(1, 1).mcl, aspect: {value: ascii, contentType: 'application/json' as const}, previousAspectValue: {value: wide, contentType: 'application/json' as const}}}])
+    // 300 KB of ASCII and 100,000 two-byte characters, not three bytes a character of each.
+    expect(process.memoryUsage().arrayBuffers - before).to.be.below(600_000)
+    const [e] = log.since(0).entries
+    expect(e!.mcl.aspect!.value).to.equal(ascii)
+    expect(e!.mcl.previousAspectValue!.value).to.equal(wide)
+  })
+
   it('reuses its memory: a long run of changes keeps the byte budget', () => {
     const log = new ChangeLog(1000, 2 ** 20)
     const before = process.memoryUsage().arrayBuffers
