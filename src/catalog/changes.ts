@@ -58,12 +58,9 @@ export function changesOf(
         // Timeseries row removals change no aspect's latest value a subscriber tracks.
         return
     }
-    out.push(withLazyEvents(mcl))
+    // Its entity change events are worked out when first read (see Change).
+    out.push(new Change(mcl))
   })
   return out
 }
 
-/** The ring and the outbox keep these objects; their events are worked out when first read (see Change). */
-function withLazyEvents(mcl: MetadataChangeLog): Omit<LoggedChange, 'id'> {
-  return new Change(mcl)
-}
