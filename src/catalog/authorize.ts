@@ -29,6 +29,8 @@ export interface Authorizer {
   authorize(actor: Actor, requests: AuthzRequest[], message?: string): Promise<void>
   /** Told about every written urn, so cached decisions (policies, groups) can be dropped. */
   observeWrite?(urns: Iterable<string>): void
+  /** Told when writes may have gone unseen (another replica's, while notifications were down): drop every cached decision. */
+  forget?(): void
 }
 
 /** Lets every actor do everything: the behaviour until access policies are switched on. */

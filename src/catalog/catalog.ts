@@ -74,6 +74,9 @@ export class Catalog {
   private readonly grants = new WeakSet<Grant>()
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
+  private readonly resyncListeners: Array<() => void> = []
+  /** Write batches handed to the store and not yet answered (the write queue's depth, for metrics). */
+  private inFlight = 0
   private readonly changeListeners: Array<(changes: Array<Omit<LoggedChange, 'id'>>) => void> = []
   private outbox?: CommitOutbox
 
@@ -88,6 +91,33 @@ export class Catalog {
     this.store.onExternalWrite?.((urns) => {
       for (const listen of this.writeListeners) listen(urns)
     })
+    const forget = this.authorizer.forget?.bind(this.authorizer)
+    if (forget) this.onResync(forget)
+    this.store.onResync?.(() => {
+      for (const listen of this.resyncListeners) listen()
+    })
+  }
+
+  /** Write batches handed to the store and not yet answered. */
+  get writesInFlight(): number {
+    return this.inFlight
+  }
+
+  /**
+   * Calls `listen` when other processes' writes may have gone unannounced (a shared store's
+   * notifications were interrupted): caches of stored state drop everything they hold.
+   */
+  onResync(listen: () => void): void {
+    this.resyncListeners.push(listen)
+  }
+
+  private async storeWrite(ops: WriteOp[]): Promise<WriteResult[]> {
+    this.inFlight++
+    try {
+      return await this.store.write(ops)
+    } finally {
+      this.inFlight--
+    }
   }
 
   /** Proposal batches worth preparing at once (the store's `writeConcurrency`). */
@@ -251,7 +281,7 @@ export class Catalog {
 
   private async write(ops: WriteOp[], actor: Actor): Promise<WriteResult[]> {
     if (this.changeListeners.length === 0) {
-      const results = await this.store.write(ops)
+      const results = await this.storeWrite(ops)
       const urns = ops.map((o) => o.urn)
       for (const listen of this.writeListeners) listen(urns)
       return results
@@ -264,7 +294,7 @@ export class Catalog {
     const commit = this.outbox?.intent(ops)
     let results: WriteResult[]
     try {
-      results = await this.store.write(ops)
+      results = await this.storeWrite(ops)
     } catch (e) {
       if (commit !== undefined) this.outbox!.abandoned(commit)
       throw e

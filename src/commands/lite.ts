@@ -34,6 +34,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     'consume-subject': Flags.string({summary: 'Subject the proposals are published on (default mdcli.proposals).'}),
     changelog: Flags.string({summary: 'Also publish every committed change (DataHub MCL JSON) to this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CHANGELOG_URL'}),
     'changelog-subject': Flags.string({summary: 'Subject the change log is published on (default mdcli.changelog).'}),
+    'metrics-open': Flags.boolean({summary: 'Serve /metrics without an access token (for a Prometheus scraper on a private network); by default it needs one.', env: 'MDCLI_METRICS_OPEN', default: false}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -88,6 +89,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         auth: flags.auth,
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
+        metricsOpen: flags['metrics-open'],
         ...(consume ? {consume: {url: consume, subject: consumeSubject}} : {}),
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })

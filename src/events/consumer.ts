@@ -18,6 +18,8 @@ import {type Actor, type Catalog, SYSTEM_ACTOR} from '../catalog/catalog.js'
 import type {ProposalInput} from '../catalog/proposal.js'
 import {connectNats, ensureStream} from './jetstream.js'
 import {parseQueueUrl, redact} from './queue.js'
+import type {Health} from '../server/health.js'
+import type {Metrics} from '../server/metrics.js'
 
 export const DEFAULT_CONSUMER = 'mdcli-lite'
 /** How soon JetStream redelivers what a crashed server took but never acknowledged. */
@@ -33,6 +35,10 @@ export interface ConsumerOptions {
   durable?: string
   batch?: number
   log: {info(m: string): void; warn(m: string): void}
+  /** The server's /metrics registry: report lag and dead letters here (see src/server/metrics.ts). */
+  metrics?: Metrics
+  /** The server's /health: add a `consumer` check saying when it is not consuming (see src/server/health.ts). */
+  health?: Health
 }
 
 export interface ConsumerStats {

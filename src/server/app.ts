@@ -21,6 +21,9 @@ import {registerRuns} from './runs.js'
 import {registerEvents} from './events.js'
 import {registerWeb} from './web.js'
 import {ChangeLog} from '../events/changelog.js'
+import {Health} from './health.js'
+import {Metrics} from './metrics.js'
+import {registerOperations} from './operations.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -47,6 +50,8 @@ export interface ServerOptions {
    * /health and then runs `mdcli` finds both.
    */
   held?: boolean
+  /** `/metrics` answers without a token (a scraper on a private network). Default: token needed. */
+  metricsOpen?: boolean
 }
 
 export interface RunningServer {
@@ -59,6 +64,10 @@ export interface RunningServer {
   logger: Logger
   tokens: TokenService
   auth: boolean
+  /** The checks behind /health and /ready; other parts (the queue consumer) add theirs. */
+  health: Health
+  /** The registry behind /metrics. */
+  metrics: Metrics
   /** The admin token, when this start created it (first start of a store); shown once. */
   adminToken?: string
   /** Starts answering a `held` server's requests, the waiting ones first. */
@@ -67,6 +76,12 @@ export interface RunningServer {
 }
 
 export const DEFAULT_BODY_LIMIT = 32 * 1024 * 1024
+
+/** `GET /ready` (with or without a query): the one request a held server answers at once. */
+function isReadyProbe(req: IncomingMessage): boolean {
+  const u = req.url ?? ''
+  return req.method === 'GET' && (u === '/ready' || u.startsWith('/ready?') || u === '/ready/')
+}
 
 /** After this long the server builds its GraphQL schema unasked. */
 const WARM_DELAY_MS = 50
@@ -93,6 +108,12 @@ export interface AppOptions {
   tokens: TokenService
   changeLog: ChangeLog
   maxResultWindow?: number
+  /** Checks behind /health and /ready (default: none, ready at once). */
+  health?: Health
+  /** Registry behind /metrics (default: a fresh one). */
+  metrics?: Metrics
+  /** `/metrics` answers without a token. */
+  metricsOpen?: boolean
 }
 
 /** How long a stop waits for requests in flight before it cuts their connections. */
@@ -102,19 +123,34 @@ const STOP_GRACE_MS = 5_000
  * The routes of `mdcli lite` over a catalog, with no socket: `startServer` puts the node listener
  * (`router.handle`) in front of them; in-process tests call `router.respond` with request values.
  */
-export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; warmGraphql: () => Promise<unknown>; changeStream: {closeAll(): void}} {
+export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; warmGraphql: () => Promise<unknown>; changeStream: {closeAll(): void}; health: Health; metrics: Metrics} {
+  const health = opts.health ?? new Health()
+  if (!opts.health) health.markReady()
+  const metrics = opts.metrics ?? new Metrics()
+  const requests = metrics.histogram('mdcli_http_request_duration_seconds', 'HTTP requests answered, by route and status, and how long they took', {labelNames: ['route', 'status']})
+  metrics.gauge('mdcli_write_queue_depth', 'Write batches handed to the store and not yet committed', {collect: () => catalog.writesInFlight})
+  metrics.gauge('mdcli_health_check_up', 'Each /health check: 1 passing, 0 failing (store, listener, consumer)', {
+    labelNames: ['check'],
+    async collect(g) {
+      const report = await health.report()
+      g.reset()
+      for (const [name, r] of Object.entries(report.checks)) g.set({check: name}, r.ok ? 1 : 0)
+    },
+  })
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger: opts.logger,
     resolveActor: opts.auth ? tokenActorResolver(opts.tokens) : openActorResolver,
+    observe: (route, status, seconds) => requests.observe({route, status: String(status)}, seconds),
   })
+  registerOperations(router, {health, metrics, metricsOpen: opts.metricsOpen === true || !opts.auth})
   registerRest(router, catalog, {startedAt: Date.now()})
   registerHistory(router, catalog)
   registerRuns(router, catalog)
   const warmGraphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
   const changeStream = registerEvents(router, opts.changeLog)
   registerWeb(router)
-  return {router, warmGraphql, changeStream}
+  return {router, warmGraphql, changeStream, health, metrics}
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
@@ -131,22 +167,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const tokens = new TokenService(catalog)
   const changeLog = new ChangeLog()
   catalog.onChange((changes) => changeLog.append(changes))
+  const health = new Health()
+  for (const c of store.healthChecks?.() ?? []) health.add(c.name, () => c.check())
   let app: ReturnType<typeof createApp>
   try {
-    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow})
+    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow, health, metricsOpen: opts.metricsOpen})
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()
     throw e
   }
 
-  const {router, warmGraphql, changeStream} = app
+  const {router, warmGraphql, changeStream, metrics} = app
   let stopping = false
   let waiting: Array<[IncomingMessage, ServerResponse]> | undefined = opts.held ? [] : undefined
   /** Handlers still running: the store closes only after them, even if their socket was cut. */
   const inflight = new Set<Promise<void>>()
   const server: Server = createServer((req, res) => {
-    if (waiting) {
+    // /ready answers while a start holds the rest: "not yet" is its answer.
+    if (waiting && !isReadyProbe(req)) {
       waiting.push([req, res])
       return
     }
@@ -203,11 +242,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       throw e
     }
   }
-  let consumer: {close(): Promise<void>} | undefined
+  let consumer: {close(): Promise<void>; stats?: unknown} | undefined
   if (opts.consume) {
     try {
       const {startConsumer} = await import('../events/consumer.js')
-      consumer = await startConsumer(catalog, {url: opts.consume.url, subject: opts.consume.subject, log: logger})
+      consumer = await startConsumer(catalog, {url: opts.consume.url, subject: opts.consume.subject, log: logger, metrics, health})
+      const stats = (consumer as {stats?: Record<string, number>}).stats
+      if (stats) {
+        metrics.counter('mdcli_consumer_applied_total', 'Queued proposals written', {collect: () => stats.applied ?? 0})
+        metrics.counter('mdcli_consumer_unchanged_total', 'Queued proposals equal to the stored value', {collect: () => stats.unchanged ?? 0})
+        metrics.counter('mdcli_consumer_dead_letters_total', 'Queued proposals refused and sent to the dead-letter subject', {collect: () => stats.deadLettered ?? 0})
+        metrics.counter('mdcli_consumer_redelivered_total', 'Queued proposals delivered more than once', {collect: () => stats.redelivered ?? 0})
+      }
     } catch (e) {
       server.close()
       await store.close()
@@ -218,12 +264,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // answering, or by the first GraphQL request if that comes sooner.
   const warm = setTimeout(() => void warmGraphql().catch((e: unknown) => logger.error(`GraphQL schema: ${(e as Error)?.stack ?? String(e)}`)), WARM_DELAY_MS)
   warm.unref()
+  // A server that does not hold its requests has finished starting here; a held one at open().
+  if (!opts.held) health.markReady()
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
   const open = (): void => {
     const queued = waiting ?? []
     waiting = undefined
+    health.markReady()
     for (const [req, res] of queued) server.emit('request', req, res)
   }
   return {
@@ -236,6 +285,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     logger,
     tokens,
     auth,
+    health,
+    metrics,
     adminToken,
     open,
     close() {

@@ -23,6 +23,8 @@ export interface HttpRequest {
   headers: IncomingHttpHeaders
   /** The body: text at hand (in-process callers), or a reader of its bytes that keeps within `limit`. */
   body?: string | ((limit: number) => Promise<string | Buffer>)
+  /** Set by the router: the matched route (`GET /entitiesV2/*`), a label of bounded variety for metrics. */
+  route?: string
 }
 
 export interface HttpResponse {
@@ -199,7 +201,15 @@ function bodyReader(request: HttpRequest, limit: number): () => Promise<string |
 export class Router {
   private readonly routes: Route[] = []
 
-  constructor(private readonly opts: {bodyLimit: number; logger: Logger; resolveActor: (headers: IncomingHttpHeaders) => Promise<Actor>}) {}
+  constructor(
+    private readonly opts: {
+      bodyLimit: number
+      logger: Logger
+      resolveActor: (headers: IncomingHttpHeaders) => Promise<Actor>
+      /** Told of every request the listener answered: its route, status and duration (metrics). */
+      observe?: (route: string, status: number, seconds: number) => void
+    },
+  ) {}
 
   /**
    * `path` is a literal; a trailing `/*` takes the rest of the path as one decoded param.
@@ -254,6 +264,7 @@ export class Router {
         const a = url.searchParams.get('action')
         throw new BadRequestError(`${a ? `Unknown action '${a}'` : "Missing '?action=' query parameter"} on ${method} ${url.pathname} (expected ${m.actions.join(', ')})`)
       }
+      request.route = `${method} ${m.route.prefix}${m.route.rest ? '*' : ''}${m.route.action === undefined ? '' : `?action=${m.route.action}`}`
       let bodyBytes: Promise<string | Buffer> | undefined
       let bodyText: Promise<string> | undefined
       const read = bodyReader(request, this.opts.bodyLimit)
@@ -292,7 +303,7 @@ export class Router {
 
   /** The node listener: the request into a value, the handler's response value onto the socket. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = this.opts.logger.debugEnabled === false ? 0n : process.hrtime.bigint()
+    const started = this.opts.logger.debugEnabled === false && !this.opts.observe ? 0n : process.hrtime.bigint()
     const request: HttpRequest = {method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: (limit) => readBody(req, limit)}
     const r = await this.respond(request, res)
     if (r !== STREAMED) {
@@ -302,7 +313,10 @@ export class Router {
     }
     if (started !== 0n) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6
-      this.opts.logger.debug(`${request.method} ${request.url.split('?')[0]} ${r === STREAMED ? 200 : r.status} ${ms.toFixed(1)}ms`)
+      const status = r === STREAMED ? 200 : r.status
+      // Unmatched paths share one label: a scan of random paths must not grow the metrics.
+      this.opts.observe?.(request.route ?? 'unmatched', status, ms / 1000)
+      if (this.opts.logger.debugEnabled !== false) this.opts.logger.debug(`${request.method} ${request.url.split('?')[0]} ${status} ${ms.toFixed(1)}ms`)
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * The REST endpoints, shaped like DataHub's GMS Rest.li resources so that DataHub's CLI habits
  * carry over: `POST /aspects?action=ingestProposal`, `GET /aspects/{urn}`, `GET /entitiesV2/{urn}`,
- * `POST /entities?action=ingest|exists`, `GET /relationships`, `/health`, `/config`. Each handler
+ * `POST /entities?action=ingest|exists`, `GET /relationships`, `/config` (`/health` is in
+ * operations.ts). Each handler
  * parses, calls the catalog, and renders; no logic lives here.
  */
 import {decodeUriPart} from '../model/limits.js'
@@ -85,7 +86,6 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
   // Batches are parsed only when the store can take them: one waiting for its turn holds its
   // body's bytes, not a thousand parsed proposals that would outlive V8's young generation.
   const batches = new Gate(catalog.writeConcurrency)
-  router.on('GET', '/health', async () => ({status: 200, headers: {}}), {public: true})
 
   router.on('GET', '/config', async () =>
     json(200, {

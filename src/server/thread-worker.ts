@@ -22,6 +22,7 @@ try {
     maxResultWindow: opts.maxResultWindow,
     consume: opts.consume,
     changelog: opts.changelog,
+    metricsOpen: opts.metricsOpen,
     held: true,
   })
   let sampleAspects = 0

@@ -30,6 +30,8 @@ export interface ServerThreadOptions {
   sample: boolean
   consume?: {url: string; subject?: string}
   changelog?: {url: string; subject?: string}
+  /** `/metrics` answers without a token. */
+  metricsOpen?: boolean
 }
 
 export interface ServerThread {

@@ -251,4 +251,21 @@ export interface MetadataStore {
    * committed, so caches of stored state (tokens, policies, groups) are dropped everywhere.
    */
   onExternalWrite?(listen: (urns: string[]) => void): void
+  /**
+   * Optional, for shared stores: calls `listen` when writes by other processes may have gone
+   * unannounced (the notification channel was down and is back), so caches of stored state drop
+   * everything rather than what `onExternalWrite` named.
+   */
+  onResync?(listen: () => void): void
+  /**
+   * Optional, for stores reached over a network: named checks for the server's `/health`
+   * (`store`: the database answers; `listener`: other processes' writes are heard).
+   */
+  healthChecks?(): StoreCheck[]
+}
+
+/** A named health check of a store (see `MetadataStore.healthChecks`). */
+export interface StoreCheck {
+  name: string
+  check(): Promise<{ok: boolean; reason?: string}>
 }
