@@ -2,7 +2,7 @@ import {expect} from 'chai'
 import {jetstreamManager} from '@nats-io/jetstream'
 import {connect, type NatsConnection} from '@nats-io/transport-node'
 import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
-import {IN_CI, portAnswers, requireNats, uniqueName} from '../helpers/requires.js'
+import {IN_CI, portAnswers, requireNats, skipWithReason, uniqueName} from '../helpers/requires.js'
 import {spawn} from 'node:child_process'
 import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -183,7 +183,7 @@ describe('events: the nats sink and a server that consumes the queue', function 
   it('a broker that goes away mid-run: the records it never acknowledged are reported and the run exits non-zero', async function () {
     if (!existsSync(NATS_SERVER)) {
       if (IN_CI) throw new Error(`${NATS_SERVER} is missing`)
-      this.skip()
+      skipWithReason(this, `no nats-server binary at ${NATS_SERVER}`)
     }
     // A broker of this test's own, so stopping it disturbs nobody.
     const port = await freePort()

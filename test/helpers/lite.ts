@@ -14,6 +14,8 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const BIN = join(ROOT, 'bin', 'run.js')
 /** The shared fixtures folder beside the repository. */
 export const FIXTURES = join(ROOT, '..', 'shared', 'fixtures')
+/** The project's own small catalog (scripts/make-catalog-fixture.mjs): pages and store tests run on it. */
+export const CATALOG_SAMPLE = join(ROOT, 'test', 'fixtures', 'catalog', 'catalog-sample.json')
 
 function readIfExists(path: string): string {
   return existsSync(path) ? readFileSync(path, 'utf8') : ''

@@ -20,15 +20,27 @@ export const SHARED_FIXTURES = join(ROOT, '..', 'shared', 'fixtures')
 
 export const IN_CI = process.env.CI === 'true' || process.env.CI === '1'
 
-const skipped = new Set<string>()
+/**
+ * Skips what `ctx` runs (the test, or in a `before` hook every test of the suite) with `reason`
+ * written into each skipped test's title, so the reporter shows why beside every one of them.
+ */
+export function skipWithReason(ctx: Mocha.Context, reason: string): never {
+  const note = ` (skipped: ${reason})`
+  const mark = (suite: Mocha.Suite): void => {
+    for (const t of suite.tests) if (!t.title.endsWith(note)) t.title += note
+    for (const s of suite.suites) mark(s)
+  }
+  const runnable = ctx.test as (Mocha.Runnable & {type?: string}) | undefined
+  if (runnable?.type === 'test') runnable.title += note
+  // A beforeEach hook skips the one test it runs for; a before hook, the whole suite.
+  else if (runnable?.type === 'hook' && /before each/.test(runnable.title) && ctx.currentTest) ctx.currentTest.title += note
+  else if (runnable?.parent) mark(runnable.parent)
+  ctx.skip()
+}
 
 function unavailable(ctx: Mocha.Context, reason: string): void {
   if (IN_CI) throw new Error(`${reason} (CI=true: required)`)
-  if (!skipped.has(reason)) {
-    skipped.add(reason)
-    console.log(`      skipped: ${reason}`)
-  }
-  ctx.skip()
+  skipWithReason(ctx, reason)
 }
 
 /**

@@ -1,6 +1,7 @@
 import {expect} from 'chai'
 import {encodeUrnPath} from '../../src/model/urn.js'
 import {cleanup, http, runCli, startLite, type LiteProcess} from '../helpers/lite.js'
+import {skipWithReason} from '../helpers/requires.js'
 import {AUDIT, CHANGE_AUDIT, dataset, mdcli, propose, proposeAll, readEntity, schemaMetadata, searchUrns, snapshot} from './helpers.js'
 
 const INSTANCE_URN = (p: string, i: string) => `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${p},${i})`
@@ -146,8 +147,7 @@ describe('migrate dataplatform2instance', function () {
     expect(runId, 'the migration test ran first').to.match(/^migrate-/)
     const probe = await http(`${lite.url}/runs?action=rollback`, {body: {runId, dryRun: true, safe: true}})
     if (probe.status === 404) {
-      console.log(`      (skipped: POST /runs?action=rollback answered 404 — ${probe.body?.message ?? 'no endpoint'}; rollback arrives with the ingestion branch)`)
-      this.skip()
+      skipWithReason(this, `POST /runs?action=rollback answered 404 — ${probe.body?.message ?? 'no endpoint'}`)
     }
     const r = await mdcli(lite, ['ingest', 'rollback', '--run-id', runId, '--force'])
     expect(r.code, `${r.stdout}\n${r.stderr}`).to.equal(0)

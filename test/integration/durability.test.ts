@@ -27,11 +27,14 @@ describe('durability under kill -9', function () {
       }
     }
     const writers = Array.from({length: 6}, (_, w) => writer(w))
-    await new Promise((r) => setTimeout(r, 1500))
+    // The kill comes in the middle of the burst once some writes were acknowledged; how many that
+    // is depends on the machine, and the test's claim is only that each of them survives.
+    const until = Date.now() + 60_000
+    while (acked.length < 100 && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
     await lite.kill()
     stop = true
     await Promise.all(writers)
-    expect(acked.length).to.be.greaterThan(200)
+    expect(acked.length, 'writes acknowledged before the kill').to.be.greaterThan(0)
 
     const again = await startLite({storeDir: lite.storeDir, home: lite.home})
     try {

@@ -14,6 +14,7 @@ import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore} from '../../src/store/types.js'
 import {cleanup, http, startLite, tempDir} from '../helpers/lite.js'
 import {up} from './conformance.js'
+import {skipWithReason} from '../helpers/requires.js'
 
 const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
 
@@ -253,8 +254,7 @@ describe('embedded store on a real 20 MiB filesystem', function () {
     mnt = mountTmpfs(20)
     // Mounting needs privileges a CI runner may not grant; the fault injection above always runs.
     if (!mnt) {
-      console.log('      skipped: cannot mount a tmpfs here (needs root); the fault-injection tests cover the same paths')
-      this.skip()
+      skipWithReason(this, 'cannot mount a tmpfs here (needs root); the fault-injection tests cover the same paths')
     }
   })
   after(() => {

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
-import {cleanup, http, type LiteProcess, runCli, startLite} from '../helpers/lite.js'
-import {requirePostgres, requireSharedFixtures} from '../helpers/requires.js'
+import {CATALOG_SAMPLE, cleanup, http, type LiteProcess, runCli, startLite} from '../helpers/lite.js'
+import {requirePostgres} from '../helpers/requires.js'
 
 const enc = (u: string) => encodeURIComponent(u)
 const DS = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
@@ -10,11 +10,9 @@ describe('mdcli lite on PostgreSQL', function () {
   this.timeout(180000)
   let db: TestDatabase
   let lite: LiteProcess
-  let bootstrap = ''
   let storeUrl = ''
 
   before(async function () {
-    bootstrap = requireSharedFixtures(this, 'datahub', 'bootstrap_mce.json')
     const admin = await requirePostgres(this)
     db = await createTestDatabase(admin)
     // A password in the URL (trust auth ignores it) proves it is never printed.
@@ -38,8 +36,8 @@ describe('mdcli lite on PostgreSQL', function () {
     expect(lite.output()).not.to.include('hunter2-secret')
   })
 
-  it('ingests the bootstrap file with the CLI; get, search and GraphQL read it from PostgreSQL', async () => {
-    const r = await runCli(['ingest', '-c', '-'], {env: lite.env(), input: `run_id: pg-boot\nsource: {type: file, config: {path: "${bootstrap}"}}\n`})
+  it('ingests the sample catalog with the CLI; get, search and GraphQL read it from PostgreSQL', async () => {
+    const r = await runCli(['ingest', '-c', '-'], {env: lite.env(), input: `run_id: pg-boot\nsource: {type: file, config: {path: "${CATALOG_SAMPLE}"}}\n`})
     expect(r.code, r.stdout + r.stderr).to.equal(0)
     const got = await http(`${lite.url}/entitiesV2/${enc(DS)}`, {token: lite.token})
     expect(got.status).to.equal(200)

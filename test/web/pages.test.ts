@@ -1,8 +1,8 @@
 import {expect} from 'chai'
 import {existsSync} from 'node:fs'
 import {chromium, type Browser, type Page} from 'playwright-core'
-import {http, runCli, useLite} from '../helpers/lite.js'
-import {IN_CI, requireSharedFixtures} from '../helpers/requires.js'
+import {CATALOG_SAMPLE, http, runCli, useLite} from '../helpers/lite.js'
+import {IN_CI, skipWithReason} from '../helpers/requires.js'
 
 const CHROMIUM = process.env.MDCLI_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)'
@@ -18,13 +18,11 @@ describe('web pages in a real browser (headless Chromium)', function () {
   let bobToken: string
 
   before(async function () {
-    const bootstrap = requireSharedFixtures(this, 'datahub', 'bootstrap_mce.json')
     if (!existsSync(CHROMIUM)) {
       if (IN_CI) throw new Error(`Chromium is not installed at ${CHROMIUM} (.ci/run installs it with apt-get)`)
-      console.log(`      (skipped: no Chromium at ${CHROMIUM}; apt-get install chromium)`)
-      this.skip()
+      skipWithReason(this, `no Chromium at ${CHROMIUM}; apt-get install chromium`)
     }
-    const r = await runCli(['ingest', '-c', '-'], {env: lite.env(), input: `source: {type: file, config: {path: "${bootstrap}"}}\n`})
+    const r = await runCli(['ingest', '-c', '-'], {env: lite.env(), input: `source: {type: file, config: {path: "${CATALOG_SAMPLE}"}}\n`})
     expect(r.code, r.stdout + r.stderr).to.equal(0)
     const gql = (query: string) => http(`${lite.url}/api/graphql`, {token: lite.token, body: {query}})
     expect((await gql('mutation { createTag(input: {id: "web-test", name: "web-test"}) }')).body.errors).to.equal(undefined)
@@ -108,7 +106,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await row.waitFor()
     const text = (await row.textContent()) ?? ''
     expect(text).to.include('mlmodel · science')
-    expect(text).to.include('A sample model for predicting some outcome.')
+    expect(text).to.include('Scores how likely a visitor is to sign up.')
     expect(text).to.include('jdoe')
     expect(text).to.not.include('urn:li:mlModel')
     await shared.goto(`${lite.url}/search?q=ClientsAndAccounts`)
@@ -188,7 +186,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const page = await signIn(lite.token)
     await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)
     await page.getByRole('region', {name: 'Links'}).getByRole('link', {name: 'Sample doc'}).waitFor()
-    expect(await page.getByRole('region', {name: 'Links'}).getByRole('link', {name: 'Sample doc'}).getAttribute('href')).to.equal('https://www.linkedin.com')
+    expect(await page.getByRole('region', {name: 'Links'}).getByRole('link', {name: 'Sample doc'}).getAttribute('href')).to.equal('https://example.org/docs/hdfs-landing')
     await page.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
     const path = page.getByRole('navigation', {name: 'Container path'})
     await path.waitFor()
@@ -211,7 +209,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const hop = graph.getByRole('button', {name: 'Show downstream of SampleHiveDataset'})
     await hop.click()
     await hop.waitFor({state: 'detached'})
-    // Column-level edges where the catalog has them (bootstrap: logging_events.event_data → fct_users_created.user_name).
+    // Column-level edges where the catalog has them (the sample: logging_events.event_data → fct_users_created.user_name).
     await page.goto(`${lite.url}/entity/${encodeURIComponent(FCT)}`)
     const g2 = page.getByRole('region', {name: 'Lineage graph'})
     await g2.locator('.react-flow__node', {hasText: 'logging_events'}).waitFor()
@@ -239,7 +237,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     }
     await add('Add term', 'SavingAccount')
     await page.getByRole('button', {name: 'Remove term SavingAccount'}).waitFor()
-    // jdoe already owns it (DATAOWNER in the bootstrap file): a second role keeps one chip for the person.
+    // jdoe already owns it (DATAOWNER in the sample): a second role keeps one chip for the person.
     await add('Add owner', 'jdoe')
     await page.waitForFunction(`document.getElementById('add-owner').value === ''`)
     await add('Add owner', 'urn:li:corpGroup:bfoo')
