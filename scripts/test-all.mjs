@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// `npm test`'s runner: every suite runs and reports, whatever an earlier one did.
+//
+// The tests are split into suites (groups of test folders, and the PostgreSQL-store run) that
+// share nothing but the machine's services, so up to MDCLI_TEST_JOBS of them (default 2) run at
+// once as separate mocha processes. Each suite's output is printed whole when it ends, then a
+// table of every suite's counts, then one closing line "N passed, N failed, N skipped". The exit
+// code is non-zero when any suite failed or ended without its closing line (a crash).
+//
+//   node scripts/test-all.mjs                 every suite
+//   node scripts/test-all.mjs store graphql   only the suites named
+//   MDCLI_TEST_JOBS=1 node scripts/test-all.mjs
+import {spawn} from 'node:child_process'
+import {readFileSync, existsSync} from 'node:fs'
+import {join, dirname} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const MOCHA = join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js')
+const GROUP_CONFIG = join(ROOT, 'scripts', 'mocharc.group.json')
+
+const folders = (...names) => names.map((n) => `dist/test/${n}/**/*.test.js`)
+const pgSpec = JSON.parse(readFileSync(join(ROOT, '.mocharc.pg.json'), 'utf8')).spec
+
+// Largest first, so the long suites start while the short ones fill the gaps.
+const SUITES = [
+  {name: 'graphql', spec: folders('graphql')},
+  {name: 'postgres', spec: pgSpec, env: {MDCLI_TEST_STORE: 'postgres'}},
+  {name: 'ingest', spec: folders('ingest')},
+  {name: 'store', spec: folders('store')},
+  {name: 'integration', spec: folders('integration', 'web')},
+  {name: 'server', spec: folders('server', 'access', 'history')},
+  {name: 'core', spec: folders('model', 'catalog', 'events', 'package')},
+]
+
+const wanted = process.argv.slice(2)
+const unknown = wanted.filter((w) => !SUITES.some((s) => s.name === w))
+if (unknown.length) {
+  console.error(`test-all: no suite named ${unknown.join(', ')} (suites: ${SUITES.map((s) => s.name).join(', ')})`)
+  process.exit(2)
+}
+const suites = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES
+const jobs = Math.max(1, Number(process.env.MDCLI_TEST_JOBS ?? 2) || 2)
+
+if (!existsSync(join(ROOT, 'dist', 'test'))) {
+  console.error('test-all: dist/test is missing; run `npm run build` first')
+  process.exit(2)
+}
+
+function runSuite(suite) {
+  return new Promise((resolve) => {
+    const started = Date.now()
+    const args = [MOCHA, '--config', GROUP_CONFIG, ...suite.spec.flatMap((s) => ['--spec', s])]
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: {...process.env, ...suite.env, MDCLI_TEST_SUITE: suite.name},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (out += d))
+    child.on('close', (code, signal) => {
+      const seconds = (Date.now() - started) / 1000
+      // The reporter's closing line; its absence means mocha never reached the end.
+      const m = /^(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$/m.exec(out.split('\n').slice(-5).join('\n'))
+      const result = m
+        ? {passed: +m[1], failed: +m[2], skipped: +(m[3] ?? 0), crashed: false}
+        : {passed: 0, failed: 0, skipped: 0, crashed: true}
+      resolve({suite, code, signal, seconds, out, ...result})
+    })
+  })
+}
+
+const results = []
+const queue = [...suites]
+const t0 = Date.now()
+console.log(`test-all: ${suites.length} suites, ${jobs} at a time (MDCLI_TEST_JOBS)`)
+async function worker() {
+  for (let s = queue.shift(); s; s = queue.shift()) {
+    console.log(`test-all: ${s.name} started`)
+    const r = await runSuite(s)
+    const status = r.crashed ? `ended without a result (exit ${r.code ?? r.signal})` : `${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`
+    process.stdout.write(`\n======== suite ${s.name}: ${status} in ${r.seconds.toFixed(0)} s ========\n${r.out}\n`)
+    results.push(r)
+  }
+}
+await Promise.all(Array.from({length: Math.min(jobs, suites.length)}, worker))
+
+const total = {passed: 0, failed: 0, skipped: 0}
+console.log('\n suite        passed  failed  skipped  seconds  result')
+for (const s of suites) {
+  const r = results.find((x) => x.suite === s)
+  for (const k of Object.keys(total)) total[k] += r[k]
+  const ok = !r.crashed && r.failed === 0 && r.code === 0
+  console.log(` ${s.name.padEnd(12)} ${String(r.passed).padStart(6)}  ${String(r.failed).padStart(6)}  ${String(r.skipped).padStart(7)}  ${r.seconds.toFixed(0).padStart(7)}  ${ok ? 'ok' : r.crashed ? `CRASHED (exit ${r.code ?? r.signal})` : 'FAILED'}`)
+}
+const bad = results.filter((r) => r.crashed || r.failed > 0 || r.code !== 0)
+console.log(`\nall suites in ${((Date.now() - t0) / 1000).toFixed(0)} s${bad.length ? `; failed: ${bad.map((r) => r.suite.name).join(', ')}` : ''}`)
+// A crashed suite counts as one failure, so the closing line never reads as green for it.
+console.log(`${total.passed} passed, ${total.failed + bad.filter((r) => r.crashed).length} failed, ${total.skipped} skipped`)
+process.exit(bad.length ? 1 : 0)
