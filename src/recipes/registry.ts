@@ -65,6 +65,8 @@ export const BUILTINS: PluginInfo[] = [
   builtin('source', 'csv-enricher', 'csv-enricher'),
   builtin('source', 'lookml', 'lookml'),
   builtin('source', 'duckdb', 'duckdb'),
+  builtin('source', 's3', 's3'),
+  builtin('source', 'delta-lake', 'delta-lake'),
   builtin('source', 'postgres', 'postgres'),
   builtin('source', 'mysql', 'mysql'),
   builtin('source', 'mariadb', 'mysql', 'mariadb'),
