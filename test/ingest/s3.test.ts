@@ -1,0 +1,160 @@
+/**
+ * The s3 (data-lake) source on local folders. DataHub's eight local cases: each recipe run
+ * through the real `mdcli ingest` from a folder where its relative include leads to a copy of
+ * DataHub's files, with their modification times set as DataHub's test sets them, compared with
+ * the golden (reference §8). As DataHub's own test, profile `sampleValues` (a random Spark sample)
+ * and the times that come from file modification times are not compared.
+ * Then our own lake for what the goldens do not cover: a malformed file, a file too large to
+ * profile whole, mixed formats in one folder, partition templates.
+ */
+import {expect} from 'chai'
+import {cpSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import yaml from 'js-yaml'
+import {cleanup, ROOT, tempDir} from '../helpers/lite.js'
+import {expectSameAspects} from '../helpers/golden.js'
+import {requireSharedFixtures} from '../helpers/requires.js'
+import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+
+/** DataHub's test: mtimes FROZEN + 10 s, + 20 s, … in `os.walk` order (files sorted, then folders). */
+function freezeMtimes(root: string): void {
+  let t = Date.UTC(2020, 3, 14, 7, 0, 0) / 1000
+  const visit = (dir: string) => {
+    const entries = readdirSync(dir).sort()
+    for (const f of entries.filter((e) => statSync(join(dir, e)).isFile())) {
+      t += 10
+      utimesSync(join(dir, f), t, t)
+    }
+    for (const d of entries.filter((e) => statSync(join(dir, e)).isDirectory())) visit(join(dir, d))
+  }
+  visit(root)
+}
+
+/** The `lastModified` PATCH carries an mtime, which depends on the zone the golden was made in. */
+function withoutMtimes(records: any[]): any[] {
+  return records.map((r) =>
+    r.changeType === 'PATCH' && r.aspectName === 'datasetProperties' ? {...r, aspect: {json: r.aspect.json.map((op: any) => (op.path === '/lastModified' ? {...op, value: {time: 0}} : op))}} : r,
+  )
+}
+
+const CASES = ['single_file', 'multiple_files', 'multiple_spec_for_files', 'folder_no_partition', 'folder_no_partition_exclude', 'folder_no_partition_filename', 'folder_partition_basic', 'folder_partition_update_schema']
+
+describe("s3 source: DataHub's local goldens", function () {
+  this.timeout(120_000)
+  let oracle: string
+  let dir: string
+  before(function () {
+    oracle = requireSharedFixtures(this, 'datahub-integration', 's3')
+    dir = tempDir('mdcli-s3-')
+    const target = join(dir, 'tests', 'integration', 's3', 'test_data')
+    mkdirSync(target, {recursive: true})
+    cpSync(join(oracle, 'test_data', 'local_system'), join(target, 'local_system'), {recursive: true})
+    freezeMtimes(join(target, 'local_system'))
+  })
+  after(() => cleanup(dir))
+
+  for (const name of CASES) {
+    it(`${name}.yml produces golden_mces_${name}.json`, async () => {
+      const recipe = yaml.load(readFileSync(join(oracle, 'recipes', `${name}.yml`), 'utf8')) as any
+      recipe.sink = {type: 'file', config: {filename: join(dir, `${name}.out.json`)}}
+      const r = await ingestJson(writeRecipe(dir, recipe, `${name}.yml`), offlineEnv(dir))
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      const ours = withoutMtimes(readJson(join(dir, `${name}.out.json`)))
+      const golden = withoutMtimes(readJson(join(oracle, 'golden-files', 'local', `golden_mces_${name}.json`)))
+      expectSameAspects(ours, golden, {ignore: ['fieldProfiles[].sampleValues']})
+    })
+  }
+})
+
+describe('s3 source: our own lake', function () {
+  this.timeout(60_000)
+  let dir: string
+  beforeEach(() => {
+    dir = tempDir('mdcli-s3-own-')
+  })
+  afterEach(() => cleanup(dir))
+
+  async function run(config: Record<string, unknown>) {
+    const out = join(dir, 'out.json')
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 's3', config}, sink: {type: 'file', config: {filename: out}}}), offlineEnv(dir))
+    let records: any[] = []
+    try {
+      records = readJson(out)
+    } catch {
+      /* nothing written */
+    }
+    return {...r, records}
+  }
+  const aspectOf = (records: any[], urn: string, name: string) => records.find((x) => x.entityUrn === urn && x.aspectName === name && x.changeType !== 'PATCH')?.aspect.json
+  const urnOf = (path: string) => `urn:li:dataset:(urn:li:dataPlatform:file,${path},PROD)`
+
+  it('mixed formats in one folder: each file its dataset, its schema from its own reader', async () => {
+    cpSync(join(ROOT, 'test', 'fixtures', 'lake'), join(dir, 'lake'), {recursive: true})
+    const r = await run({path_specs: [{include: 'lake/mixed/*.*'}], profiling: {enabled: true}})
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    const fieldsOf = (f: string) => aspectOf(r.records, urnOf(`lake/mixed/${f}`), 'schemaMetadata')?.fields.map((x: any) => `${x.fieldPath}:${x.nativeDataType}`)
+    expect(fieldsOf('people.csv')).to.deep.equal(['id:integer', 'name:string', 'born:date', 'score:number'])
+    expect(fieldsOf('people.tsv')).to.deep.equal(['id:integer', 'name:string'])
+    expect(fieldsOf('events.jsonl')).to.deep.equal(['id:int', 'kind:str', 'meta.source:str', 'meta:dict'])
+    expect(fieldsOf('items.parquet')).to.deep.equal(['id:int64', 'label:string'])
+    expect(fieldsOf('readings.avro')).to.deep.equal(['[version=2.0].[type=Reading].[type=string].sensor:sensor', '[version=2.0].[type=Reading].[type=double].value:value'])
+    const readings = aspectOf(r.records, urnOf('lake/mixed/readings.avro'), 'schemaMetadata').fields
+    expect(readings.map((f: any) => f.nullable)).to.deep.equal([false, true])
+    expect(aspectOf(r.records, urnOf('lake/mixed/items.parquet'), 'datasetProfile')).to.include({rowCount: 3, columnCount: 2})
+    expect(aspectOf(r.records, urnOf('lake/mixed/readings.avro'), 'datasetProfile').fieldProfiles[1]).to.include({nullCount: 1, uniqueCount: 1})
+    const profile = aspectOf(r.records, urnOf('lake/mixed/people.csv'), 'datasetProfile')
+    expect(profile.rowCount).to.equal(4)
+    const id = profile.fieldProfiles.find((f: any) => f.fieldPath === 'id')
+    expect(id).to.include({uniqueCount: 4, nullCount: 0})
+    // Four distinct values of an int column: few, so DataHub lists each value's frequency.
+    expect(id.distinctValueFrequencies.map((v: any) => v.value)).to.deep.equal(['1', '2', '3', '4'])
+  })
+
+  it('a malformed file: the rest of the lake is ingested, the file is a warning naming it', async () => {
+    cpSync(join(ROOT, 'test', 'fixtures', 'lake'), join(dir, 'lake'), {recursive: true})
+    const r = await run({path_specs: [{include: 'lake/broken/*.*'}], profiling: {enabled: true}})
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    expect(aspectOf(r.records, urnOf('lake/broken/good.json'), 'schemaMetadata')).to.exist
+    expect(aspectOf(r.records, urnOf('lake/broken/bad.json'), 'datasetProperties')).to.exist
+    expect(aspectOf(r.records, urnOf('lake/broken/bad.json'), 'schemaMetadata')).to.equal(undefined)
+    expect(JSON.stringify(r.result)).to.contain('lake/broken/bad.json')
+  })
+
+  it('a file too large to profile whole is profiled on its first rows, with a warning', async () => {
+    mkdirSync(join(dir, 'big'), {recursive: true})
+    const lines = ['n,label']
+    for (let i = 0; i < 5000; i++) lines.push(`${i},${i % 3 === 0 ? 'fizz' : 'other'}`)
+    writeFileSync(join(dir, 'big', 'numbers.csv'), lines.join('\n') + '\n')
+    const r = await run({path_specs: [{include: 'big/*.csv'}], profiling: {enabled: true, max_file_size_bytes: 1000, sample_rows: 100}})
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    const profile = aspectOf(r.records, urnOf('big/numbers.csv'), 'datasetProfile')
+    expect(profile.rowCount).to.equal(100)
+    expect(profile.partitionSpec).to.deep.equal({partition: 'FIRST_100_ROWS', type: 'QUERY'})
+    expect(JSON.stringify(r.result)).to.contain('profiled its first 100 rows')
+    // Without the limit the whole file is read: many values, so min/max/mean instead of frequencies.
+    const whole = await run({path_specs: [{include: 'big/*.csv'}], profiling: {enabled: true}})
+    const n = aspectOf(whole.records, urnOf('big/numbers.csv'), 'datasetProfile').fieldProfiles.find((f: any) => f.fieldPath === 'n')
+    expect(n).to.include({min: '0.0', max: '4999.0', mean: '2499.5'})
+  })
+
+  it('partition templates: one dataset per table folder, the partition keys it names', async () => {
+    for (const [y, m] of [['2023', '01'], ['2023', '02'], ['2024', '01']]) {
+      mkdirSync(join(dir, 'sales', 'orders', `year=${y}`, `month=${m}`), {recursive: true})
+      writeFileSync(join(dir, 'sales', 'orders', `year=${y}`, `month=${m}`, 'part-0.json'), `{"id": 1, "amount": 2.5}\n`)
+    }
+    const r = await run({path_specs: [{include: 'sales/{table}/{partition_key[0]}={partition[0]}/{partition_key[1]}={partition[1]}/*.json'}]})
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    const props = aspectOf(r.records, urnOf('sales/orders'), 'datasetProperties')
+    expect(props).to.deep.include({name: 'orders'})
+    expect(props.customProperties).to.include({number_of_files: '3', partition_keys: 'year,month'})
+    const containers = r.records.filter((x) => x.aspectName === 'containerProperties').map((x) => x.aspect.json.name)
+    expect(containers).to.deep.equal(['sales'])
+  })
+
+  it("'**' without allow_double_stars is a one-line config error, nothing written", async () => {
+    const r = await run({path_specs: [{include: 'lake/**/*.csv'}]})
+    expect(r.code).to.not.equal(0)
+    expect(r.stderr + r.stdout).to.match(/cannot contain '\*\*'/)
+    expect(r.records).to.deep.equal([])
+  })
+})
