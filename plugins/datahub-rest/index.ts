@@ -175,11 +175,11 @@ const plugin: SinkPlugin<RestSinkConfig> = {
   configSchema: CONFIG,
   serverTarget(config, env) {
     const configured = configuredServer(env)
-    return {server: config.server ?? configured.server, token: config.token ?? configured.token}
+    return {server: config.server ?? configured.server, token: config.token ?? configured.token, serverFrom: config.server ? "the recipe's sink.config.server" : configured.serverFrom}
   },
   async create(config, ctx: PluginContext): Promise<Sink> {
-    const {server, token} = plugin.serverTarget!(config, ctx.env)
-    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000, onRequest: ctx.onRequest})
+    const {server, token, serverFrom} = plugin.serverTarget!(config, ctx.env)
+    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000, onRequest: ctx.onRequest, serverFrom})
     try {
       // Fail fast on a wrong address, before the source reads anything.
       ctx.report.info('gmsVersion', await client.serverVersion())

@@ -26,6 +26,8 @@ export interface ClientOptions {
   /** Shared connection pool; one is made when absent. */
   agent?: HttpAgent
   userAgent?: string
+  /** Where `server` came from ("gms.server in ~/.mdclienv", "METADATA_GMS_URL"), named when it cannot be reached. */
+  serverFrom?: string
   /** Called after every request with what a --debug log may show (never a token). */
   onRequest?: (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
 }
@@ -82,9 +84,11 @@ export class MdcliClient {
   private readonly ownsAgent: boolean
   private readonly send: typeof httpRequest
   private readonly onRequest?: ClientOptions['onRequest']
+  private readonly serverFrom?: string
 
   constructor(opts: ClientOptions) {
     this.server = opts.server.replace(/\/+$/, '')
+    this.serverFrom = opts.serverFrom
     this.token = opts.token
     this.timeoutMs = opts.timeoutMs ?? 30_000
     this.onRequest = opts.onRequest
@@ -95,7 +99,7 @@ export class MdcliClient {
   }
 
   static fromSettings(s: Settings, extra: Partial<ClientOptions> = {}): MdcliClient {
-    return new MdcliClient({server: s.server, token: s.token, ...extra})
+    return new MdcliClient({server: s.server, token: s.token, serverFrom: s.serverFrom, ...extra})
   }
 
   async close(): Promise<void> {
@@ -176,7 +180,9 @@ export class MdcliClient {
     const code = err.code ?? err.cause?.code ?? ''
     const why =
       code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code.includes('TIMEOUT') ? 'timed out' : (err.message ?? 'no answer')
-    return new ConnectionError(`Could not reach the mdcli server at ${this.server} (${why}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
+    // Which setting gave the address: a stale one is the usual cause, and the fix is to change it.
+    const from = this.serverFrom ? `; the address is from ${this.serverFrom}` : ''
+    return new ConnectionError(`Could not reach the mdcli server at ${this.server} (${why}${from}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
   }
 
   health(): Promise<void> {

@@ -1,9 +1,21 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, resolveSettings, writeConfigFile} from '../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, normalizeServerUrl, resolveSettings, savedAddress, storeIdentity, writeConfigFile} from '../config/settings.js'
+import {MdcliClient} from '../client/client.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** Two server URLs that reach the same listener (localhost and 127.0.0.1 alike). */
+function sameAddress(a: string, b: string): boolean {
+  const x = new URL(a)
+  const y = new URL(b)
+  const host = (u: URL) => (LOOPBACK.has(u.hostname) ? 'loopback' : u.hostname)
+  const port = (u: URL) => u.port || (u.protocol === 'https:' ? '443' : '80')
+  return x.protocol === y.protocol && host(x) === host(y) && port(x) === port(y)
+}
 
 export default class Lite extends BaseCommand {
   static override summary = 'Run the embedded metadata server (GraphQL + REST) on a local lowdb store.'
@@ -41,7 +53,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
   }
 
   /** Shows the first-start admin token once and saves it for the next `mdcli` command. */
-  private announceAdminToken(url: string, token: string, print: boolean): void {
+  private announceAdminToken(url: string, token: string, print: boolean, storeDir: string): void {
     const settings = resolveSettings()
     if (print || settings.skipConfig) {
       this.log('Created the admin user urn:li:corpuser:datahub and its access token (shown only this once):')
@@ -51,8 +63,48 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       this.log('METADATA_SKIP_CONFIG is set: the token was not saved; pass it as METADATA_GMS_TOKEN.')
       return
     }
-    writeConfigFile(settings.configPath, {server: url, token})
+    writeConfigFile(settings.configPath, {server: url, token}, storeIdentity(storeDir))
     this.log(`Saved the server address and token to ${settings.configPath} (owner-only).`)
+  }
+
+  /**
+   * A start of a store on another address moves the saved address along, so the next command
+   * reaches this server: when lite saved the address for this store (its mark in the file), or
+   * when the saved token is one this store accepts (a file written before the mark existed).
+   * Another store's address is left alone, and the start says where commands will go.
+   */
+  private async followSavedAddress(url: string, storeDir: string, auth: boolean): Promise<void> {
+    const settings = resolveSettings()
+    if (settings.skipConfig) return
+    const saved = savedAddress(settings.configPath, storeDir)
+    if (!saved?.server) return
+    let current: string
+    try {
+      current = normalizeServerUrl(saved.server)
+    } catch {
+      return
+    }
+    if (sameAddress(current, url)) return
+    const ours = saved.ofStore || (auth && saved.token !== undefined && (await this.acceptsToken(url, saved.token)))
+    if (ours) {
+      writeConfigFile(settings.configPath, {server: url, token: saved.token ?? null}, storeIdentity(storeDir))
+      this.log(`Saved the new address ${url} to ${settings.configPath} (it was ${current}).`)
+    } else if (settings.serverSource === 'config') {
+      this.log(`Note: commands go to ${current} (gms.server in ${settings.configPath}, another store's server); set METADATA_GMS_URL=${url} to reach this one.`)
+    }
+  }
+
+  /** Whether this server knows `token` (a 401 says it does not; a refusal of the query still knows it). */
+  private async acceptsToken(url: string, token: string): Promise<boolean> {
+    const client = new MdcliClient({server: url, token, timeoutMs: 10_000})
+    try {
+      await client.call('POST', '/api/graphql', {query: '{ me { corpUser { urn } } }'})
+      return true
+    } catch (e) {
+      return (e as {status?: number}).status !== 401 && (e as {code?: string}).code !== 'E_CONNECTION'
+    } finally {
+      await client.close()
+    }
   }
 
   async run(): Promise<void> {
@@ -100,8 +152,11 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       throw e
     }
     if (server.sampleAspects > 0) this.log(`Loaded ${server.sampleAspects} sample aspects.`)
+    const markedOurs = !resolveSettings().skipConfig && savedAddress(resolveSettings().configPath, storeDir)?.ofStore === true
     try {
-      if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'])
+      if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'], storeDir)
+      // Before the first request is answered, when the file says the address is this store's.
+      else if (markedOurs) await this.followSavedAddress(server.url, storeDir, server.auth)
       else if (server.auth && !resolveSettings().token) {
         // The admin exists but nothing here can act as it: say how to get back in.
         this.log(
@@ -113,6 +168,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       // The config file holds the new token now (or could not be written): requests may be answered.
       server.open()
     }
+    // Without the mark, whether the saved token is this store's is asked of the open server.
+    if (!server.adminToken && !markedOurs) await this.followSavedAddress(server.url, storeDir, server.auth)
     if (!server.auth) {
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }

@@ -6,10 +6,10 @@
  */
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
-import {dirname, join} from 'node:path'
+import {dirname, join, resolve as resolvePath} from 'node:path'
 import yaml from 'js-yaml'
 import {ConfigError} from '../errors.js'
-import {maskUrl} from '../store/postgres/url.js'
+import {isStoreUrl, maskUrl} from '../store/postgres/url.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
@@ -17,6 +17,11 @@ export interface ConfigFile {
   store?: string
   /** `mdcli lite`'s queue: `consume` / `changelog` as `nats://host:port[/stream]`, and their subjects. */
   events?: {consume?: string; consume_subject?: string; changelog?: string; changelog_subject?: string}
+  /**
+   * The store of the `mdcli lite` that wrote `gms.server` (see storeIdentity): a later start of
+   * that store on another port updates the address; a start of another store leaves it alone.
+   */
+  lite_store?: string
   [k: string]: unknown
 }
 
@@ -30,6 +35,11 @@ export interface Settings {
   telemetryTimeoutSec: number
   /** Where the settings came from, for `--debug` and error messages. */
   serverSource: 'env' | 'config' | 'default'
+  /**
+   * Where the server address came from, as a person reads it ("METADATA_GMS_URL",
+   * "gms.server in /home/me/.mdclienv", "the default"), for a message that cannot connect.
+   */
+  serverFrom: string
   configPath: string
   /** Where the settings came from, for `init` and `--debug` (variables and files, never values). */
   sources: string[]
@@ -103,13 +113,41 @@ export function readConfigFile(path: string): ConfigFile | undefined {
   return doc as ConfigFile
 }
 
-/** Writes the config file owner-only, keeping keys other than `gms` that were already there. */
-export function writeConfigFile(path: string, gms: {server: string; token?: string | null}): void {
+/**
+ * Writes the config file owner-only, keeping keys other than `gms` that were already there.
+ * `liteStore`: the store of the `mdcli lite` whose address this is (see ConfigFile.lite_store);
+ * another address written without one drops the mark, since it is no longer that server's.
+ */
+export function writeConfigFile(path: string, gms: {server: string; token?: string | null}, liteStore?: string): void {
   const prev = readConfigFile(path) ?? {}
-  const next: ConfigFile = {...prev, gms: {server: gms.server, token: gms.token ?? null}}
+  const {lite_store: oldStore, ...rest} = prev
+  const mark = liteStore ?? (prev.gms?.server === gms.server ? oldStore : undefined)
+  const next: ConfigFile = {...rest, gms: {server: gms.server, token: gms.token ?? null}, ...(typeof mark === 'string' ? {lite_store: mark} : {})}
   mkdirSync(dirname(path), {recursive: true})
   writeFileSync(path, yaml.dump(next), {mode: 0o600})
   chmodSync(path, 0o600)
+}
+
+/** How the config file names a store: a directory made absolute, a database URL with its password masked. */
+export function storeIdentity(store: string): string {
+  return isStoreUrl(store) ? maskUrl(store) : resolvePath(store)
+}
+
+/** The config file's saved address and token, and whether `mdcli lite` wrote them for `store`. */
+export function savedAddress(path: string, store: string): {server?: string; token?: string; ofStore: boolean} | undefined {
+  let file: ConfigFile | undefined
+  try {
+    file = readConfigFile(path)
+  } catch {
+    return undefined
+  }
+  const gms = file?.gms
+  if (!file || !gms || typeof gms !== 'object') return undefined
+  return {
+    ...(typeof gms.server === 'string' ? {server: gms.server} : {}),
+    ...(typeof gms.token === 'string' && gms.token !== '' ? {token: gms.token} : {}),
+    ofStore: typeof file.lite_store === 'string' && file.lite_store === storeIdentity(store),
+  }
 }
 
 /** Expands `{VAR}` placeholders in a token from the environment, as DataHub's CLI does. */
@@ -180,6 +218,8 @@ export function resolveSettings(rawEnv: Env = process.env): Settings {
   }
   let server: string | undefined
   let serverFrom: string | undefined
+  // A DataHub variable standing in for ours is named as the user set it.
+  const varName = (k: (typeof GMS_KEYS)[number]): string => (used.includes(`DATAHUB_GMS_${k}`) ? `DATAHUB_GMS_${k}` : `METADATA_GMS_${k}`)
   let serverSource: Settings['serverSource'] = 'default'
   const envUrl = nonEmpty(env.METADATA_GMS_URL)
   const host = nonEmpty(env.METADATA_GMS_HOST)
@@ -192,22 +232,22 @@ export function resolveSettings(rawEnv: Env = process.env): Settings {
   }
   if (envUrl) {
     server = envUrl
-    serverFrom = 'METADATA_GMS_URL'
+    serverFrom = varName('URL')
     serverSource = 'env'
   } else if (host) {
     checkPortAndProtocol()
     const p = proto ?? 'http'
     server = port ? `${p}://${host}:${port}` : host.includes('://') ? host : `${p}://${host}:8080`
-    serverFrom = port ? 'METADATA_GMS_HOST and METADATA_GMS_PORT' : 'METADATA_GMS_HOST'
+    serverFrom = port ? `${varName('HOST')} and ${varName('PORT')}` : varName('HOST')
     serverSource = 'env'
   } else if (port) {
     checkPortAndProtocol()
     server = `${proto ?? 'http'}://localhost:${port}`
-    serverFrom = 'METADATA_GMS_PORT'
+    serverFrom = varName('PORT')
     serverSource = 'env'
   } else if (gms?.server) {
     server = gms.server
-    serverFrom = `config file ${fileUsed}`
+    serverFrom = `gms.server in ${fileUsed}`
     serverSource = 'config'
   }
   const rawToken = nonEmpty(env.METADATA_GMS_TOKEN) ?? (typeof gms?.token === 'string' ? nonEmpty(gms.token) : undefined)
@@ -222,6 +262,7 @@ export function resolveSettings(rawEnv: Env = process.env): Settings {
     telemetryEnabled: env.METADATA_TELEMETRY_ENABLED === undefined ? true : truthy(env.METADATA_TELEMETRY_ENABLED),
     telemetryTimeoutSec: timeout,
     serverSource,
+    serverFrom: serverFrom ?? 'the default',
     configPath: path,
     sources: [...used.map((v) => `environment variable ${v}`), ...(fileUsed ? [`config file ${fileUsed}`] : [])],
   }

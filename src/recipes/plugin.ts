@@ -111,6 +111,8 @@ export interface SourcePlugin<C = any> extends PluginBase {
 export interface ServerTarget {
   server: string
   token?: string
+  /** Where `server` came from (the recipe, a variable, the config file), named when it cannot be reached. */
+  serverFrom?: string
 }
 
 export interface SinkPlugin<C = any> extends PluginBase {

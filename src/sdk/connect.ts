@@ -14,15 +14,15 @@ export type {PublishAck, QueuePublisher} from '../events/queue.js'
 export {parseQueueUrl, redact as redactUrl} from '../events/queue.js'
 
 /** The server and token the user configured (flags aside): environment, then the config file. */
-export function configuredServer(env: NodeJS.ProcessEnv = process.env): {server: string; token?: string} {
+export function configuredServer(env: NodeJS.ProcessEnv = process.env): {server: string; token?: string; serverFrom: string} {
   const s = resolveSettings(env)
-  return {server: s.server, token: s.token ?? undefined}
+  return {server: s.server, token: s.token ?? undefined, serverFrom: s.serverFrom}
 }
 
 /** A REST client for the metadata server; close it when done. */
-export async function connectServer(opts: {server: string; token?: string; timeoutMs?: number; onRequest?: RequestLog}): Promise<MdcliClient> {
+export async function connectServer(opts: {server: string; token?: string; timeoutMs?: number; onRequest?: RequestLog; serverFrom?: string}): Promise<MdcliClient> {
   const {MdcliClient} = await import('../client/client.js')
-  return new MdcliClient({server: opts.server, token: opts.token, timeoutMs: opts.timeoutMs, onRequest: opts.onRequest})
+  return new MdcliClient({server: opts.server, token: opts.token, timeoutMs: opts.timeoutMs, onRequest: opts.onRequest, serverFrom: opts.serverFrom})
 }
 
 /** A publisher on a JetStream stream (created with the subject when missing); close it when done. */

@@ -214,7 +214,7 @@ describe('mdcli lite + core commands', function () {
     it('a server that does not answer is one clear line', async () => {
       const r = await runCli(['get', '--urn', urn], {env: lite.env({METADATA_GMS_URL: 'http://127.0.0.1:9'})})
       expect(r.code).to.equal(1)
-      expect(r.stderr).to.match(/^Error: Could not reach the mdcli server at http:\/\/127\.0\.0\.1:9 \(connection refused\)/)
+      expect(r.stderr).to.match(/^Error: Could not reach the mdcli server at http:\/\/127\.0\.0\.1:9 \(connection refused; the address is from METADATA_GMS_URL\)/)
     })
 
     it('get without an urn says what is missing', async () => {

@@ -51,7 +51,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
     try {
       res = await request(url, {headers, signal: ac.signal, bodyTimeout: 0, headersTimeout: 10_000})
     } catch (error) {
-      throw new ConnectionError(`Could not reach the mdcli server at ${s.server} (${(error as Error).message}). Is \`mdcli lite\` running?`)
+      throw new ConnectionError(`Could not reach the mdcli server at ${s.server} (${(error as Error).message}; the address is from ${s.serverFrom}). Is \`mdcli lite\` running?`)
     }
     if (res.statusCode === 401) throw new UnauthorizedError(`The server refused the change log: ${((await res.body.json().catch(() => ({}))) as {message?: string}).message ?? 'unauthorized'}`)
     if (res.statusCode !== 200) throw new MdcliError('E_SERVER', res.statusCode, `The server answered ${res.statusCode} to GET /events`)
