@@ -1,12 +1,35 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {UsageError} from '../errors.js'
+import {summarize, type EntitySummary} from '../client/summaries.js'
 
 export interface SearchOutcome {
   total: number
   start: number
   count: number
-  entities: Array<{urn: string; entityType: string}>
+  entities: EntitySummary[]
+}
+
+/** A column of the table cut to `max` characters (an ellipsis marks the cut). */
+function cut(s: string, max: number): string {
+  const one = s.replace(/\s+/g, ' ').trim()
+  return one.length <= max ? one : `${one.slice(0, max - 1)}…`
+}
+
+/** The table a person reads: name, type, platform, where it sits, and what it is. */
+export function searchTable(entities: EntitySummary[], first = 1): string[] {
+  const rows = entities.map((e, i) => [
+    String(first + i),
+    cut(e.name, 40),
+    e.subType ?? e.entityType,
+    e.platform ?? '',
+    cut(e.containerPath.map((c) => c.name).join(' / '), 40),
+    cut(e.description ?? '', 60),
+  ])
+  const head = ['#', 'NAME', 'TYPE', 'PLATFORM', 'CONTAINER', 'DESCRIPTION']
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd()
+  return [line(head), ...rows.map(line)]
 }
 
 export default class Search extends BaseCommand {
@@ -48,12 +71,18 @@ several filters must all hold. Soft-deleted entities are left out unless --inclu
       start: flags.start,
       count: flags.count,
     })
-    const entities = page.entities.map((e) => ({urn: e.entity, entityType: e.entityType}))
+    const entities = await summarize(
+      this.client(),
+      page.entities.map((e) => ({urn: e.entity, entityType: e.entityType})),
+    )
     if (!this.jsonEnabled()) {
       if (entities.length === 0) this.log(page.numEntities === 0 ? 'No entities found.' : `No entities on this page (${page.numEntities} in all).`)
       else {
-        const width = Math.max(...entities.map((e) => e.entityType.length))
-        for (const e of entities) this.log(`${e.entityType.padEnd(width)}  ${e.urn}`)
+        for (const l of searchTable(entities, flags.start + 1)) this.log(l)
+        // The urns, numbered as the rows, for `mdcli get --urn`.
+        this.log('')
+        const w = String(flags.start + entities.length).length
+        for (const [i, e] of entities.entries()) this.log(`${String(flags.start + i + 1).padStart(w)}  ${e.urn}`)
         const last = flags.start + entities.length
         this.log(`\n${flags.start + 1}–${last} of ${page.numEntities}${last < page.numEntities ? ` (next page: --start ${last})` : ''}`)
       }
