@@ -28,6 +28,7 @@ export type ErrorCode =
   | 'E_STORE_IO'
   | 'E_STORE_CONFLICT'
   | 'E_STORE_MEMORY'
+  | 'E_STORE_UNAVAILABLE'
   | 'E_FILE'
   | 'E_PARSE'
   | 'E_PLUGIN'
@@ -197,6 +198,18 @@ export class StoreMemoryError extends MdcliError {
   }
 }
 
+/**
+ * The store cannot be reached (a PostgreSQL server refusing connections, shut down, its database
+ * gone): nothing was written by this request, and the same request may succeed once the store is
+ * back, so clients retry it. HTTP 503 with Retry-After.
+ */
+export class StoreUnavailableError extends MdcliError {
+  readonly retryable = true
+  constructor(message: string, details?: unknown) {
+    super('E_STORE_UNAVAILABLE', 503, message, details)
+  }
+}
+
 /** A conditional write found another version than the one it expected (another writer came first). */
 export class StoreConflictError extends MdcliError {
   constructor(message: string, details?: unknown) {
@@ -283,6 +296,7 @@ const FROM_WIRE: Record<ErrorCode, WireFactory> = {
   E_STORE_IO: (m, d) => new StoreIoError(m, d),
   E_STORE_CONFLICT: (m, d) => new StoreConflictError(m, d),
   E_STORE_MEMORY: (m, d) => new StoreMemoryError(m, d),
+  E_STORE_UNAVAILABLE: (m, d) => new StoreUnavailableError(m, d),
   E_FILE: (m) => new FileError(m),
   E_PARSE: (m, d) => new ParseError(m, d),
   E_PLUGIN: (m) => new PluginError(m),

@@ -324,6 +324,16 @@ export class Router {
     const err = BugError.wrap(e)
     // A bug's cause stays in the server log; the client gets E_INTERNAL and a message without internals.
     if (err instanceof BugError) this.opts.logger.error(`${method} ${path} failed: ${err.logText()}`)
-    return json(err.status, {status: err.status, code: err.code, message: err.message, ...(err.details === undefined ? {} : {details: err.details})})
+    const body: Record<string, unknown> = {status: err.status, code: err.code, message: err.message, ...(err.details === undefined ? {} : {details: err.details})}
+    if (err.status === 503) {
+      // E_STORE_UNAVAILABLE before a GraphQL request ran (checking its token): GraphQL clients
+      // read `errors`, in the shape the GraphQL endpoint gives the same failure.
+      if (path === '/api/graphql') body.errors = [{message: err.message, extensions: {code: 503, type: 'SERVICE_UNAVAILABLE', classification: 'DataFetchingException'}}]
+      const r = json(503, body)
+      // The same request may succeed in a moment.
+      r.headers['retry-after'] = '1'
+      return r
+    }
+    return json(err.status, body)
   }
 }

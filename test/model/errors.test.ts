@@ -24,6 +24,7 @@ describe('errors across the wire', () => {
     E_STORE_IO: new E.StoreIoError('io', {errno: 'EIO'}),
     E_STORE_CONFLICT: new E.StoreConflictError('conflict', {expected: 1}),
     E_STORE_MEMORY: new E.StoreMemoryError('heap', {limitMb: 512}),
+    E_STORE_UNAVAILABLE: new E.StoreUnavailableError('PostgreSQL refused the connection', {reason: 'ECONNREFUSED'}),
     E_FILE: new E.FileError('f'),
     E_PARSE: new E.ParseError('p', {line: 3}),
     E_PLUGIN: new E.PluginError('pl'),

@@ -10,14 +10,16 @@
  *   PLATFORM policies to platform requests (no resource) and, being global, to entity ones too.
  *
  * Policies and group member lists are cached and dropped whenever a write touches a policy or a
- * group, so a change takes effect at the next request; a user's own memberships and roles are
- * read per request.
+ * group, so a change takes effect at the next request, and in any case once older than
+ * ACCESS_CACHE_MAX_AGE_MS or when other replicas' writes may have gone unannounced (`forget`);
+ * a user's own memberships and roles are read per request.
  */
 import {UnauthorizedError} from '../../errors.js'
 import type {MetadataStore} from '../../store/types.js'
 import type {Actor} from '../catalog.js'
 import type {AuthzRequest, Authorizer} from '../authorize.js'
 import type {PolicyInfo} from './default-policies.js'
+import {ACCESS_CACHE_MAX_AGE_MS, monotonicMs} from './cache-bound.js'
 
 interface Principal {
   urn: string
@@ -28,6 +30,9 @@ interface Principal {
 export class PolicyAuthorizer implements Authorizer {
   private policies?: Promise<PolicyInfo[]>
   private groupMembers?: Promise<Map<string, Set<string>>>
+  /** When each cache was last loaded (monotonicMs). */
+  private policiesAt = 0
+  private groupMembersAt = 0
 
   constructor(private readonly store: MetadataStore) {}
 
@@ -40,7 +45,14 @@ export class PolicyAuthorizer implements Authorizer {
     }
   }
 
+  forget(): void {
+    this.policies = undefined
+    this.groupMembers = undefined
+  }
+
   private loadPolicies(): Promise<PolicyInfo[]> {
+    if (this.policies && monotonicMs() - this.policiesAt > ACCESS_CACHE_MAX_AGE_MS) this.policies = undefined
+    if (!this.policies) this.policiesAt = monotonicMs()
     this.policies ??= (async () => {
       const {urns} = await this.store.listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
       const out: PolicyInfo[] = []
@@ -60,6 +72,8 @@ export class PolicyAuthorizer implements Authorizer {
 
   /** Group urn → member urns, from corpGroupInfo.members of every group. */
   private loadGroupMembers(): Promise<Map<string, Set<string>>> {
+    if (this.groupMembers && monotonicMs() - this.groupMembersAt > ACCESS_CACHE_MAX_AGE_MS) this.groupMembers = undefined
+    if (!this.groupMembers) this.groupMembersAt = monotonicMs()
     this.groupMembers ??= (async () => {
       const {urns} = await this.store.listUrns({entityType: 'corpGroup', includeSoftDeleted: false})
       const map = new Map<string, Set<string>>()

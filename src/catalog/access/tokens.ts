@@ -10,8 +10,10 @@
  * Every request presents a token, so verified tokens are remembered (a bounded map from the
  * presented text to its actor and expiry): a hit costs no hash and no store read. Any write to
  * an access-token entity empties the map, so a revoked token fails at its next request as
- * before; expiry is checked on every hit. Failures are never remembered, so unknown tokens
- * cannot fill the map.
+ * before; expiry is checked on every hit. An entry older than ACCESS_CACHE_MAX_AGE_MS is
+ * verified afresh, and the map is emptied when other replicas' writes may have gone unannounced
+ * (`Catalog.onResync`), so a revocation on another replica holds here within that bound even if
+ * its notification is lost. Failures are never remembered, so unknown tokens cannot fill the map.
  *
  * A token of a suspended user (`corpUserStatus.status` SUSPENDED) is refused, as DataHub refuses
  * an actor that is not active. The user's status is read with the token and remembered with it;
@@ -22,6 +24,7 @@ import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors
 import {validateUrn} from '../../model/registry.js'
 import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
+import {ACCESS_CACHE_MAX_AGE_MS, monotonicMs} from './cache-bound.js'
 
 export const TOKEN_PREFIX = 'mdt_'
 
@@ -71,6 +74,8 @@ interface Verified {
   actor: Actor
   name: string
   expiresAt?: number
+  /** When it was read from the store (monotonicMs): older than ACCESS_CACHE_MAX_AGE_MS is read again. */
+  readAt: number
 }
 
 export class TokenService {
@@ -81,9 +86,14 @@ export class TokenService {
   constructor(private readonly catalog: Catalog) {
     catalog.onWrite((urns) => {
       if (!urns.some((u) => u.startsWith(TOKEN_URN_PREFIX) || u.startsWith(USER_URN_PREFIX))) return
-      this.generation++
-      this.verified.clear()
+      this.forget()
     })
+    catalog.onResync(() => this.forget())
+  }
+
+  private forget(): void {
+    this.generation++
+    this.verified.clear()
   }
 
   /** Creates a token for `actorUrn`; the only time the secret exists outside the caller. */
@@ -119,13 +129,15 @@ export class TokenService {
   /** Resolves the actor of a presented token; 401 for unknown, revoked or expired tokens. */
   async verify(token: string): Promise<Actor> {
     const hit = this.verified.get(token)
-    if (hit) {
+    if (hit && monotonicMs() - hit.readAt <= ACCESS_CACHE_MAX_AGE_MS) {
       this.checkExpiry(hit)
       return hit.actor
     }
+    if (hit) this.verified.delete(token)
     if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
     const id = hashToken(token)
     const generation = this.generation
+    const readAt = monotonicMs()
     const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
@@ -134,7 +146,7 @@ export class TokenService {
       throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     }
     const info = a.value as TokenInfo
-    const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt}
+    const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt, readAt}
     this.checkExpiry(verified)
     const status = (await storeOf(this.catalog).getAspect(info.actorUrn, 'corpUserStatus'))?.value as {status?: string} | undefined
     if (status?.status === 'SUSPENDED') throw new UnauthenticatedError(`Access token '${info.name}' acts for ${info.actorUrn}, who is suspended`)

@@ -6,6 +6,8 @@
  * - Our typed errors (MdcliError) map by their status: 400 BAD_REQUEST, 403 UNAUTHORIZED,
  *   404 NOT_FOUND (409 CONFLICT too, as DataHub has it), with their own message.
  * - A full store (E_STORE_FULL, E_STORE_MEMORY) is 500 SERVER_ERROR with its own message, naming the store.
+ * - A store that cannot be reached (E_STORE_UNAVAILABLE) is 503 SERVICE_UNAVAILABLE with its own
+ *   message, and the response's HTTP status is 503 too (see `unavailableIn`): retry later.
  * - Anything else thrown while resolving is a bug: 500 SERVER_ERROR with DataHub's message
  *   `An unknown error occurred.`; the cause goes to the server log, never to the client.
  * - Errors of the request itself (syntax, validation, variable coercion, limits) have no path:
@@ -17,7 +19,7 @@ import type {Logger} from '../http.js'
 
 export const UNKNOWN_ERROR = 'An unknown error occurred.'
 
-const TYPES: Record<number, string> = {400: 'BAD_REQUEST', 403: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 500: 'SERVER_ERROR'}
+const TYPES: Record<number, string> = {400: 'BAD_REQUEST', 403: 'UNAUTHORIZED', 404: 'NOT_FOUND', 409: 'CONFLICT', 500: 'SERVER_ERROR', 503: 'SERVICE_UNAVAILABLE'}
 
 export interface ErrorExtensions {
   code: number
@@ -60,6 +62,7 @@ export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | E
       const code = codeForStatus(orig.status)
       // A full store is the user's to fix (free space), not a bug: its message says so.
       if (orig.code === 'E_STORE_FULL' || orig.code === 'E_STORE_MEMORY') return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
+      if (orig.code === 'E_STORE_UNAVAILABLE') return relocated(err, orig.message, extensions(503, 'DataFetchingException'))
       if (code === 500) {
         logger.error(`GraphQL ${err.path.join('.')} failed: ${orig instanceof BugError ? orig.logText() : (orig.stack ?? orig.message)}`)
         return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
@@ -70,4 +73,9 @@ export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | E
     logger.error(`GraphQL ${err.path.join('.')} failed: ${bug.logText()}`)
     return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
   }
+}
+
+/** Whether formatted errors say the store could not be reached: the response is then a 503. */
+export function unavailableIn(errors: readonly GraphQLError[]): boolean {
+  return errors.some((e) => e.extensions?.code === 503)
 }

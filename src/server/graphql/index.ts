@@ -14,7 +14,7 @@ import type {Catalog} from '../../catalog/catalog.js'
 import {BugError, TooLargeError} from '../../errors.js'
 import {type HttpRequest, type HttpResponse, json, type Logger, type RequestContext, type Router} from '../http.js'
 import {EntityLoader, type GqlContext} from './context.js'
-import {extensions, makeFormatError, UNKNOWN_ERROR} from './errors.js'
+import {extensions, makeFormatError, UNKNOWN_ERROR, unavailableIn} from './errors.js'
 import {
   type CachedDocument, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule, protoKeyRule,
 } from './limits.js'
@@ -109,7 +109,10 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
     // which costs a call per value of every response.
     onOperation: (req, _args, result): HandlerResponse => {
       const media = acceptedMediaType(req.raw.headers.accept)
-      const body = JSON.stringify(result.errors ? {...result, errors: result.errors.map(formatError)} : result)
+      const errors = result.errors?.map(formatError)
+      const body = JSON.stringify(errors ? {...result, errors} : result)
+      // The store could not be reached: 503, so clients and load balancers retry elsewhere or later.
+      if (errors && unavailableIn(errors)) return [body, {status: 503, statusText: 'Service Unavailable', headers: {'content-type': `${media}; charset=utf-8`, 'retry-after': '1'}}]
       // A result without data failed before execution (variable coercion): a request error.
       const status = !('data' in result) && media === GRAPHQL_RESPONSE ? 400 : 200
       return [body, {status, statusText: status === 200 ? 'OK' : 'Bad Request', headers: {'content-type': `${media}; charset=utf-8`}}]

@@ -13,8 +13,12 @@
  * committed write at once and none holds an index in memory.
  *
  * Replicas: every write batch NOTIFYs the urns it touched on `mdcli_write` (delivered at
- * COMMIT). Each process LISTENs and tells the catalog, whose caches (tokens, policies, group
- * members) drop what changed. Read-modify-write edits take
+ * COMMIT). Each process LISTENs on one connection of its own (application_name
+ * `mdcli-listener:<pid>`) and tells the catalog, whose caches (tokens, policies, group members)
+ * drop what changed. A listener whose connection drops reconnects for as long as the store is
+ * open, LISTEN_RETRY_MIN_MS doubling to LISTEN_RETRY_MAX_MS between attempts; since what was
+ * committed meanwhile was never announced, caches drop everything (`onResync`) when it drops
+ * and again once it listens. Read-modify-write edits take
  * session advisory locks (two-int key space, distinct from the writers' bigint one) on a
  * separate small pool, so edits of one entity on two replicas run one after the other.
  */
@@ -32,6 +36,7 @@ import type {
   SearchResponse,
   StoredAspect,
   StoreStats,
+  StoreCheck,
   SystemMetadata,
   WriteOp,
   WriteResult,
@@ -42,6 +47,7 @@ import {nameKey, searchDocs, searchVectors} from './search-sql.js'
 import {hasNul, noNul} from './nul.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
+import {guardPool, isConnectionFailure} from './unavailable.js'
 
 export {maskUrl} from './url.js'
 
@@ -150,6 +156,11 @@ interface TsRow {
 }
 
 const CHANNEL = 'mdcli_write'
+/** First wait before the listener reconnects; it doubles with each failed attempt up to the max. */
+export const LISTEN_RETRY_MIN_MS = 250
+export const LISTEN_RETRY_MAX_MS = 5_000
+/** How long a request waits for a pooled connection before it answers E_STORE_UNAVAILABLE. */
+const CONNECT_TIMEOUT_MS = 10_000
 
 /**
  * One write batch's view of the rows it touches, and the rows it has yet to write. New entities,
@@ -190,10 +201,17 @@ const NOTIFY_CHUNK = 7000
 export class PgStore implements MetadataStore {
   private pool: pg.Pool | null = null
   private lockPool: pg.Pool | null = null
+  /** One connection (max 1) for /health's probe, so a busy pool does not read as a dead database. */
+  private probePool: pg.Pool | null = null
   private listener: pg.Client | null = null
   private readonly instance = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
   private readonly external: Array<(urns: string[]) => void> = []
+  private readonly resync: Array<() => void> = []
   private closing = false
+  /** Why the listener is not listening, and since when; undefined while it listens. */
+  private listenDown?: {since: number; reason: string}
+  private listenAttempts = 0
+  private listenTimer?: NodeJS.Timeout
 
   constructor(private readonly opts: PgStoreOptions) {}
 
@@ -207,8 +225,13 @@ export class PgStore implements MetadataStore {
     return this.pool
   }
 
+  /** Pool settings shared by the store's pools: a name in pg_stat_activity, and no wait without end. */
+  private poolConfig(max: number, name: string): pg.PoolConfig {
+    return {connectionString: this.opts.url, max, application_name: name, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true}
+  }
+
   async open(): Promise<void> {
-    const pool = new pg.Pool({connectionString: this.opts.url, max: this.opts.poolMax ?? 8})
+    const pool = new pg.Pool(this.poolConfig(this.opts.poolMax ?? 8, 'mdcli'))
     // An idle client's error (server restart) must not crash the process; the next query reconnects.
     pool.on('error', () => undefined)
     let c: pg.PoolClient
@@ -224,15 +247,40 @@ export class PgStore implements MetadataStore {
     } finally {
       c.release()
     }
-    this.pool = pool
-    this.lockPool = new pg.Pool({connectionString: this.opts.url, max: 4})
-    this.lockPool.on('error', () => undefined)
+    // Connection failures of every statement from here on are E_STORE_UNAVAILABLE (see unavailable.ts).
+    this.pool = guardPool(pool)
+    const lockPool = new pg.Pool(this.poolConfig(4, 'mdcli-locks'))
+    lockPool.on('error', () => undefined)
+    this.lockPool = guardPool(lockPool)
+    const probePool = new pg.Pool({...this.poolConfig(1, 'mdcli-health'), idleTimeoutMillis: 60_000})
+    probePool.on('error', () => undefined)
+    this.probePool = probePool
     this.closing = false
+    this.listenDown = undefined
+    this.listenAttempts = 0
     await this.listen()
   }
 
+  /**
+   * Opens the listener's connection and LISTENs. Exactly one listener connection exists at a
+   * time: a lost one reports itself once (its `error` and `end` events both come), and the next
+   * attempt is scheduled only if none is.
+   */
   private async listen(): Promise<void> {
-    const client = new pg.Client({connectionString: this.opts.url})
+    const client = new pg.Client({connectionString: this.opts.url, application_name: `mdcli-listener:${process.pid}`, keepAlive: true})
+    /** Set once LISTEN succeeded: from then on a lost connection is reported by `lost`. */
+    let live = false
+    let gone = false
+    const lost = (reason: string) => {
+      if (gone) return
+      gone = true
+      client.end().catch(() => undefined)
+      if (!live) return
+      if (this.listener === client) this.listener = null
+      this.listenerLost(reason)
+    }
+    client.on('error', (e) => lost(e.message))
+    client.on('end', () => lost('the connection ended'))
     client.on('notification', (n) => {
       if (n.channel !== CHANNEL || !n.payload) return
       let msg: {s: string; u: string[]}
@@ -244,21 +292,99 @@ export class PgStore implements MetadataStore {
       if (msg.s === this.instance) return
       for (const l of this.external) l(msg.u)
     })
-    client.on('error', () => {
-      if (this.closing) return
-      this.listener = null
-      setTimeout(() => {
-        if (this.closing || !this.pool) return
-        this.listen().catch(() => undefined)
-      }, 1000).unref()
-    })
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+    } catch (e) {
+      gone = true
+      client.end().catch(() => undefined)
+      throw e
+    }
+    if (gone) throw new Error('the connection ended while it started listening')
+    if (this.closing) {
+      gone = true
+      await client.end().catch(() => undefined)
+      return
+    }
+    live = true
     this.listener = client
+  }
+
+  private listenerLost(reason: string): void {
+    if (this.closing) return
+    this.listenDown ??= {since: Date.now(), reason}
+    this.opts.warn?.(`Not listening for other replicas' writes (${reason}); reconnecting`)
+    // Writes committed from now until the listener is back are never announced.
+    this.fireResync()
+    this.scheduleListen()
+  }
+
+  private scheduleListen(): void {
+    if (this.closing || this.listenTimer) return
+    const delay = Math.min(LISTEN_RETRY_MAX_MS, LISTEN_RETRY_MIN_MS * 2 ** Math.min(this.listenAttempts, 16))
+    this.listenAttempts++
+    this.listenTimer = setTimeout(() => {
+      this.listenTimer = undefined
+      if (this.closing) return
+      this.listen().then(
+        () => {
+          if (this.closing) return
+          const was = this.listenDown
+          this.listenDown = undefined
+          this.listenAttempts = 0
+          if (was) this.opts.warn?.(`Listening for other replicas' writes again (after ${((Date.now() - was.since) / 1000).toFixed(1)} s)`)
+          // What other replicas committed while nobody listened is read afresh.
+          this.fireResync()
+        },
+        (e: unknown) => {
+          if (this.listenDown) this.listenDown.reason = (e as Error)?.message ?? String(e)
+          this.scheduleListen()
+        },
+      )
+    }, delay)
+    this.listenTimer.unref()
+  }
+
+  private fireResync(): void {
+    for (const l of this.resync) l()
   }
 
   onExternalWrite(listen: (urns: string[]) => void): void {
     this.external.push(listen)
+  }
+
+  onResync(listen: () => void): void {
+    this.resync.push(listen)
+  }
+
+  /** `store`: the database answers a statement; `listener`: other replicas' writes are heard. */
+  healthChecks(): StoreCheck[] {
+    return [
+      {
+        name: 'store',
+        check: async () => {
+          const probe = this.probePool
+          if (!probe) return {ok: false, reason: 'the store is closed'}
+          try {
+            await probe.query('SELECT 1')
+            return {ok: true}
+          } catch (e) {
+            const code = (e as {code?: unknown}).code
+            const what = isConnectionFailure(e) ? 'cannot reach the PostgreSQL database' : 'the PostgreSQL database failed a probe'
+            return {ok: false, reason: `${what} (${typeof code === 'string' ? `${code}: ` : ''}${(e as Error).message})`}
+          }
+        },
+      },
+      {
+        name: 'listener',
+        check: async () => {
+          const down = this.listenDown
+          if (!down && this.listener) return {ok: true}
+          if (!down) return {ok: false, reason: 'not listening'}
+          return {ok: false, reason: `not hearing other replicas' writes since ${new Date(down.since).toISOString()} (${down.reason}); reconnecting, attempt ${this.listenAttempts}`}
+        },
+      },
+    ]
   }
 
   async withEntityLocks<T>(urns: string[], fn: () => Promise<T>): Promise<T> {
@@ -285,11 +411,15 @@ export class PgStore implements MetadataStore {
 
   async close(): Promise<void> {
     this.closing = true
+    clearTimeout(this.listenTimer)
+    this.listenTimer = undefined
     const p = this.pool
     const l = this.lockPool
     const n = this.listener
-    this.pool = this.lockPool = this.listener = null
+    const h = this.probePool
+    this.pool = this.lockPool = this.listener = this.probePool = null
     await n?.end().catch(() => undefined)
+    await h?.end().catch(() => undefined)
     await l?.end()
     if (p) await p.end()
   }
