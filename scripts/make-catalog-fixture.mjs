@@ -71,8 +71,14 @@ p(HIVE, 'datasetProfile', {timestampMillis: T, rowCount: 1200, columnCount: 3, f
   {fieldPath: 'clicks', uniqueCount: 40, uniqueProportion: 0.033, nullCount: 12, nullProportion: 0.01, min: '0', max: '57', mean: '6.4', median: '4'},
 ]})
 
+// A long name downstream of the Hive table: the lineage graph wraps it without overlapping its neighbours.
+const LONG = ds('hive', 'sample_db.events.user_clicks_aggregated_by_day_and_region_v2')
+p(LONG, 'datasetProperties', {name: 'user_clicks_aggregated_by_day_and_region_v2', description: 'Clicks per user, day and region'})
+p(LONG, 'upstreamLineage', upstream(HIVE))
+p(LONG, 'container', {container: 'urn:li:container:sampleschema'})
+
 p(LOGGING, 'datasetProperties', {name: 'logging_events', description: 'Application log lines, one row per event'})
-p(LOGGING, 'schemaMetadata', schema('hive', 'logging_events', [field('event_name', 'StringType', 'string'), field('event_data', 'StringType', 'string'), field('ts', 'TimeType', 'timestamp')]))
+p(LOGGING, 'schemaMetadata', schema('hive', 'logging_events', [field('event_name', 'StringType', 'VARCHAR(length=200)'), field('event_data', 'StringType', 'string'), field('ts', 'TimeType', 'timestamp')]))
 p(LOGGING, 'ownership', owners(['urn:li:corpuser:jdoe', 'DATAOWNER']))
 p(FCT, 'datasetProperties', {name: 'fct_users_created', description: 'Users created, by day'})
 p(FCT, 'schemaMetadata', schema('hive', 'fct_users_created', [field('user_name', 'StringType', 'string'), field('created_at', 'TimeType', 'timestamp')]))

@@ -82,8 +82,11 @@ describe('web pages in a real browser (headless Chromium)', function () {
     expect(decodeURIComponent(new URL(page.url()).pathname)).to.equal(`/entity/${HDFS}`)
     const schema = page.getByRole('region', {name: 'Schema'})
     expect(await schema.locator('tbody tr').count()).to.be.greaterThan(0)
-    expect(await page.getByRole('region', {name: 'Upstream'}).textContent()).to.include(KAFKA)
-    await page.getByRole('region', {name: 'Downstream'}).getByRole('link', {name: HIVE}).click()
+    // Related entities by name, type and platform; the urn only as a tooltip.
+    const upstreamText = (await page.getByRole('region', {name: 'Upstream'}).textContent()) ?? ''
+    expect(upstreamText).to.include('SampleKafkaDataset').and.include('dataset · kafka')
+    expect(upstreamText).to.not.include('urn:li:')
+    await page.getByRole('region', {name: 'Downstream'}).getByRole('link', {name: 'SampleHiveDataset'}).click()
     await page.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
     // A shared search link opens the same results, filters included.
     const shared = await (await browser.newContext()).newPage()
@@ -110,7 +113,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     expect(text).to.include('jdoe')
     expect(text).to.not.include('urn:li:mlModel')
     await shared.goto(`${lite.url}/search?q=ClientsAndAccounts`)
-    const node = shared.locator('ol.results li').filter({hasText: 'glossary_node'})
+    const node = shared.locator('ol.results li').filter({hasText: 'glossary node'})
     await node.waitFor()
     expect(await node.locator('.name').textContent()).to.equal('ClientsAndAccounts')
     expect(await node.textContent()).to.include('Provides basic concepts').and.include('jdoe')
@@ -370,6 +373,91 @@ describe('web pages in a real browser (headless Chromium)', function () {
     expect([...hosts]).to.deep.equal([new URL(lite.url).host])
     const js = await fetch(`${lite.url}/app/app.js`, {headers: {'accept-encoding': 'gzip'}})
     expect(js.headers.get('content-type')).to.match(/javascript/)
+    await page.context().close()
+  })
+
+  it('shows what the catalog knows: a profile, a container\'s contents by page, where a result lives, readable column types, named recent changes', async () => {
+    const page = await signIn(lite.token)
+    // The profile: when, rows and columns, and per column nulls, distinct values, range and samples.
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
+    const profile = page.getByRole('region', {name: 'Profile'})
+    await profile.waitFor()
+    const ptext = (await profile.textContent()) ?? ''
+    expect(ptext).to.include('Profiled 2023-11-14').and.include('1,200 rows').and.include('3 columns')
+    const clicks = profile.locator('tr', {hasText: 'clicks'})
+    expect(await clicks.locator('td').allTextContents()).to.deep.equal(['clicks', '12', '1 %', '40', '3.3 %', '0', '57', '6.4', '4', ''])
+    expect(await profile.locator('tr', {hasText: 'user_id'}).textContent()).to.include('12, 77, 301')
+    // The container path leads to the schema, whose page lists what it holds, a page at a time.
+    await page.getByRole('navigation', {name: 'Container path'}).getByRole('link', {name: 'events'}).click()
+    await page.getByRole('heading', {name: 'events'}).waitFor()
+    const contents = page.getByRole('region', {name: 'Contents'})
+    await contents.locator('li').first().waitFor()
+    expect(await contents.getByRole('heading').textContent()).to.equal('Contents (26)')
+    expect(await contents.locator('li').count()).to.equal(20)
+    expect(await contents.textContent()).to.include('dataset · hive')
+    await contents.getByRole('button', {name: 'Next →'}).click()
+    await contents.getByText('21–26 of 26').waitFor()
+    expect(await contents.locator('li').count()).to.equal(6)
+    expect(await page.locator('main').textContent()).to.include('schema · container · hive')
+    // Search results say where each table lives: platform, database and schema.
+    await page.goto(`${lite.url}/search?q=SampleHiveDataset`)
+    const row = page.locator('ol.results li').filter({hasText: 'SampleHiveDataset'}).first()
+    await row.waitFor()
+    expect(await row.locator('.meta').first().textContent()).to.equal('dataset · hive · sample_db › events')
+    // Column types as SQL reads them, beside the type the source stored.
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(LOGGING)}`)
+    const typeCell = page.getByRole('region', {name: 'Schema'}).locator('tr', {hasText: 'event_name'}).locator('td').nth(1)
+    await typeCell.waitFor()
+    expect((await typeCell.textContent())?.replace(/\s+/g, ' ').trim()).to.equal('varchar(200) VARCHAR(length=200)')
+    // Recently changed: data assets by name; ingestion's own bookkeeping (a checkpoint job) left out.
+    const job = 'urn:li:dataJob:(urn:li:dataFlow:(datahub,web-test-pipeline,prod),file_stale_entity_removal)'
+    const cp = await http(`${lite.url}/aspects?action=ingestProposal`, {token: lite.token, body: {proposal: {entityType: 'dataJob', entityUrn: job, aspectName: 'datahubIngestionCheckpoint', changeType: 'UPSERT',
+      aspect: {contentType: 'application/json', value: JSON.stringify({timestampMillis: Date.now(), pipelineName: 'web-test-pipeline', platformInstanceId: '', config: '', state: {formatVersion: '1.0', serde: 'utf-8', payload: '{}'}, runId: 'web-test'})}}}})
+    expect(cp.status, JSON.stringify(cp.body)).to.equal(200)
+    const direct = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query: '{ all: recentlyChanged(count: 5) { entity { urn } } assets: recentlyChanged(count: 5, assetsOnly: true) { entity { urn } } }'}})
+    expect(direct.body.data.all.map((c: any) => c.entity.urn)).to.include(job)
+    expect(direct.body.data.assets.map((c: any) => c.entity.urn)).to.not.include(job)
+    await page.goto(lite.url)
+    const recent = page.getByRole('region', {name: 'Recently changed'})
+    await recent.locator('li').first().waitFor()
+    expect(await recent.textContent()).to.not.include('web-test-pipeline').and.not.include('file_stale_entity_removal')
+    await page.context().close()
+  })
+
+  it('wraps long names in the lineage graph at word boundaries, without cutting or overlapping', async () => {
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(HIVE)}`)
+    const graph = page.getByRole('region', {name: 'Lineage graph'})
+    const long = graph.locator('.react-flow__node', {hasText: 'region_v2'})
+    await long.waitFor()
+    // The whole name is there, wrapped, and nothing of it is clipped.
+    const link = long.locator('a')
+    expect(await link.textContent()).to.equal('sample_db.events.user_clicks_aggregated_by_day_and_region_v2')
+    const clipped = await link.evaluate((a: any) => a.scrollWidth > a.clientWidth + 1 || a.closest('.card').scrollHeight > a.closest('.card').clientHeight + 1)
+    expect(clipped, 'the name fits its card').to.equal(false)
+    // Lines break only where the name has a boundary (after _ or between words).
+    const lines = await link.evaluate((a: any) => {
+      const range = (globalThis as any).document.createRange()
+      const tops = new Map<number, string>()
+      for (const span of Array.from(a.querySelectorAll('span')) as any[]) {
+        range.selectNodeContents(span)
+        const top = Math.round(range.getClientRects()[0]!.top)
+        tops.set(top, (tops.get(top) ?? '') + span.textContent)
+      }
+      return [...tops.values()]
+    })
+    expect(lines.length, lines.join(' | ')).to.be.greaterThan(1)
+    expect(lines.join('')).to.equal('sample_db.events.user_clicks_aggregated_by_day_and_region_v2')
+    for (const l of lines.slice(0, -1)) expect(l, lines.join(' | ')).to.match(/[_.]$/)
+    // No two cards overlap.
+    const boxes = await graph.locator('.react-flow__node').evaluateAll((ns: any[]) => ns.map((n) => n.getBoundingClientRect()).map((r) => ({x: r.x, y: r.y, w: r.width, h: r.height})))
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i]!
+        const b = boxes[j]!
+        const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
+        expect(overlap, `cards ${i} and ${j} overlap`).to.equal(false)
+      }
     await page.context().close()
   })
 })

@@ -57,6 +57,27 @@ const ROOT = `query root($urn: String!) { entity(urn: $urn) { ${NAME_FIELDS} } }
 
 const NODE_W = 230
 const NODE_H = 64
+/** About how many characters of a name fit on one line of a card (bold 0.8rem beside two buttons). */
+const CHARS_PER_LINE = 24
+const LINE_H = 17
+
+/** A card's height for its name: long names wrap (at word and identifier boundaries), and the layout leaves them room. */
+const heightOf = (n: GraphNode): number => NODE_H + LINE_H * Math.max(0, Math.ceil(n.name.length / CHARS_PER_LINE) - 1)
+
+/** The name with break opportunities after `_`, `.`, `/`, `-` and between words of camelCase, so a long name wraps there and not mid-word. */
+function Breakable({text}: {text: string}) {
+  const parts = text.split(/(?<=[_./-])|(?<=[a-z0-9])(?=[A-Z])/)
+  return (
+    <>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </span>
+      ))}
+    </>
+  )
+}
 
 function toNode(e: Obj): GraphNode {
   const columns: GraphNode['columns'] = []
@@ -71,13 +92,13 @@ function layout(nodes: GraphNode[], edges: GraphEdge[]): Map<string, {x: number;
   const g = new dagre.graphlib.Graph()
   g.setGraph({rankdir: 'LR', nodesep: 24, ranksep: 90})
   g.setDefaultEdgeLabel(() => ({}))
-  for (const n of nodes) g.setNode(n.urn, {width: NODE_W, height: NODE_H})
+  for (const n of nodes) g.setNode(n.urn, {width: NODE_W, height: heightOf(n)})
   for (const e of edges) g.setEdge(e.from, e.to)
   dagre.layout(g)
   const out = new Map<string, {x: number; y: number}>()
   for (const n of nodes) {
     const p = g.node(n.urn)
-    out.set(n.urn, {x: p.x - NODE_W / 2, y: p.y - NODE_H / 2})
+    out.set(n.urn, {x: p.x - NODE_W / 2, y: p.y - heightOf(n) / 2})
   }
   return out
 }
@@ -103,7 +124,7 @@ function Card({data}: NodeProps<Node<CardData>>) {
           navigate(entityHref(node.urn))
         }}
       >
-        {node.name}
+        <Breakable text={node.name} />
       </a>
       <span className="meta">
         {node.type.toLowerCase().replace(/_/g, ' ')}

@@ -96,7 +96,36 @@ function takeEarly<T>(query: string, variables: Obj): Promise<T> {
 }
 
 const nameOf = (e: Obj): string => e?.properties?.name ?? e?.name ?? e?.username ?? e?.info?.name ?? e?.info?.title ?? e?.properties?.displayName ?? e?.urn ?? ''
-const platformOf = (e: Obj): string | undefined => e?.platform?.name
+const platformOf = (e: Obj): string | undefined => e?.platform?.properties?.displayName ?? e?.platform?.name
+/** "dataset · hive": an entity's type and, where it has one, its platform, as a person reads them. */
+const typeLabel = (e: Obj): string => `${e.type.toLowerCase().replace(/_/g, ' ')}${platformOf(e) ? ` · ${platformOf(e)}` : ''}`
+/** The containers an entity sits in, outermost first: "sample_db › events". */
+const pathOf = (e: Obj): string => [...(e?.parentContainers?.containers ?? [])].reverse().map((c: Obj) => c.properties?.name ?? c.urn).join(' › ')
+/** What a link to another entity asks for, so it can show a name and platform instead of an urn. */
+const NAMED = `urn type
+    ... on Dataset { name platform { name } } ... on Chart { properties { name } platform { name } } ... on Dashboard { properties { name } platform { name } }
+    ... on DataJob { properties { name } } ... on DataFlow { properties { name } platform { name } } ... on Container { properties { name } platform { name } }
+    ... on GlossaryTerm { name } ... on GlossaryNode { properties { name } } ... on Tag { name } ... on Domain { properties { name } }
+    ... on CorpUser { username } ... on CorpGroup { name } ... on MLModel { name platform { name } } ... on MLFeatureTable { name platform { name } }`
+
+/**
+ * A column type as a person reads it: SQLAlchemy's reprs that SQL sources store as the native
+ * type ("VARCHAR(length=200)", "NUMERIC(precision=10, scale=2)", "INTEGER()") become SQL
+ * ("varchar(200)", "numeric(10, 2)", "integer"); anything else is shown as stored.
+ */
+function readableType(native: string | undefined): string {
+  if (!native) return ''
+  const m = /^([A-Z][A-Z0-9_ ]*)\((.*)\)$/.exec(native.trim())
+  if (!m) return native
+  const name = m[1]!.toLowerCase()
+  const args = m[2]!
+    .split(',')
+    .map((a) => a.trim())
+    .filter((a) => a && !/^(collation|timezone|asdecimal|_?enums|create_constraint|native_enum)=/i.test(a))
+    .map((a) => a.replace(/^\w+=/, '').replace(/^'(.*)'$/, '$1'))
+    .filter((a) => a !== 'None' && a !== 'False' && a !== 'True')
+  return args.length ? `${name}(${args.join(', ')})` : name
+}
 
 function SignIn({onDone, message}: {onDone: () => void; message?: string}) {
   const [token, setT] = useState('')
@@ -144,7 +173,7 @@ function Header({me, onSignOut}: {me: string; onSignOut: () => void}) {
 
 const HOME = `query home {
   searchAcrossEntities(input: {query: "*", start: 0, count: 0}) { total facets { field aggregations { value count } } }
-  recentlyChanged(count: 10) { time actor aspectName changeType entity { urn type
+  recentlyChanged(count: 10, assetsOnly: true) { time actor aspectName changeType entity { urn type
     ... on Dataset { name platform { name } } ... on Chart { properties { name } } ... on Dashboard { properties { name } }
     ... on DataJob { properties { name } } ... on DataFlow { properties { name } } ... on Container { properties { name } }
     ... on GlossaryTerm { name } ... on GlossaryNode { properties { name } } ... on Tag { name } ... on Domain { properties { name } }
@@ -190,7 +219,7 @@ function Home() {
               <li key={c.entity.urn}>
                 <Link href={entityHref(c.entity.urn)}>{nameOf(c.entity)}</Link>{' '}
                 <span className="meta">
-                  {c.entity.type.toLowerCase().replace(/_/g, ' ')} · {c.changeType === 'DELETE' ? 'removed' : 'changed'} {c.aspectName ?? ''} · {new Date(c.time).toISOString().replace('T', ' ').slice(0, 19)} · {c.actor}
+                  {typeLabel(c.entity)} · {c.changeType === 'DELETE' ? 'removed' : 'changed'} {c.aspectName ?? ''} · {new Date(c.time).toISOString().replace('T', ' ').slice(0, 19)} · {c.actor}
                 </span>
               </li>
             ))}
@@ -201,16 +230,17 @@ function Home() {
   )
 }
 
+const PATH = `parentContainers { containers { urn properties { name } } }`
 const OWNERS = 'ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }'
 const TAGS = 'tags { tags { tag { urn name } } }'
 /** What a result row shows for each type: its name, platform, description (the edited one first), owners and tags, where the type has them. */
 const RESULT_TYPES: Array<[string, string]> = [
-  ['Dataset', `name platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
-  ['Chart', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
-  ['Dashboard', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Dataset', `name platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS} ${PATH}`],
+  ['Chart', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS} ${PATH}`],
+  ['Dashboard', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS} ${PATH}`],
   ['DataJob', `properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
   ['DataFlow', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
-  ['Container', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS}`],
+  ['Container', `platform { name } properties { name description } editableProperties { description } ${OWNERS} ${TAGS} ${PATH}`],
   ['MLModel', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
   ['MLModelGroup', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
   ['MLFeatureTable', `name platform { name } description editableProperties { description } ${OWNERS} ${TAGS}`],
@@ -304,8 +334,8 @@ function Search({params}: {params: URLSearchParams}) {
             <li key={e.urn}>
               <Link href={entityHref(e.urn)} className="name">{nameOf(e)}</Link>
               <span className="meta">
-                {e.type.toLowerCase()}
-                {platformOf(e) ? ` · ${platformOf(e)}` : ''}
+                {typeLabel(e)}
+                {pathOf(e) ? ` · ${pathOf(e)}` : ''}
               </span>
               {descriptionOf(e) && <p className="snippet">{snippetOf(descriptionOf(e)!)}</p>}
               <span className="meta">
@@ -340,24 +370,25 @@ function Search({params}: {params: URLSearchParams}) {
 const CLASSIFICATION = `ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }
       tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } }
       domain { domain { urn properties { name } } } deprecation { deprecated note }`
-const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { urn type } } }
-      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { urn type } } }`
+const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { ${NAMED} } } }
+      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { ${NAMED} } } }`
 
 const LINKS = `institutionalMemory { elements { url label } }`
-const PATH = `parentContainers { containers { urn properties { name } } }`
 
 const ENTITY = `query entity($urn: String!) {
   entity(urn: $urn) { urn type
     ... on Dataset { name platform { name } properties { name description customProperties { key value } }
       editableProperties { description }
-      schemaMetadata { fields { fieldPath nativeDataType description nullable isPartOfKey tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } } } }
+      schemaMetadata { fields { fieldPath nativeDataType type description nullable isPartOfKey tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } } } }
       editableSchemaMetadata { editableSchemaFieldInfo { fieldPath description tags { tags { tag { urn name } } } } }
+      datasetProfiles(limit: 1) { timestampMillis rowCount columnCount sizeInBytes
+        fieldProfiles { fieldPath uniqueCount uniqueProportion nullCount nullProportion min max mean median stdev sampleValues } }
       ${CLASSIFICATION} ${LINEAGE} ${LINKS} ${PATH} aspects { aspectName payload } }
     ... on Chart { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
     ... on Dashboard { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
     ... on DataJob { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } ${LINEAGE} }
     ... on DataFlow { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } }
-    ... on Container { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } }
+    ... on Container { properties { name description } platform { name } subTypes { typeNames } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } }
     ... on Notebook { ${LINKS} aspects { aspectName payload } }
     ... on GlossaryTerm { name properties { name description } ${LINKS} aspects { aspectName payload } }
     ... on GlossaryNode { properties { name description } aspects { aspectName payload } }
@@ -442,10 +473,100 @@ function Lineage({title, result}: {title: string; result?: Obj}) {
         <ul>
           {result.relationships.map((r: Obj) => (
             <li key={r.entity.urn}>
-              <Link href={entityHref(r.entity.urn)}>{r.entity.urn}</Link> <span className="meta">{r.type}</span>
+              <Link href={entityHref(r.entity.urn)}>{nameOf(r.entity)}</Link> <span className="meta" title={r.entity.urn}>{typeLabel(r.entity)} · {r.type.toLowerCase().replace(/_/g, ' ')}</span>
             </li>
           ))}
         </ul>
+      )}
+    </section>
+  )
+}
+
+const fmtNumber = (n: unknown): string => (typeof n === 'number' ? n.toLocaleString('en-US', {maximumFractionDigits: 3}) : n == null ? '' : String(n))
+const fmtShare = (p: unknown): string => (typeof p === 'number' ? `${(p * 100).toLocaleString('en-US', {maximumFractionDigits: 1})} %` : '')
+
+/** The latest profile of a dataset: its size, and per column nulls, distinct values, range and samples. */
+function Profile({profile}: {profile?: Obj}) {
+  if (!profile) return null
+  const cols: Obj[] = profile.fieldProfiles ?? []
+  return (
+    <section aria-label="Profile">
+      <h2>Profile</h2>
+      <p className="meta">
+        Profiled {new Date(profile.timestampMillis).toISOString().replace('T', ' ').slice(0, 16)} UTC
+        {profile.rowCount != null && <> · <b>{fmtNumber(profile.rowCount)}</b> rows</>}
+        {profile.columnCount != null && <> · <b>{fmtNumber(profile.columnCount)}</b> columns</>}
+        {profile.sizeInBytes != null && <> · {fmtNumber(profile.sizeInBytes)} bytes</>}
+      </p>
+      {cols.length > 0 && (
+        <div className="scroll">
+          <table>
+            <thead>
+              <tr>
+                {['Column', 'Nulls', 'Null %', 'Distinct', 'Distinct %', 'Min', 'Max', 'Mean', 'Median', 'Samples'].map((h) => (
+                  <th scope="col" key={h}>{h}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {cols.map((c) => (
+                <tr key={c.fieldPath}>
+                  <td>{c.fieldPath}</td>
+                  <td>{fmtNumber(c.nullCount)}</td>
+                  <td>{fmtShare(c.nullProportion)}</td>
+                  <td>{fmtNumber(c.uniqueCount)}</td>
+                  <td>{fmtShare(c.uniqueProportion)}</td>
+                  <td>{c.min ?? ''}</td>
+                  <td>{c.max ?? ''}</td>
+                  <td>{c.mean ?? ''}</td>
+                  <td>{c.median ?? ''}</td>
+                  <td>{(c.sampleValues ?? []).slice(0, 5).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  )
+}
+
+const CONTENTS_PAGE = 20
+const CONTENTS = `query contents($urn: String!, $start: Int!, $count: Int!) {
+  container(urn: $urn) { entities(input: {query: "*", start: $start, count: $count}) { start count total searchResults { entity { ${NAMED} } } } }
+}`
+
+/** What a container holds, a page at a time. */
+function Contents({urn}: {urn: string}) {
+  const [start, setStart] = useState(0)
+  const {data, error} = useQuery<Obj>(CONTENTS, {urn, start, count: CONTENTS_PAGE}, [urn, start])
+  const r = data?.container?.entities
+  return (
+    <section aria-label="Contents">
+      <h2>Contents{r ? ` (${r.total})` : ''}</h2>
+      {error ? (
+        <p role="alert" className="error">{error.message}</p>
+      ) : !r ? (
+        <p>Loading…</p>
+      ) : r.total === 0 ? (
+        <p className="meta">This container holds nothing yet.</p>
+      ) : (
+        <>
+          <ol className="contents" start={start + 1}>
+            {r.searchResults.map(({entity: x}: Obj) => (
+              <li key={x.urn}>
+                <Link href={entityHref(x.urn)}>{nameOf(x)}</Link> <span className="meta">{typeLabel(x)}</span>
+              </li>
+            ))}
+          </ol>
+          <nav className="pager" aria-label="Contents pages">
+            {start > 0 && <button className="link" onClick={() => setStart(Math.max(0, start - CONTENTS_PAGE))}>← Previous</button>}
+            <span className="meta">
+              {start + 1}–{start + r.searchResults.length} of {r.total}
+            </span>
+            {start + CONTENTS_PAGE < r.total && <button className="link" onClick={() => setStart(start + CONTENTS_PAGE)}>Next →</button>}
+          </nav>
+        </>
       )}
     </section>
   )
@@ -489,8 +610,8 @@ function Entity({urn}: {urn: string}) {
   return (
     <main className="entity">
       <p className="meta">
-        {e.type.toLowerCase()}
-        {platformOf(e) ? ` · ${platformOf(e)}` : ''}
+        {e.subTypes?.typeNames?.[0] ? `${e.subTypes.typeNames[0].toLowerCase()} · ` : ''}
+        {typeLabel(e)}
       </p>
       <h1>{nameOf(e)}</h1>
       {(e.parentContainers?.containers ?? []).length > 0 && (
@@ -558,7 +679,11 @@ function Entity({urn}: {urn: string}) {
                       {f.fieldPath.replace(/\[[^\]]*\]\.?/g, '')}
                       {f.isPartOfKey ? ' 🔑' : ''}
                     </td>
-                    <td>{f.nativeDataType}{f.nullable ? '' : ' not null'}</td>
+                    <td>
+                      {readableType(f.nativeDataType) || f.type?.toLowerCase()}
+                      {f.nullable ? '' : ' not null'}
+                      {f.nativeDataType && readableType(f.nativeDataType) !== f.nativeDataType && <span className="meta native" title="The type as the source stored it"> {f.nativeDataType}</span>}
+                    </td>
                     <td>{editedField(f.fieldPath)?.description ?? f.description}</td>
                     <td>{[...(f.tags?.tags ?? []), ...(editedField(f.fieldPath)?.tags?.tags ?? [])].map((t: Obj) => t.tag.name).concat((f.glossaryTerms?.terms ?? []).map((t: Obj) => t.term.name)).join(', ')}</td>
                     <td>
@@ -571,6 +696,8 @@ function Entity({urn}: {urn: string}) {
           </div>
         </section>
       )}
+      {e.type === 'DATASET' && <Profile profile={e.datasetProfiles?.[0]} />}
+      {e.type === 'CONTAINER' && <Contents urn={e.urn} />}
       {LINEAGE_TYPES.has(e.type) && (
         <Suspense fallback={<p>Loading the lineage graph…</p>}>
           <LineageGraph urn={e.urn} />
