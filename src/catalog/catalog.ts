@@ -33,6 +33,7 @@ import {
 import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
 import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
 import {KeyedMutex} from './edits/lock.js'
+import {positionOf, type QueuePosition} from './position.js'
 
 export type {Actor} from './authorize.js'
 
@@ -63,6 +64,8 @@ export interface ProposalOutcome {
   ok: boolean
   /** For ok outcomes: false when the value equalled the stored one (no new version). */
   changed?: boolean
+  /** `ordered` only: not written, the aspect holds this queue position's value or a newer one. */
+  stale?: boolean
   error?: {code: string; status: number; message: string}
 }
 
@@ -129,8 +132,12 @@ export class Catalog {
    * Validates, authorizes and writes proposals as one batch.
    * - `atomic` (default): any invalid proposal fails the whole call and nothing is written.
    * - not atomic: invalid proposals are reported per index and the valid ones are written.
+   * - `ordered` (the queue consumer): a proposal whose systemMetadata carries a queue position
+   *   (catalog/position.ts) is skipped, answered ok and `stale`, when its aspect already holds a
+   *   value from the same stream at the same or a later position. Checked under the urns' locks,
+   *   which the PostgreSQL store also takes across replicas, so no two writers interleave.
    */
-  async propose(actor: Actor, inputs: ProposalInput[], opts: {atomic?: boolean; defaults?: SystemMetadata} = {}): Promise<ProposalOutcome[]> {
+  async propose(actor: Actor, inputs: ProposalInput[], opts: {atomic?: boolean; defaults?: SystemMetadata; ordered?: boolean} = {}): Promise<ProposalOutcome[]> {
     const atomic = opts.atomic !== false
     const prepared: Array<PreparedProposal | undefined> = []
     const outcomes: ProposalOutcome[] = []
@@ -153,6 +160,7 @@ export class Catalog {
     const results = await this.withLocks(
       valid.map((p) => p.urn),
       async () => {
+        if (opts.ordered) valid = await this.dropStale(valid, prepared, outcomes)
         if (valid.some((p) => p.changeType === 'PATCH' || p.condition !== undefined)) valid = await this.resolveInOrder(valid, prepared, outcomes, atomic)
         const ops = this.opsOf(grant, valid, opts.defaults)
         // From here the ops hold all the batch needs. The parsed values are let go before the
@@ -171,6 +179,38 @@ export class Catalog {
       outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed}
     })
     return outcomes
+  }
+
+  /**
+   * `propose`'s `ordered` rule: walks the batch in order and drops each positioned proposal whose
+   * aspect holds (stored, or as an earlier proposal of the batch leaves it) a position of the same
+   * source at the same or a later seq. A DELETE leaves no position behind it.
+   */
+  private async dropStale(valid: PreparedProposal[], prepared: Array<PreparedProposal | undefined>, outcomes: ProposalOutcome[]): Promise<PreparedProposal[]> {
+    const positioned = valid.filter((p) => p.kind === 'versioned' && positionOf(p.systemMetadata) !== undefined)
+    if (positioned.length === 0) return valid
+    const stored = await this.store.getEntities([...new Set(positioned.map((p) => p.urn))], [...new Set(positioned.map((p) => p.aspectName))])
+    const latest = new Map<string, QueuePosition | undefined>()
+    const indexOf = new Map(prepared.map((p, i) => [p, i]))
+    const out: PreparedProposal[] = []
+    for (const p of valid) {
+      const pos = p.kind === 'versioned' ? positionOf(p.systemMetadata) : undefined
+      if (pos === undefined) {
+        out.push(p)
+        continue
+      }
+      const key = `${p.urn}\u0000${p.aspectName}`
+      const before = latest.has(key) ? latest.get(key) : positionOf(stored.get(p.urn)?.aspects[p.aspectName]?.systemMetadata)
+      if (before !== undefined && before.source === pos.source && before.seq >= pos.seq) {
+        const index = indexOf.get(p)!
+        prepared[index] = undefined
+        outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: false, stale: true}
+        continue
+      }
+      latest.set(key, p.changeType === 'DELETE' ? undefined : pos)
+      out.push(p)
+    }
+    return out
   }
 
   /**

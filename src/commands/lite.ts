@@ -28,6 +28,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     {description: 'Another port and store', command: '<%= config.bin %> lite --port 9002 --store ./catalog-store'},
     {description: 'Serve a PostgreSQL database (replicas may share it)', command: '<%= config.bin %> lite --store postgres://mdcli:secret@127.0.0.1:5432/catalog'},
     {description: 'Also write what recipes with `sink: {type: nats}` queued', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222'},
+    {description: 'Write the proposals of the stream TEAM_A, whatever subjects it holds', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222/TEAM_A'},
   ]
 
   static override flags = {
@@ -42,8 +43,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       default: 10000,
       min: 1,
     }),
-    consume: Flags.string({summary: 'Also write the proposals queued on this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CONSUME_URL'}),
-    'consume-subject': Flags.string({summary: 'Subject the proposals are published on (default mdcli.proposals).'}),
+    consume: Flags.string({summary: 'Also write the proposals queued on this NATS JetStream stream, whatever its subjects (nats://host:port[/stream]).', env: 'METADATA_CONSUME_URL'}),
+    'consume-subject': Flags.string({
+      summary: 'Subject a stream the server creates holds (default mdcli.proposals, or <stream>.proposals for another stream); added to an existing stream that lacks it.',
+    }),
     changelog: Flags.string({summary: 'Also publish every committed change (DataHub MCL JSON) to this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CHANGELOG_URL'}),
     'changelog-subject': Flags.string({summary: 'Subject the change log is published on (default mdcli.changelog).'}),
     'metrics-open': Flags.boolean({summary: 'Serve /metrics without an access token (for a Prometheus scraper on a private network); by default it needs one.', env: 'MDCLI_METRICS_OPEN', default: false}),
@@ -113,7 +116,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     // Flags (and their environment variables) first, then the config file's `events:` section.
     const fromFile = eventsFromConfig()
     const consume = flags.consume ?? fromFile.consume
-    const consumeSubject = flags['consume-subject'] ?? fromFile.consume_subject ?? 'mdcli.proposals'
+    const consumeSubject = flags['consume-subject'] ?? fromFile.consume_subject
     const changelog = flags.changelog ?? fromFile.changelog
     const changelogSubject = flags['changelog-subject'] ?? fromFile.changelog_subject ?? 'mdcli.changelog'
     if (consume) (await import('../events/queue.js')).parseQueueUrl(consume, 'MDCLI_PROPOSALS')
@@ -142,7 +145,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
         metricsOpen: flags['metrics-open'],
-        ...(consume ? {consume: {url: consume, subject: consumeSubject}} : {}),
+        ...(consume ? {consume: {url: consume, ...(consumeSubject ? {subject: consumeSubject} : {})}} : {}),
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })
     } catch (e) {

@@ -10,7 +10,16 @@ import {redact, type PublishAck, type QueuePublisher, type QueueTarget} from './
 /** How long the broker remembers message ids for de-duplication. */
 export const DEDUPE_WINDOW_NS = 2 * 60 * 60 * 1e9
 
-export async function connectNats(servers: string, name: string): Promise<NatsConnection> {
+export interface ConnectOptions {
+  /**
+   * A long-lived client (the consuming server): reconnect forever, waiting what this returns
+   * between rounds, and ping often enough that a silent broker is noticed within half a minute.
+   * Without it, a client gives up after three reconnects (a run's publisher reports and exits).
+   */
+  reconnectDelay?: () => number
+}
+
+export async function connectNats(servers: string, name: string, opts: ConnectOptions = {}): Promise<NatsConnection> {
   const u = new URL(servers)
   try {
     return await connect({
@@ -18,12 +27,27 @@ export async function connectNats(servers: string, name: string): Promise<NatsCo
       name,
       ...(u.username ? {user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password)} : {}),
       timeout: 5000,
-      maxReconnectAttempts: 3,
-      reconnectTimeWait: 500,
+      ...(opts.reconnectDelay
+        ? {maxReconnectAttempts: -1, reconnectDelayHandler: opts.reconnectDelay, pingInterval: 10_000, maxPingOut: 2}
+        : {maxReconnectAttempts: 3, reconnectTimeWait: 500}),
     })
   } catch (error) {
     throw new ConnectionError(`Could not reach NATS at ${redact(servers)}: ${(error as Error).message}`)
   }
+}
+
+/**
+ * Whether a message on `subject` would be captured by a stream subject `pattern`
+ * (`*` one token, `>` one or more at the end).
+ */
+export function subjectMatches(pattern: string, subject: string): boolean {
+  const p = pattern.split('.')
+  const t = subject.split('.')
+  for (let i = 0; i < p.length; i++) {
+    if (p[i] === '>') return t.length > i
+    if (i >= t.length || (p[i] !== '*' && p[i] !== t[i])) return false
+  }
+  return p.length === t.length
 }
 
 /** Creates the stream when absent; adds missing subjects to an existing one. */

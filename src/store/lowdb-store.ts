@@ -56,7 +56,7 @@ import {JournalWriter, SEGMENT, segName, type JournalRecord} from './embedded/jo
 import {nodeStoreFs, storeWriteError, type StoreFs} from './embedded/files.js'
 import type {IndexItem} from './search-worker.js'
 import {ReferenceIndex} from './reference-index.js'
-import {SEARCH_VALUE} from './types.js'
+import {observedAgain, SEARCH_VALUE} from './types.js'
 import type {
   AuditStamp,
   EntityRules,
@@ -826,7 +826,7 @@ export class LowdbStore implements MetadataStore {
           } else if (this.values.equals(v.ref, op.value)) {
             // DataHub: an identical value writes no version; only lastObserved and lastRunId move.
             const prev = v.sm
-            v.sm = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
+            v.sm = observedAgain(prev, op.systemMetadata)
             changed = false
           } else {
             // The version it replaces goes to disk; memory keeps where it lies.

@@ -10,6 +10,7 @@
 import {buildSearchDoc} from '../model/search-doc.js'
 import {SearchIndex} from './search-index.js'
 import {RunCounts} from './run-counts.js'
+import {observedAgain} from './types.js'
 import type {
   AuditStamp,
   EntityRecord,
@@ -117,7 +118,7 @@ export class MemoryStore implements MetadataStore {
           else if (rows[0]!.text === op.value) {
             // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
             const prev = rows[0]!.systemMetadata
-            rows[0]!.systemMetadata = {...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId}
+            rows[0]!.systemMetadata = observedAgain(prev, op.systemMetadata)
             changed = false
           } else {
             rows.push(rows[0]!)

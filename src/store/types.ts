@@ -17,6 +17,17 @@ import type {AuditStamp, SystemMetadata} from '../model/wire.js'
 
 export const DEFAULT_RUN_ID = 'no-run-id-provided'
 
+/**
+ * The system metadata of an aspect written again with the value it holds (no new version): as
+ * DataHub, lastObserved and lastRunId move; the write's properties are merged over the stored
+ * ones, so a queue position (catalog/position.ts) moves with a value that came back unchanged.
+ */
+export function observedAgain(prev: SystemMetadata, next: SystemMetadata): SystemMetadata {
+  const sm: SystemMetadata = {...prev, lastObserved: next.lastObserved ?? prev.lastObserved, lastRunId: next.runId ?? prev.lastRunId}
+  if (next.properties) sm.properties = {...prev.properties, ...next.properties}
+  return sm
+}
+
 /** One aspect as stored, with its envelope. */
 export interface StoredAspect {
   urn: string

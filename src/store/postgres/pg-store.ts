@@ -41,7 +41,7 @@ import type {
   WriteOp,
   WriteResult,
 } from '../types.js'
-import {SEARCH_VALUE} from '../types.js'
+import {observedAgain, SEARCH_VALUE} from '../types.js'
 import {fillSearchVectors, migrate} from './schema.js'
 import {nameKey, searchDocs, searchVectors} from './search-sql.js'
 import {hasNul, noNul} from './nul.js'
@@ -636,7 +636,7 @@ export class PgStore implements MetadataStore {
           } else if (cur.metadata === op.value) {
             // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
             const prev = JSON.parse(cur.systemmetadata ?? '{}') as SystemMetadata
-            const next = JSON.stringify({...prev, lastObserved: op.systemMetadata.lastObserved ?? prev.lastObserved, lastRunId: op.systemMetadata.runId ?? prev.lastRunId})
+            const next = JSON.stringify(observedAgain(prev, op.systemMetadata))
             b.observed.set(k, [op.urn, op.aspectName, next])
             b.current.set(k, {metadata: cur.metadata, systemmetadata: next})
             changed = false
