@@ -2,8 +2,9 @@ import {expect} from 'chai'
 import {jetstreamManager} from '@nats-io/jetstream'
 import {connect, type NatsConnection} from '@nats-io/transport-node'
 import {cleanup, http, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
-import {IN_CI, portAnswers, requireNats, skipWithReason, uniqueName} from '../helpers/requires.js'
-import {spawn} from 'node:child_process'
+import {IN_CI, portAnswers, requireNats, requirePostgres, skipWithReason, uniqueName} from '../helpers/requires.js'
+import {createTestDatabase} from '../helpers/pg.js'
+import {type ChildProcess, spawn} from 'node:child_process'
 import {existsSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createServer} from 'node:net'
@@ -282,5 +283,352 @@ describe('events: the nats sink and a server that consumes the queue', function 
     const bad = await runCli(['lite', '--port', '0', '--consume', 'kafka://x:1'], {env: {...env, HOME: tempDir()}})
     expect(bad.code).to.equal(1)
     expect(bad.stderr).to.match(/Unsupported queue 'kafka'/)
+  })
+})
+
+/** A NATS server of the test's own: a private port and store directory, so stopping it disturbs nobody. */
+class OwnNats {
+  proc?: ChildProcess
+  private constructor(
+    readonly port: number,
+    readonly store: string,
+  ) {}
+
+  static async start(): Promise<OwnNats> {
+    const n = new OwnNats(await freePort(), tempDir('mdcli-nats-js-'))
+    await n.start()
+    return n
+  }
+
+  get url(): string {
+    return `nats://127.0.0.1:${this.port}`
+  }
+
+  async start(): Promise<void> {
+    this.proc = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(this.port), '-js', '-sd', this.store], {stdio: 'ignore'})
+    for (let i = 0; i < 100; i++) {
+      if (await portAnswers('127.0.0.1', this.port, 200)) return
+      await sleep(100)
+    }
+    throw new Error(`nats-server on port ${this.port} did not start`)
+  }
+
+  /** A clean stop (SIGTERM: JetStream syncs its store), waiting for the exit. */
+  async stop(): Promise<void> {
+    const p = this.proc
+    if (!p || p.exitCode !== null || p.signalCode !== null) return
+    const exited = new Promise((res) => p.once('exit', res))
+    p.kill('SIGTERM')
+    const timer = setTimeout(() => p.kill('SIGKILL'), 10_000)
+    await exited
+    clearTimeout(timer)
+  }
+}
+
+const sleep = (ms: number) => new Promise((res) => setTimeout(res, ms))
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const v = await probe().catch(() => undefined)
+    if (v !== undefined && v !== false) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await sleep(100)
+  }
+}
+
+describe('events: the queue is ordered in effect, across kill -9, a broker restart and racing publishers', function () {
+  this.timeout(300_000)
+  let url: string
+  let nc: NatsConnection
+  const streams: string[] = []
+  const env = {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}
+
+  before(async function () {
+    url = await requireNats(this)
+    nc = await connect({servers: url.replace(/^nats:\/\//, '')})
+  })
+  after(async () => {
+    if (!nc) return
+    const jsm = await jetstreamManager(nc)
+    for (const s of streams) await jsm.streams.delete(s).catch(() => undefined)
+    await nc.close()
+  })
+  const newStream = (): string => {
+    const s = uniqueName('MDCLI_O').replace(/[^A-Za-z0-9_]/g, '_')
+    streams.push(s)
+    return s
+  }
+  const props = (name: string, description: string) => mcpRecord(datasetUrn(name), 'datasetProperties', {name, description, customProperties: {}, tags: []})
+  const aspect = async (lite: LiteProcess, name: string, version?: number) =>
+    http(`${lite.url}/aspects/${enc(datasetUrn(name))}?aspect=datasetProperties${version === undefined ? '' : `&version=${version}`}`, {token: lite.token})
+  const description = async (lite: LiteProcess, name: string): Promise<string | undefined> => {
+    const r = await aspect(lite, name)
+    return r.status === 200 ? r.body.aspect['com.linkedin.dataset.DatasetProperties'].description : undefined
+  }
+  /** Until the durable consumer has acknowledged everything up to `lastSeq`. */
+  const caughtUp = (c: NatsConnection, stream: string, lastSeq: number, timeoutMs = 120_000) =>
+    until(`${stream} acknowledged up to ${lastSeq}`, timeoutMs, async () => {
+      const info = await (await jetstreamManager(c)).consumers.info(stream, 'mdcli-lite')
+      return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq >= lastSeq
+    })
+  const deadLetters = async (c: NatsConnection, stream: string): Promise<any[]> => {
+    const jsm = await jetstreamManager(c)
+    const last = Number((await jsm.streams.info(stream)).state.last_seq)
+    const dead: any[] = []
+    for (let seq = 1; seq <= last; seq++) {
+      const m = await jsm.streams.getMessage(stream, {seq}).catch(() => null)
+      if (m?.subject.endsWith('.dead')) dead.push({deadSubject: m.subject, ...m.json<any>()})
+    }
+    return dead
+  }
+
+  it('a backlog of in-order updates survives two kill -9s of the consumer and a restart of NATS: every aspect ends at its last published value; /health is 503 while NATS is away', async function () {
+    if (!existsSync(NATS_SERVER)) {
+      if (IN_CI) throw new Error(`${NATS_SERVER} is missing`)
+      skipWithReason(this, `no nats-server binary at ${NATS_SERVER}`)
+    }
+    const broker = await OwnNats.start()
+    let own: NatsConnection | undefined
+    let lite: LiteProcess | undefined
+    try {
+      own = await connect({servers: `127.0.0.1:${broker.port}`})
+      const {jetstream} = await import('@nats-io/jetstream')
+      await (await jetstreamManager(own)).streams.add({name: 'ORDERED', subjects: ['ordered.proposals']})
+      // Update u of every table, u = 0..U-1: each table's last published value is update U-1.
+      const tables = 30
+      const updates = 200
+      const js = jetstream(own)
+      for (let u = 0; u < updates; u++) {
+        // One connection keeps the publishes in order; the stream stores them in that order.
+        await Promise.all(Array.from({length: tables}, (_, t) => js.publish('ordered.proposals', JSON.stringify(props(`ord.t${t}`, `update ${u}`)))))
+      }
+      const total = tables * updates
+      const consumed = async () => (await (await jetstreamManager(own!)).consumers.info('ORDERED', 'mdcli-lite')).ack_floor.stream_seq
+      const args = ['--consume', `${broker.url}/ORDERED`]
+      lite = await startLite({args})
+      const {storeDir, home} = lite
+      // Kill while a batch is taken and not acknowledged, twice, with newer messages still waiting.
+      for (const round of [1, 2]) {
+        const floor = round === 1 ? 0 : await consumed()
+        await until(`consumer ${round} busy`, 60_000, async () => {
+          const info = await (await jetstreamManager(own!)).consumers.info('ORDERED', 'mdcli-lite')
+          return info.num_ack_pending > 0 && info.ack_floor.stream_seq > floor ? true : undefined
+        })
+        await lite.kill()
+        expect(await consumed(), 'killed with a backlog').to.be.lessThan(total)
+        lite = await startLite({storeDir, home, args})
+      }
+      // The broker goes away under the consuming server and comes back.
+      await broker.stop()
+      const down = await until('/health 503', 30_000, async () => {
+        const h = await http(`${lite!.url}/health`)
+        return h.status === 503 ? h : undefined
+      })
+      expect(JSON.stringify(down.body)).to.match(/consumer/).and.match(/NATS/)
+      await broker.start()
+      await until('/health 200 again', 60_000, async () => (await http(`${lite!.url}/health`)).status === 200)
+      await own.close().catch(() => undefined)
+      own = await connect({servers: `127.0.0.1:${broker.port}`})
+      await caughtUp(own, 'ORDERED', total, 180_000)
+      for (let t = 0; t < tables; t++) expect(await description(lite, `ord.t${t}`), `ord.t${t}`).to.equal(`update ${updates - 1}`)
+      // The position it came from is recorded with the value.
+      const last = await jetstreamManager(own).then((jsm) => jsm.streams.getMessage('ORDERED', {last_by_subj: 'ordered.proposals'}))
+      const sm = (await aspect(lite, `ord.t${tables - 1}`)).body.systemMetadata
+      expect(sm.properties['mdcli.queue.seq']).to.equal(String(last!.seq))
+      expect(sm.properties['mdcli.queue.source']).to.match(/^ORDERED@/)
+    } finally {
+      if (lite) {
+        await lite.stop()
+        cleanup(lite.storeDir, lite.home)
+      }
+      await own?.close().catch(() => undefined)
+      await broker.stop()
+      cleanup(broker.store)
+    }
+  })
+
+  it('replicas on one PostgreSQL database: a kill -9 of one while it holds a batch, and the other goes on; every aspect ends at its last published value', async function () {
+    const admin = await requirePostgres(this)
+    const db = await createTestDatabase(admin, 'mdcli_queue')
+    const stream = newStream()
+    const subject = `${stream.toLowerCase()}.proposals`
+    await (await jetstreamManager(nc)).streams.add({name: stream, subjects: [subject]})
+    const args = ['--consume', `${url}/${stream}`]
+    const home = tempDir('mdcli-rep-home-')
+    // Both consuming before the backlog arrives, so that the survivor goes on at once.
+    const a = await startLite({storeDir: db.url, home, args})
+    const b = await startLite({storeDir: db.url, home, args})
+    let again: LiteProcess | undefined
+    try {
+      const {jetstream} = await import('@nats-io/jetstream')
+      // A backlog the survivor drains within the ack wait: a batch coming back after it would be older than every value.
+      const tables = 20
+      const updates = 60
+      // One connection, in order: update u of every table, u = 0..updates-1.
+      const published = (async () => {
+        for (let u = 0; u < updates; u += 10) {
+          const round = Array.from({length: tables * 10}, (_, i) => props(`rep.t${i % tables}`, `update ${u + Math.floor(i / tables)}`))
+          await Promise.all(round.map((r) => jetstream(nc).publish(subject, JSON.stringify(r))))
+        }
+      })()
+      await until('a batch taken', 60_000, async () => {
+        const info = await (await jetstreamManager(nc)).consumers.info(stream, 'mdcli-lite')
+        return info.num_ack_pending > 0 && info.ack_floor.stream_seq > 0
+      })
+      // A holds a batch (or B does, and A is killed idle); B goes on, A's batch comes back after the ack wait.
+      await a.kill()
+      await published
+      again = await startLite({storeDir: db.url, home, args})
+      await caughtUp(nc, stream, tables * updates, 180_000)
+      for (let t = 0; t < tables; t++) expect(await description(b, `rep.t${t}`), `rep.t${t}`).to.equal(`update ${updates - 1}`)
+    } finally {
+      await Promise.all([a.kill(), b.stop(), again?.stop()])
+      cleanup(home)
+      await db.drop()
+    }
+  })
+
+  it('two publishers racing on one aspect: the value published last in stream order wins; a replay of the stream writes nothing', async () => {
+    const stream = newStream()
+    const subject = `${stream.toLowerCase()}.race`
+    await (await jetstreamManager(nc)).streams.add({name: stream, subjects: [subject]})
+    const lite = await startLite({args: ['--consume', `${url}/${stream}`]})
+    const [a, b] = [await connect({servers: url.replace(/^nats:\/\//, '')}), await connect({servers: url.replace(/^nats:\/\//, '')})]
+    try {
+      const {jetstream} = await import('@nats-io/jetstream')
+      // Both publish while the server consumes: who is "newer" is whoever the stream stored later.
+      const publish = (c: NatsConnection, who: string) =>
+        (async () => {
+          for (let i = 0; i < 150; i++) await jetstream(c).publish(subject, JSON.stringify(props('race.t', `${who} ${i}`)))
+        })()
+      await Promise.all([publish(a, 'a'), publish(b, 'b')])
+      // An aspect set to X, then Y, then X again.
+      for (const v of ['x', 'y', 'x']) await jetstream(a).publish(subject, JSON.stringify(props('race.aba', v)))
+      const last = (await (await jetstreamManager(nc)).streams.info(stream)).state.last_seq
+      await caughtUp(nc, stream, last)
+      const lastRace = await (await jetstreamManager(nc)).streams.getMessage(stream, {seq: last - 3})
+      expect(await description(lite, 'race.t')).to.equal(lastRace!.json<any>().aspect.json.description)
+      expect(await description(lite, 'race.aba')).to.equal('x')
+      expect((await aspect(lite, 'race.aba', 2)).status, 'x, y, x: two older versions').to.equal(200)
+      // Every message again (a new durable consumer from the start): each is older than what its
+      // aspect holds, so nothing is written — no new version, the values stay.
+      await lite.stop()
+      await (await jetstreamManager(nc)).consumers.delete(stream, 'mdcli-lite')
+      const replay = await startLite({storeDir: lite.storeDir, home: lite.home, args: ['--consume', `${url}/${stream}`]})
+      try {
+        await caughtUp(nc, stream, last)
+        expect(await description(replay, 'race.aba')).to.equal('x')
+        expect((await aspect(replay, 'race.aba', 3)).status, 'no version made by the replay').to.equal(404)
+        expect(await description(replay, 'race.t')).to.equal(lastRace!.json<any>().aspect.json.description)
+        expect((await aspect(replay, 'race.t', 300)).status).to.equal(404)
+      } finally {
+        await replay.stop()
+      }
+    } finally {
+      await lite.stop()
+      await Promise.all([a.close(), b.close()])
+      cleanup(lite.storeDir, lite.home)
+    }
+  })
+
+  it('a proposal refused for permissions is dead-lettered with its reason, once; the others of its batch are written', async () => {
+    const stream = newStream()
+    const subject = `${stream.toLowerCase()}.proposals`
+    await (await jetstreamManager(nc)).streams.add({name: stream, subjects: [subject]})
+    const {jetstream} = await import('@nats-io/jetstream')
+    const {headers} = await import('@nats-io/transport-node')
+    const js = jetstream(nc)
+    await js.publish(subject, JSON.stringify(props('perm.t0', 'by the system')))
+    const h = headers()
+    h.set('Mdcli-Actor', 'urn:li:corpuser:nobody')
+    await js.publish(subject, JSON.stringify(props('perm.t1', 'by nobody')), {headers: h})
+    await js.publish(subject, JSON.stringify(props('perm.t2', 'by the system')))
+    const lite = await startLite({args: ['--consume', `${url}/${stream}`]})
+    try {
+      await caughtUp(nc, stream, 3)
+      expect(await description(lite, 'perm.t0')).to.equal('by the system')
+      expect(await description(lite, 'perm.t2')).to.equal('by the system')
+      expect(await description(lite, 'perm.t1')).to.equal(undefined)
+      // Past the 2 s a nak would wait: still one dead letter, nothing redelivered.
+      await sleep(3000)
+      const dead = await deadLetters(nc, stream)
+      expect(dead, JSON.stringify(dead)).to.have.length(1)
+      expect(dead[0].deadSubject).to.equal(`${subject}.dead`)
+      expect(dead[0].subject).to.equal(subject)
+      expect(dead[0].reason.code).to.equal('E_UNAUTHORIZED')
+      expect(dead[0].reason.message).to.be.a('string').and.not.empty
+      expect(dead[0].actor).to.equal('urn:li:corpuser:nobody')
+      expect(JSON.parse(dead[0].record).entityUrn).to.equal(datasetUrn('perm.t1'))
+      const info = await (await jetstreamManager(nc)).consumers.info(stream, 'mdcli-lite')
+      expect(info.num_redelivered).to.equal(0)
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    }
+  })
+
+  it('a stream with subjects of its own is consumed whatever the subject; its dead letters stay inside it', async () => {
+    const stream = newStream()
+    const base = stream.toLowerCase()
+    await (await jetstreamManager(nc)).streams.add({name: stream, subjects: [`${base}.>`]})
+    const {jetstream} = await import('@nats-io/jetstream')
+    const js = jetstream(nc)
+    await js.publish(`${base}.sales`, JSON.stringify(props('own.sales', 'from sales')))
+    await js.publish(`${base}.hr.people`, JSON.stringify(props('own.hr', 'from hr')))
+    await js.publish(`${base}.sales`, JSON.stringify(mcpRecord(datasetUrn('own.bad'), 'noSuchAspect', {x: 1})))
+    const lite = await startLite({args: ['--consume', `${url}/${stream}`]})
+    try {
+      expect(lite.output()).to.include(`dead letters to ${base}.dead`)
+      await caughtUp(nc, stream, 3)
+      expect(await description(lite, 'own.sales')).to.equal('from sales')
+      expect(await description(lite, 'own.hr')).to.equal('from hr')
+      const dead = await until('the dead letter', 30_000, async () => {
+        const d = await deadLetters(nc, stream)
+        return d.length > 0 ? d : undefined
+      })
+      expect(dead).to.have.length(1)
+      expect(dead[0].deadSubject).to.equal(`${base}.dead`)
+      expect(dead[0].subject).to.equal(`${base}.sales`)
+      expect(dead[0].reason.message).to.match(/noSuchAspect/)
+      // The stream keeps its subjects: nothing was added to it.
+      expect((await (await jetstreamManager(nc)).streams.info(stream)).config.subjects).to.deep.equal([`${base}.>`])
+      // The dead letter, inside the stream, was taken and not applied.
+      await caughtUp(nc, stream, 4)
+    } finally {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+    }
+  })
+
+  it('two servers consume two streams side by side, each only its own', async () => {
+    const [s1, s2] = [newStream(), newStream()]
+    const [one, two] = await Promise.all([startLite({args: ['--consume', `${url}/${s1}`]}), startLite({args: ['--consume', `${url}/${s2}`]})])
+    try {
+      const jsm = await jetstreamManager(nc)
+      const [subj1, subj2] = [(await jsm.streams.info(s1)).config.subjects![0]!, (await jsm.streams.info(s2)).config.subjects![0]!]
+      expect(subj1).to.not.equal(subj2)
+      const file1 = writeJson(tempDir('mdcli-two-'), 'one.json', [props('two.a', 'stream one')])
+      const file2 = writeJson(tempDir('mdcli-two-'), 'two.json', [props('two.b', 'stream two')])
+      const dir = tempDir('mdcli-two-')
+      for (const [file, stream, subject] of [
+        [file1, s1, subj1],
+        [file2, s2, subj2],
+      ] as const) {
+        const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'nats', config: {server: url, stream, subject}}}, `${stream}.yml`)
+        const r = await runCli(['ingest', '-c', recipe], {env})
+        expect(r.code, r.stdout + r.stderr).to.equal(0)
+      }
+      await caughtUp(nc, s1, 1)
+      await caughtUp(nc, s2, 1)
+      expect(await description(one, 'two.a')).to.equal('stream one')
+      expect(await description(two, 'two.b')).to.equal('stream two')
+      expect(await description(one, 'two.b')).to.equal(undefined)
+      expect(await description(two, 'two.a')).to.equal(undefined)
+      for (const l of [one, two]) expect((await http(`${l.url}/health`)).status).to.equal(200)
+    } finally {
+      await Promise.all([one.stop(), two.stop()])
+      cleanup(one.storeDir, one.home, two.storeDir, two.home)
+    }
   })
 })

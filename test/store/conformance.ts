@@ -117,6 +117,20 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(vs[0]!.systemMetadata.lastObserved).to.equal(20)
     })
 
+    it('an identical value merges the properties it carries over the stored ones (a queue position moves with it)', async () => {
+      const withProps = (time: number, properties: Record<string, string>): WriteOp => {
+        const op = up(DS('sameprops'), 'status', {removed: false}, {time})
+        return {...op, systemMetadata: {...(op as {systemMetadata: SystemMetadata}).systemMetadata, properties}} as WriteOp
+      }
+      await store.write([withProps(10, {kept: 'yes', 'mdcli.queue.seq': '1'})])
+      const [r] = await store.write([withProps(20, {'mdcli.queue.seq': '2'})])
+      expect(r!.changed).to.equal(false)
+      const a = await store.getAspect(DS('sameprops'), 'status')
+      expect(a!.systemMetadata.properties).to.deep.equal({kept: 'yes', 'mdcli.queue.seq': '2'})
+      await store.write([up(DS('sameprops'), 'status', {removed: false}, {time: 30})])
+      expect((await store.getAspect(DS('sameprops'), 'status'))!.systemMetadata.properties, 'a write without properties leaves them').to.deep.equal({kept: 'yes', 'mdcli.queue.seq': '2'})
+    })
+
     it('applies the ops of one batch in order, several on the same aspect and entity', async () => {
       const tag = (t: string) => ({tags: [{tag: `urn:li:tag:${t}`}]})
       const rs = await store.write([
