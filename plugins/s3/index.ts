@@ -121,7 +121,10 @@ const plugin: SourcePlugin<S3Config> = {
       })()
       for await (const f of files) {
         if (stopped) break
-        if (!spec.allowed(f.path)) continue
+        if (!spec.allowed(f.path)) {
+          report.count('filesFiltered')
+          continue
+        }
         const t = spec.tableOf(f.path)!
         report.count('filesScanned')
         const known = tables.get(t.tablePath)

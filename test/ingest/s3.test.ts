@@ -8,10 +8,11 @@
  * profile whole, mixed formats in one folder, partition templates.
  */
 import {expect} from 'chai'
+import {spawn} from 'node:child_process'
 import {cpSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import yaml from 'js-yaml'
-import {cleanup, ROOT, tempDir} from '../helpers/lite.js'
+import {BIN, cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
 import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
@@ -149,6 +150,32 @@ describe('s3 source: our own lake', function () {
     expect(props.customProperties).to.include({number_of_files: '3', partition_keys: 'year,month'})
     const containers = r.records.filter((x) => x.aspectName === 'containerProperties').map((x) => x.aspect.json.name)
     expect(containers).to.deep.equal(['sales'])
+  })
+
+  it('Ctrl-C stops a long lake run after the current table, with the partial report (exit 130)', async () => {
+    for (let i = 0; i < 600; i++) {
+      mkdirSync(join(dir, 'many', `t${i}`), {recursive: true})
+      writeFileSync(join(dir, 'many', `t${i}`, 'part.csv'), 'id,name\n1,a\n2,b\n')
+    }
+    const recipe = writeRecipe(dir, {source: {type: 's3', config: {path_specs: [{include: 'many/{table}/*.csv'}], profiling: {enabled: true}}}, sink: {type: 'file', config: {filename: join(dir, 'out.json')}}})
+    const child = spawn(process.execPath, [BIN, 'ingest', '-c', recipe], {cwd: dir, env: offlineEnv(dir), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d
+        if (/Pipeline running: [1-9][\d,]* work units read/.test(stderr)) resolve()
+      })
+      child.once('exit', () => reject(new Error(`ingest ended before it was interrupted:\n${stdout}\n${stderr}`)))
+    })
+    child.kill('SIGINT')
+    expect(await exited, stderr).to.equal(130)
+    expect(stdout).to.match(/Pipeline interrupted; produced [\d,]+ events/)
+    const written = readJson(join(dir, 'out.json')) as any[]
+    const datasets = new Set(written.filter((x) => x.entityType === 'dataset').map((x) => x.entityUrn))
+    expect(datasets.size).to.be.greaterThan(0).and.lessThan(600)
   })
 
   it("'**' without allow_double_stars is a one-line config error, nothing written", async () => {
