@@ -160,7 +160,6 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
     const containers = new FolderContainers({platform, instance: config.platform_instance, env})
     const tableOk = allowDeny(config.table_pattern)
     const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
-    const lastModified = new Map<string, number>()
     let stopped = false
     let found = 0
 
@@ -204,12 +203,15 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
       // DataHub's delta-lake source, unlike its s3 source, gives datasets no dataPlatformInstance.
       const own: ProposalInput[] = []
       if (place.parent) own.push(mcp(urn, 'container', {container: place.parent}))
+      let newest: number | undefined
       for (const h of state.history) {
         const op = operationOf(h, ctx.now())
         own.push(mcp(urn, 'operation', op))
-        lastModified.set(urn, Math.max(lastModified.get(urn) ?? 0, op.lastUpdatedTimestamp as number))
+        newest = Math.max(newest ?? 0, op.lastUpdatedTimestamp as number)
       }
       own.push(mcp(urn, 'browsePathsV2', {path: place.browsePath}))
+      // DataHub's auto_patch_last_modified, emitted with the table rather than at the end of the run.
+      if (newest !== undefined) own.push(lastModifiedPatch(urn, newest))
       out.push({id: `${urn}-aspects`, kind: 'mcp', proposals: own})
       return out
     }
@@ -236,7 +238,6 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
       async *workunits() {
         yield* visit(completePath)
         if (found === 0) report.warning('no tables', `no Delta table (a folder with _delta_log) under ${completePath}`)
-        for (const [urn, time] of lastModified) yield {id: `${urn}-lastModified`, kind: 'mcp', proposals: [lastModifiedPatch(urn, time)]}
       },
       async close() {
         stopped = true

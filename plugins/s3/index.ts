@@ -102,47 +102,59 @@ const plugin: SourcePlugin<S3Config> = {
     const profileOk = allowDeny(config.profile_patterns)
     const columnOk = allowDeny(config.profiling.allow_deny_patterns)
     const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
-    const lastModified = new Map<string, number>()
     let stopped = false
     let tablesTotal = 0
-    let tablesDone = 0
 
-    /** Every table of one path spec: files listed once, grouped by table folder. */
-    async function tablesOf(spec: PathSpec): Promise<Map<string, TableData>> {
-      const tables = new Map<string, TableData>()
+    /**
+     * The tables of one path spec, each complete as soon as the listing has left its folder: a
+     * walk (like an object store's sorted listing) visits a folder's files together, so only the
+     * table being listed is held, however many the lake has.
+     */
+    async function* tablesOf(spec: PathSpec): AsyncGenerator<TableData> {
       const prefix = spec.prefix
       const top = await fs.stat(prefix)
       if (!top) {
         report.warning('path not found', `${prefix} (from include ${spec.include}) does not exist`)
-        return tables
+        return
       }
       const files = top.isDirectory ? fs.walk(prefix) : (async function* () {
         yield {path: prefix, size: top.size, mtimeMs: top.mtimeMs}
       })()
+      let current: TableData | undefined
+      const done = new Set<string>()
       for await (const f of files) {
-        if (stopped) break
+        if (stopped) return
         if (!spec.allowed(f.path)) {
           report.count('filesFiltered')
           continue
         }
         const t = spec.tableOf(f.path)!
         report.count('filesScanned')
-        const known = tables.get(t.tablePath)
         const partition = t.partitions.map(([k, v]) => `${k}=${v}`).join('/')
-        if (!known) {
-          tables.set(t.tablePath, {name: t.name, tablePath: t.tablePath, fullPath: f.path, mtimeMs: f.mtimeMs, files: 1, bytes: f.size, partitions: new Set(partition ? [partition] : []), partitionKeys: t.namedPartitions ? t.partitions.map(([k]) => k) : undefined, spec})
+        if (current && current.tablePath !== t.tablePath) {
+          done.add(current.tablePath)
+          yield current
+          current = undefined
+        }
+        if (done.has(t.tablePath)) {
+          report.warning('file listed late', `${f.path}: its table ${t.tablePath} was already emitted; not counted`)
           continue
         }
-        known.files++
-        known.bytes += f.size
-        if (partition) known.partitions.add(partition)
+        if (!current) {
+          current = {name: t.name, tablePath: t.tablePath, fullPath: f.path, mtimeMs: f.mtimeMs, files: 1, bytes: f.size, partitions: new Set(partition ? [partition] : []), partitionKeys: t.namedPartitions ? t.partitions.map(([k]) => k) : undefined, spec}
+          continue
+        }
+        current.files++
+        current.bytes += f.size
+        // Partitions are counted, not kept, past a bound.
+        if (partition && current.partitions.size < 10_000) current.partitions.add(partition)
         // DataHub reads the newest non-empty file of a table.
-        if (known.mtimeMs < f.mtimeMs && f.size > 0) {
-          known.fullPath = f.path
-          known.mtimeMs = f.mtimeMs
+        if (current.mtimeMs < f.mtimeMs && f.size > 0) {
+          current.fullPath = f.path
+          current.mtimeMs = f.mtimeMs
         }
       }
-      return tables
+      if (current) yield current
     }
 
     async function* tableWorkUnits(t: TableData): AsyncGenerator<WorkUnit> {
@@ -176,7 +188,6 @@ const plugin: SourcePlugin<S3Config> = {
       }
       const lastUpdated = Math.floor(t.mtimeMs)
       proposals.push(mcp(urn, 'operation', {timestampMillis: ctx.now(), partitionSpec: FULL_TABLE, operationType: 'UPDATE', lastUpdatedTimestamp: lastUpdated}))
-      lastModified.set(urn, lastUpdated)
       yield {id: `${urn}-properties`, kind: 'mcp', proposals}
       const place = containers.place(t.tablePath)
       if (place.proposals.length) yield {id: `containers-${urn}`, kind: 'mcp', proposals: place.proposals}
@@ -197,26 +208,26 @@ const plugin: SourcePlugin<S3Config> = {
         }
       }
       own.push(mcp(urn, 'browsePathsV2', {path: place.browsePath}))
+      // DataHub's auto_patch_last_modified, emitted with the table rather than at the end of the run.
+      own.push(lastModifiedPatch(urn, lastUpdated))
       yield {id: `${urn}-aspects`, kind: 'mcp', proposals: own}
     }
 
     return {
       report,
-      progress: () => (tablesTotal > 0 ? tablesDone / tablesTotal : undefined),
+      // Tables are emitted as the listing finds them, so there is no total to show progress against.
+      progress: () => undefined,
       async *workunits() {
         for (const spec of specs) {
-          const tables = await tablesOf(spec)
-          tablesTotal += tables.size
-          for (const t of tables.values()) {
+          for await (const t of tablesOf(spec)) {
             if (stopped) return
+            tablesTotal++
             report.count('tablesScanned')
             if (t.partitions.size) report.count('partitionsScanned', t.partitions.size)
             yield* tableWorkUnits(t)
-            tablesDone++
           }
         }
         if (tablesTotal === 0) report.warning('no tables', `no file matched ${specs.map((s) => s.include).join(', ')}`)
-        for (const [urn, time] of lastModified) yield {id: `${urn}-lastModified`, kind: 'mcp', proposals: [lastModifiedPatch(urn, time)]}
       },
       async close() {
         stopped = true
