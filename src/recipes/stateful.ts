@@ -32,7 +32,7 @@ import type {ConfigOf} from '../sdk/config.js'
  * 100, never triggers; a source that suddenly sees a fifth of its tables gone is more likely
  * broken (a lost permission, a failed page fetch) than cleaned up, so we stop and ask.
  */
-export const DEFAULT_FAIL_SAFE_THRESHOLD = 20
+export const DEFAULT_FAIL_SAFE_THRESHOLD = 75
 
 /** The `stateful_ingestion` block as a source receives it (defaults filled). */
 export type StatefulConfig = ConfigOf<typeof STATEFUL_SCHEMA>

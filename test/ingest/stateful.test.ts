@@ -85,10 +85,10 @@ describe('stateful ingestion: stale entities removed against a running lite', fu
   })
 
   it('removes nothing when more than the fail-safe share would go, and keeps the old checkpoint', async () => {
-    const r = await ingestJson(recipe('run3', [props(A)]), lite.env())
+    const r = await ingestJson(recipe('run3', [props(A)], {fail_safe_threshold: 50}), lite.env())
     expect(r.code).to.equal(1)
     const failure = r.result.source.report.failures.find((f: {key: string}) => f.key === 'stale-entity-removal')
-    expect(failure.examples[0]).to.match(/Will not soft-delete entities, since we'd be deleting 75\.0% .*fail_safe_threshold' \(currently 20\)/)
+    expect(failure.examples[0]).to.match(/Will not soft-delete entities, since we'd be deleting 75\.0% .*fail_safe_threshold' \(currently 50\)/)
     for (const u of [B, C, D]) expect(await removed(u)).to.equal(false)
     // The next good run still compares against run2's state.
     const again = await ingestJson(recipe('run4', [props(A), props(B), props(C)], {fail_safe_threshold: 30}), lite.env())
@@ -105,6 +105,20 @@ describe('stateful ingestion: stale entities removed against a running lite', fu
     // B and C were not produced, but a failed run must not take them away.
     expect(await removed(B)).to.equal(false)
     expect(await removed(C)).to.equal(false)
+  })
+
+  it("defaults to DataHub's fail-safe of 75 %: a run that drops one table of two removes it", async () => {
+    const pipe = (name: string, records: unknown[]) => {
+      const file = writeJson(dir, `${name}.json`, records)
+      return writeRecipe(dir, {pipeline_name: 'stateful_default', run_id: name, source: {type: 'file', config: {path: file, stateful_ingestion: {enabled: true}}}, sink: {type: 'datahub-rest'}}, `${name}.yml`)
+    }
+    const X = 'urn:li:dataset:(urn:li:dataPlatform:hive,failsafe.x,PROD)'
+    const Y = 'urn:li:dataset:(urn:li:dataPlatform:hive,failsafe.y,PROD)'
+    expect((await ingestJson(pipe('fs1', [props(X), props(Y)]), lite.env())).code).to.equal(0)
+    const second = await ingestJson(pipe('fs2', [props(X)]), lite.env())
+    expect(second.code, second.stderr + second.stdout).to.equal(0)
+    expect(await removed(Y)).to.equal(true)
+    expect(await removed(X)).to.equal(false)
   })
 
   it('asks for pipeline_name before anything runs', async () => {
