@@ -6,7 +6,7 @@
  * - check: a named function answering `{ok, reason?}`. The server adds `store` (the database
  *   answers) and `listener` (this replica hears the other replicas' writes) for a PostgreSQL
  *   store; the queue consumer adds `consumer`. Any module may add one with `Health.add`.
- * - healthy: every check answered ok, within CHECK_TIMEOUT_MS. `/health` is 200 then, else 503
+ * - healthy: every check answered ok, within CHECK_TIMEOUT_MS (5 s). `/health` is 200 then, else 503
  *   with each failing check's reason, so a load balancer stops sending traffic to a replica that
  *   cannot serve.
  * - ready: healthy, and the server has finished starting (first-start bootstrap, sample data,
@@ -28,7 +28,7 @@ export interface HealthReport {
 }
 
 /** A check that has not answered by then counts as failed: a hung database must not hang /health. */
-export const CHECK_TIMEOUT_MS = 2_000
+export const CHECK_TIMEOUT_MS = 5_000
 
 export class Health {
   private readonly checks = new Map<string, Check>()

@@ -252,9 +252,12 @@ export class PgStore implements MetadataStore {
     const lockPool = new pg.Pool(this.poolConfig(4, 'mdcli-locks'))
     lockPool.on('error', () => undefined)
     this.lockPool = guardPool(lockPool)
-    const probePool = new pg.Pool({...this.poolConfig(1, 'mdcli-health'), idleTimeoutMillis: 60_000})
+    // Kept open (no idle timeout) and opened now: a probe on a loaded machine must not wait for a
+    // new backend to start, or /health would fail while the database is fine.
+    const probePool = new pg.Pool({...this.poolConfig(1, 'mdcli-health'), idleTimeoutMillis: 0})
     probePool.on('error', () => undefined)
     this.probePool = probePool
+    await probePool.query('SELECT 1').catch(() => undefined)
     this.closing = false
     this.listenDown = undefined
     this.listenAttempts = 0
