@@ -17,7 +17,7 @@ import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from './changes.js'
 import type {LoggedChange} from '../events/changelog.js'
 import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
-import {aspectSpec, isTimeseries, validateUrn} from '../model/registry.js'
+import {aspectSpec, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
 import {
   DEFAULT_RUN_ID,
   type EntityRecord,
@@ -402,7 +402,7 @@ export class Catalog {
     const {spec} = validateUrn(urn)
     if (aspects) for (const a of aspects) if (!aspectSpec(a)) throw new BadRequestError(`Unknown aspect ${a} for entity ${spec.name}`)
     const e = await this.store.getEntity(urn, aspects)
-    return e ? entityWithModelDefaults(e) : e
+    return e ? entityWithModelDefaults(withoutSecrets(e)) : e
   }
 
   async requireEntity(urn: string, aspects?: string[]): Promise<EntityRecord> {
@@ -415,7 +415,7 @@ export class Catalog {
     validateUrn(urn)
     if (!aspectSpec(aspectName)) throw new BadRequestError(`Unknown aspect ${aspectName}`)
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got ${version}`)
-    const a = await this.store.getAspect(urn, aspectName, version)
+    const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, version)
     if (!a) throw new NotFoundError(`Did not find urn: ${urn} aspect: ${aspectName} version: ${version}`)
     const v = withModelDefaults(aspectName, a.value)
     return v === a.value ? a : {...a, value: v}
@@ -423,7 +423,7 @@ export class Catalog {
 
   /** Latest value of an aspect, parsed, or undefined. */
   async aspectValue<T = Record<string, unknown>>(urn: string, aspectName: string): Promise<T | undefined> {
-    const a = await this.store.getAspect(urn, aspectName, 0)
+    const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, 0)
     return a ? (a.value as T) : undefined
   }
 
@@ -435,13 +435,23 @@ export class Catalog {
   // routes read today, passed through so they never hold the store itself.
 
   /** One version of an aspect as stored (0 = latest), or null. */
-  aspectAsStored(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
-    return this.store.getAspect(urn, aspectName, version)
+  async aspectAsStored(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    return SECRET_ASPECTS.has(aspectName) ? null : this.store.getAspect(urn, aspectName, version)
   }
 
-  /** The entities of `urns` that exist, as stored, with all or the named aspects. */
-  entitiesAsStored(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
-    return this.store.getEntities(urns, aspectNames)
+  /** The entities of `urns` that exist, as stored, with all or the named aspects (secret aspects never). */
+  async entitiesAsStored(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    const found = await this.store.getEntities(urns, aspectNames)
+    for (const [urn, e] of found) {
+      const clean = withoutSecrets(e)
+      if (clean !== e) found.set(urn, clean)
+    }
+    return found
+  }
+
+  /** Whether a user has a native password (the credentials aspect), without reading its value out. */
+  async hasNativeCredentials(urn: string): Promise<boolean> {
+    return (await this.store.getAspect(urn, 'corpUserCredentials', 0)) !== null
   }
 
   exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean> {
@@ -457,8 +467,8 @@ export class Catalog {
     return this.store.search(req)
   }
 
-  listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
-    return this.store.listVersions(urn, aspectName)
+  async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    return SECRET_ASPECTS.has(aspectName) ? [] : this.store.listVersions(urn, aspectName)
   }
 
   listTimeseries(urn: string, aspectName: string, opts?: {startTime?: number; endTime?: number; limit?: number}): Promise<StoredAspect[]> {
@@ -480,6 +490,17 @@ export class Catalog {
 export function storeOf(catalog: Catalog): MetadataStore {
   // Element access is TypeScript's sanctioned way past `private`, kept to this one place.
   return catalog['store']
+}
+
+/** The entity without its secret aspects (the same object when it has none). */
+function withoutSecrets(e: EntityRecord): EntityRecord {
+  let aspects: EntityRecord['aspects'] | undefined
+  for (const name of SECRET_ASPECTS) {
+    if (e.aspects[name] === undefined) continue
+    aspects ??= {...e.aspects}
+    delete aspects[name]
+  }
+  return aspects ? {...e, aspects} : e
 }
 
 /** Entity types whose writes change who may do what: platform privileges guard them. */

@@ -4,6 +4,7 @@
  */
 import {Change, type LoggedChange, type MetadataChangeLog} from '../events/changelog.js'
 import {entityTypeOf} from '../model/urn.js'
+import {SECRET_ASPECTS} from '../model/registry.js'
 import type {EntityRecord, WriteOp, WriteResult} from '../store/types.js'
 
 const json = (text: string) => ({value: text, contentType: 'application/json' as const})
@@ -20,6 +21,8 @@ export function changesOf(
   ops.forEach((op, i) => {
     const res = results[i]
     if (!res) return
+    // Secrets (password hashes, invite tokens) never leave the server, not even to subscribers.
+    if ('aspectName' in op && SECRET_ASPECTS.has(op.aspectName)) return
     const prevEntity = before.get(op.urn)
     const entityType = prevEntity?.entityType ?? ('entityType' in op ? op.entityType : entityTypeOf(op.urn))
     const prevOf = (aspect: string) => {

@@ -29,6 +29,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     {description: 'Serve a PostgreSQL database (replicas may share it)', command: '<%= config.bin %> lite --store postgres://mdcli:secret@127.0.0.1:5432/catalog'},
     {description: 'Also write what recipes with `sink: {type: nats}` queued', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222'},
     {description: 'Write the proposals of the stream TEAM_A, whatever subjects it holds', command: '<%= config.bin %> lite --consume nats://127.0.0.1:4222/TEAM_A'},
+    {description: "Serve a build of DataHub's own web app at / (sign in as datahub with the printed password)", command: 'MDCLI_ADMIN_PASSWORD=… <%= config.bin %> lite --ui ../datahub-web-react/dist'},
   ]
 
   static override flags = {
@@ -50,6 +51,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     changelog: Flags.string({summary: 'Also publish every committed change (DataHub MCL JSON) to this NATS JetStream (nats://host:port[/stream]).', env: 'METADATA_CHANGELOG_URL'}),
     'changelog-subject': Flags.string({summary: 'Subject the change log is published on (default mdcli.changelog).'}),
     'metrics-open': Flags.boolean({summary: 'Serve /metrics without an access token (for a Prometheus scraper on a private network); by default it needs one.', env: 'MDCLI_METRICS_OPEN', default: false}),
+    'session-ttl': Flags.integer({summary: 'How long a web-app sign-in lasts, in seconds (default one day, as DataHub).', env: 'MDCLI_SESSION_TTL_SECONDS', min: 1}),
+    ui: Flags.string({summary: "Serve a build of DataHub's web app (datahub-web-react's vite output) at / in place of mdcli's pages.", env: 'MDCLI_UI_DIR'}),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -112,6 +115,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Lite)
+    if (flags.ui) (await import('../server/web-ui.js')).checkUiDir(flags.ui)
     const storeDir = flags.store ?? defaultStoreDir()
     // Flags (and their environment variables) first, then the config file's `events:` section.
     const fromFile = eventsFromConfig()
@@ -145,6 +149,11 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         maxResultWindow: flags['max-result-window'],
         sample: flags.sample,
         metricsOpen: flags['metrics-open'],
+        ...(flags.ui ? {uiDir: flags.ui} : {}),
+        ...(flags['session-ttl'] ? {sessionTtlMs: flags['session-ttl'] * 1000} : {}),
+        ...(process.env.MDCLI_ADMIN_PASSWORD ? {adminPassword: process.env.MDCLI_ADMIN_PASSWORD} : {}),
+        // A generated password must be shown; where nothing is shown, only a given one is set.
+        noGeneratedPassword: flags['no-print-token'],
         ...(consume ? {consume: {url: consume, ...(consumeSubject ? {subject: consumeSubject} : {})}} : {}),
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })
@@ -167,6 +176,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
             `If it is lost: stop this server and run \`mdcli token create --admin --store ${maskUrl(storeDir)}\`.`,
         )
       }
+      if (server.adminPassword) {
+        this.log('Password of the admin user datahub for signing in to the web app (shown only this once; set your own with MDCLI_ADMIN_PASSWORD on a first start):')
+        this.log(`  ${server.adminPassword}`)
+      }
     } finally {
       // The config file holds the new token now (or could not be written): requests may be answered.
       server.open()
@@ -177,7 +190,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       this.log('WARNING: authentication is OFF (--no-auth): anyone who can reach this port can read and change everything. Use only for throwaway local work.')
     }
     this.log(`mdcli lite listening on ${server.url} (store: ${maskUrl(storeDir)})`)
-    this.log(`Browse the catalog at ${server.url}/ (GraphiQL at ${server.url}/api/graphiql).`)
+    this.log(`Browse the catalog at ${server.url}/${flags.ui ? " (DataHub's web app)" : ''} (GraphiQL at ${server.url}/api/graphiql).`)
     // A server thread that dies on its own takes the command down with its error.
     const sig = await Promise.race([signal, server.ended.then(() => undefined)])
     if (sig === undefined) return

@@ -171,6 +171,12 @@ const ENTITIES: EntitySpec[] = [
     aspects: ['dataHubAccessTokenInfo'],
   },
   {
+    // DataHub's invite links for native sign-up; the token is a secret (see SECRET_ASPECTS).
+    name: 'inviteToken', graphqlType: 'INVITE_TOKEN', keyAspect: 'inviteTokenKey',
+    keyFields: [S('id')],
+    aspects: ['inviteToken'],
+  },
+  {
     name: 'ownershipType', graphqlType: 'CUSTOM_OWNERSHIP_TYPE', keyAspect: 'ownershipTypeKey',
     keyFields: [S('id')],
     aspects: ['ownershipTypeInfo', 'status'],
@@ -267,6 +273,12 @@ export function aspectSpec(name: string): AspectSpec | undefined {
   // Own properties only: `constructor` or `__proto__` must not find Object's.
   return Object.hasOwn(ASPECT_SPECS, name) ? ASPECT_SPECS[name] : undefined
 }
+
+/**
+ * Aspects that hold secrets (password hashes, reset and invite tokens): written through the one
+ * write path like any other, but no read, history or change-log entry ever returns their values.
+ */
+export const SECRET_ASPECTS: ReadonlySet<string> = new Set(['corpUserCredentials', 'inviteToken'])
 
 export function isTimeseries(aspectName: string): boolean {
   return aspectSpec(aspectName)?.kind === 'timeseries'

@@ -19,7 +19,10 @@ import {openActorResolver, tokenActorResolver} from './auth.js'
 import type {GraphqlOptions} from './graphql/index.js'
 import {registerRuns} from './runs.js'
 import {registerEvents} from './events.js'
-import {registerWeb} from './web.js'
+import {registerGraphiql, registerWeb} from './web.js'
+import {registerDataHubUi} from './web-ui.js'
+import {registerFrontend} from './frontend.js'
+import {NativeUsers} from '../catalog/access/native-users.js'
 import {ChangeLog} from '../events/changelog.js'
 import {Health} from './health.js'
 import {Metrics} from './metrics.js'
@@ -52,6 +55,13 @@ export interface ServerOptions {
   held?: boolean
   /** `/metrics` answers without a token (a scraper on a private network). Default: token needed. */
   metricsOpen?: boolean
+  /** A DataHub web-app build to serve at `/` (`--ui`). */
+  uiDir?: string
+  /** The admin's password when the admin has none yet (MDCLI_ADMIN_PASSWORD); else one is generated. */
+  adminPassword?: string
+  /** Set no admin password on this start unless one is given (the password could not be shown). */
+  noGeneratedPassword?: boolean
+  sessionTtlMs?: number
 }
 
 export interface RunningServer {
@@ -70,6 +80,8 @@ export interface RunningServer {
   metrics: Metrics
   /** The admin token, when this start created it (first start of a store); shown once. */
   adminToken?: string
+  /** The admin's web-app password, when this start generated it; shown once. */
+  adminPassword?: string
   /** Starts answering a `held` server's requests, the waiting ones first. */
   open(): void
   close(): Promise<void>
@@ -91,13 +103,13 @@ const WARM_DELAY_MS = 50
  * can also load it when idle. A schema that fails to build fails those requests (500) and is
  * logged; REST keeps serving.
  */
-function registerLazyGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): () => Promise<(ctx: RequestContext) => Promise<HttpResponse>> {
+function registerLazyGraphql(router: Router, catalog: Catalog, opts: GraphqlOptions): {load: () => Promise<(ctx: RequestContext) => Promise<HttpResponse>>; serve: (ctx: RequestContext) => Promise<HttpResponse>} {
   let endpoint: Promise<(ctx: RequestContext) => Promise<HttpResponse>> | undefined
   const load = () => (endpoint ??= import('./graphql/index.js').then((m) => m.graphqlEndpoint(catalog, opts)))
   const serve = async (ctx: RequestContext) => (await load())(ctx)
   router.on('POST', '/api/graphql', serve)
   router.on('GET', '/api/graphql', serve)
-  return load
+  return {load, serve}
 }
 
 export interface AppOptions {
@@ -114,6 +126,10 @@ export interface AppOptions {
   metrics?: Metrics
   /** `/metrics` answers without a token. */
   metricsOpen?: boolean
+  /** A DataHub web-app build to serve at `/` in place of our pages. */
+  uiDir?: string
+  /** How long a web-app sign-in lasts. */
+  sessionTtlMs?: number
 }
 
 /** How long a stop waits for requests in flight before it cuts their connections. */
@@ -147,10 +163,14 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
   registerRest(router, catalog, {startedAt: Date.now()})
   registerHistory(router, catalog)
   registerRuns(router, catalog)
-  const warmGraphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
+  const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
   const changeStream = registerEvents(router, opts.changeLog)
-  registerWeb(router)
-  return {router, warmGraphql, changeStream, health, metrics}
+  registerFrontend(router, {auth: opts.auth, tokens: opts.tokens, users: new NativeUsers(catalog), sessionTtlMs: opts.sessionTtlMs, graphql: graphql.serve})
+  if (opts.uiDir) {
+    registerDataHubUi(router, opts.uiDir)
+    registerGraphiql(router)
+  } else registerWeb(router)
+  return {router, warmGraphql: graphql.load, changeStream, health, metrics}
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
@@ -171,7 +191,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   for (const c of store.healthChecks?.() ?? []) health.add(c.name, () => c.check())
   let app: ReturnType<typeof createApp>
   try {
-    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow, health, metricsOpen: opts.metricsOpen})
+    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow, health, metricsOpen: opts.metricsOpen, uiDir: opts.uiDir, sessionTtlMs: opts.sessionTtlMs})
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()
@@ -219,8 +239,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     throw e
   }
   let adminToken: string | undefined
+  let adminPassword: string | undefined
   try {
     adminToken = (await bootstrapAccess(catalog)).adminToken
+    if (auth && (opts.adminPassword || !opts.noGeneratedPassword)) adminPassword = (await new NativeUsers(catalog).bootstrapAdminPassword(opts.adminPassword)).generated
   } catch (e) {
     server.close()
     await store.close()
@@ -288,6 +310,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health,
     metrics,
     adminToken,
+    adminPassword,
     open,
     close() {
       closing ??= (async () => {

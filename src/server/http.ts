@@ -200,12 +200,13 @@ function bodyReader(request: HttpRequest, limit: number): () => Promise<string |
 
 export class Router {
   private readonly routes: Route[] = []
+  private fallbackRoute?: Route
 
   constructor(
     private readonly opts: {
       bodyLimit: number
       logger: Logger
-      resolveActor: (headers: IncomingHttpHeaders) => Promise<Actor>
+      resolveActor: (headers: IncomingHttpHeaders, method: string) => Promise<Actor>
       /** Told of every request the listener answered: its route, status and duration (metrics). */
       observe?: (route: string, status: number, seconds: number) => void
     },
@@ -220,6 +221,15 @@ export class Router {
   on(method: string, path: string, handler: Handler, opts: {action?: string; public?: boolean} = {}): this {
     const rest = path.endsWith('/*')
     this.routes.push({method, prefix: rest ? path.slice(0, -1) : path, rest, action: opts.action, handler, public: opts.public === true})
+    return this
+  }
+
+  /**
+   * A public handler for GET requests no route matches (its one param is the path): the
+   * single-page app served with `--ui`, whose client-side routes are any path.
+   */
+  fallback(handler: Handler): this {
+    this.fallbackRoute = {method: 'GET', prefix: '/', rest: true, handler, public: true}
     return this
   }
 
@@ -257,7 +267,8 @@ export class Router {
       return this.fail(e, method, '?')
     }
     try {
-      const m = this.match(method, url.pathname, url.searchParams.get('action'))
+      let m = this.match(method, url.pathname, url.searchParams.get('action'))
+      if (m === undefined && this.fallbackRoute && method === 'GET') m = {route: this.fallbackRoute, params: [url.pathname]}
       if (m === undefined) return json(404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
       if (m === 'method') return json(405, {status: 405, code: 'E_BAD_REQUEST', message: `Method ${method} is not allowed on ${url.pathname}`})
       if ('actions' in m) {
@@ -270,7 +281,7 @@ export class Router {
       const read = bodyReader(request, this.opts.bodyLimit)
       const bytes = (): Promise<string | Buffer> => (bodyBytes ??= read())
       const text = (): Promise<string> => (bodyText ??= bytes().then(decodeBody))
-      const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(request.headers)
+      const actor = m.route.public ? ANONYMOUS : await this.opts.resolveActor(request.headers, method)
       const ctx: RequestContext = {
         request,
         method,

@@ -23,6 +23,10 @@ try {
     consume: opts.consume,
     changelog: opts.changelog,
     metricsOpen: opts.metricsOpen,
+    uiDir: opts.uiDir,
+    sessionTtlMs: opts.sessionTtlMs,
+    adminPassword: opts.adminPassword,
+    noGeneratedPassword: opts.noGeneratedPassword,
     held: true,
   })
   let sampleAspects = 0
@@ -43,7 +47,7 @@ try {
       (e) => tell({type: 'failed', error: toWire(e)}),
     )
   })
-  tell({type: 'ready', url: server.url, auth: server.auth, adminToken: server.adminToken, sampleAspects})
+  tell({type: 'ready', url: server.url, auth: server.auth, adminToken: server.adminToken, adminPassword: server.adminPassword, sampleAspects})
 } catch (e) {
   tell({type: 'failed', error: toWire(e)})
   port.close()

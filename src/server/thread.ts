@@ -32,6 +32,10 @@ export interface ServerThreadOptions {
   changelog?: {url: string; subject?: string}
   /** `/metrics` answers without a token. */
   metricsOpen?: boolean
+  uiDir?: string
+  sessionTtlMs?: number
+  adminPassword?: string
+  noGeneratedPassword?: boolean
 }
 
 export interface ServerThread {
@@ -39,6 +43,8 @@ export interface ServerThread {
   auth: boolean
   /** The admin token, when this start created it; shown once. */
   adminToken?: string
+  /** The admin's web-app password, when this start generated it; shown once. */
+  adminPassword?: string
   /** Sample aspects written by this start (0 when the store had them). */
   sampleAspects: number
   /** Starts answering requests (they wait until then: see ServerOptions.held). */
@@ -63,7 +69,7 @@ export interface WireError {
 }
 
 export type ToHost =
-  | {type: 'ready'; url: string; auth: boolean; adminToken?: string; sampleAspects: number}
+  | {type: 'ready'; url: string; auth: boolean; adminToken?: string; adminPassword?: string; sampleAspects: number}
   | {type: 'failed'; error: WireError}
   | {type: 'stopped'}
 
@@ -150,6 +156,7 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
           url: m.url,
           auth: m.auth,
           adminToken: m.adminToken,
+          adminPassword: m.adminPassword,
           sampleAspects: m.sampleAspects,
           open: () => worker.postMessage({type: 'open'}),
           stop: () => {

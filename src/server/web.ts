@@ -17,7 +17,8 @@ interface Asset {
   type: string
 }
 
-export function registerWeb(router: Router, dir = WEB_DIR): void {
+/** A handler maker for the built pages' files, gzipped when the browser takes it. */
+function assetSender(dir: string): (name: string, cache: string) => (ctx: RequestContext) => Promise<HttpResponse> {
   const assets = new Map<string, Asset>()
   const load = (name: string): Asset | undefined => {
     if (assets.has(name)) return assets.get(name)
@@ -28,15 +29,28 @@ export function registerWeb(router: Router, dir = WEB_DIR): void {
     assets.set(name, a)
     return a
   }
-  const send = (name: string, cache: string) => async (ctx: RequestContext): Promise<HttpResponse> => {
+  return (name: string, cache: string) => async (ctx: RequestContext): Promise<HttpResponse> => {
     const a = load(name)
     if (!a) return {status: 404, headers: {'content-type': 'text/plain'}, body: name === 'index.html' ? 'The pages are not built: run `npm run build`.' : 'Not found'}
     const gz = /\bgzip\b/.test(String(ctx.request.headers['accept-encoding'] ?? ''))
     return {status: 200, headers: {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', 'x-content-type-options': 'nosniff'}, body: gz ? a.gzip : a.body}
   }
+}
+
+export function registerWeb(router: Router, dir = WEB_DIR): void {
+  const send = assetSender(dir)
   const page = send('index.html', 'no-cache')
   for (const path of ['/', '/search']) router.on('GET', path, page, {public: true})
   router.on('GET', '/entity/*', page, {public: true})
+  registerGraphiql(router, dir)
+}
+
+/**
+ * GraphiQL and the pages' files: with `--ui`, DataHub's app takes `/` and its routes, and
+ * GraphiQL stays at /api/graphiql (the app links there).
+ */
+export function registerGraphiql(router: Router, dir = WEB_DIR): void {
+  const send = assetSender(dir)
   router.on('GET', '/api/graphiql', send('graphiql.html', 'no-cache'), {public: true})
   router.on('GET', '/app/*', async (ctx) => send(ctx.params[0]!, 'no-cache')(ctx), {public: true})
 }

@@ -18,6 +18,12 @@
  * A token of a suspended user (`corpUserStatus.status` SUSPENDED) is refused, as DataHub refuses
  * an actor that is not active. The user's status is read with the token and remembered with it;
  * a write to any user empties the map too, so suspending takes effect at the next request.
+ *
+ * Sign-in sessions (the web app's cookie) are tokens too: `mds_` + 32 random bytes, kept as a
+ * `dataHubAccessToken` whose id is `session-<sha256>`, so they are checked, cached, expired and
+ * refused for suspended users exactly as access tokens are, and signing out deletes the entity
+ * (a stolen cookie dies with the session, which a stateless signed cookie would not). They are
+ * not listed among a user's access tokens and work only as the session cookie.
  */
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
@@ -27,6 +33,8 @@ import {prepareProposal} from '../proposal.js'
 import {ACCESS_CACHE_MAX_AGE_MS, monotonicMs} from './cache-bound.js'
 
 export const TOKEN_PREFIX = 'mdt_'
+export const SESSION_PREFIX = 'mds_'
+const SESSION_ID_PREFIX = 'session-'
 
 export const DURATIONS: Record<string, number | null> = {
   ONE_HOUR: 3600_000,
@@ -126,6 +134,31 @@ export class TokenService {
     return {accessToken, metadata: {urn: tokenUrn(id), id, ...info}}
   }
 
+  /**
+   * Starts a sign-in session for `actorUrn` lasting `ttlMs`, under the system's grant: the caller
+   * (sign-in, sign-up, password reset) has checked the person's password or one-time token.
+   */
+  async startSession(actorUrn: string, ttlMs: number): Promise<{session: string; expiresAt: number}> {
+    const session = SESSION_PREFIX + randomBytes(32).toString('base64url')
+    const createdAt = this.catalog.now()
+    const info: TokenInfo = {name: 'sign-in session', actorUrn, ownerUrn: actorUrn, createdAt, expiresAt: createdAt + ttlMs}
+    await this.catalog.apply(this.catalog.systemGrant(), [prepareProposal({entityUrn: tokenUrn(SESSION_ID_PREFIX + hashToken(session)), aspectName: 'dataHubAccessTokenInfo', changeType: 'UPSERT', aspect: {json: info}})])
+    return {session, expiresAt: info.expiresAt!}
+  }
+
+  /** Ends a sign-in session (sign-out); an unknown or ended one is no error. */
+  async endSession(session: string): Promise<void> {
+    if (!session.startsWith(SESSION_PREFIX)) return
+    const urn = tokenUrn(SESSION_ID_PREFIX + hashToken(session))
+    if (await storeOf(this.catalog).exists(urn)) await this.catalog.writeOps(this.catalog.systemGrant(), [{op: 'deleteEntity', urn}])
+  }
+
+  /** The actor of a session cookie's value; 401 for unknown, ended or expired sessions. */
+  verifySession(session: string): Promise<Actor> {
+    if (!session.startsWith(SESSION_PREFIX)) return Promise.reject(new UnauthenticatedError('Invalid session: not a session this server started; sign in again'))
+    return this.verify(session)
+  }
+
   /** Resolves the actor of a presented token; 401 for unknown, revoked or expired tokens. */
   async verify(token: string): Promise<Actor> {
     const hit = this.verified.get(token)
@@ -134,15 +167,17 @@ export class TokenService {
       return hit.actor
     }
     if (hit) this.verified.delete(token)
-    if (!token.startsWith(TOKEN_PREFIX) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
-    const id = hashToken(token)
+    const session = token.startsWith(SESSION_PREFIX)
+    if (!(token.startsWith(TOKEN_PREFIX) || session) || token.length < 20) throw new UnauthenticatedError('Invalid access token: not a token this server issued')
+    const hash = hashToken(token)
+    const id = session ? SESSION_ID_PREFIX + hash : hash
     const generation = this.generation
     const readAt = monotonicMs()
     const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
-    if (!a) throw new UnauthenticatedError('Invalid access token: unknown or revoked')
+    if (!a) throw new UnauthenticatedError(session ? 'Session ended or unknown; sign in again' : 'Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
     // free of early exits should the lookup ever become a prefix or range scan.
-    if (!timingSafeEqual(Buffer.from(a.urn.slice(tokenUrn('').length), 'hex'), Buffer.from(id, 'hex'))) {
+    if (!timingSafeEqual(Buffer.from(a.urn.slice(tokenUrn(session ? SESSION_ID_PREFIX : '').length), 'hex'), Buffer.from(hash, 'hex'))) {
       throw new UnauthenticatedError('Invalid access token: unknown or revoked')
     }
     const info = a.value as TokenInfo
@@ -197,7 +232,7 @@ export class TokenService {
     const out: TokenMetadata[] = []
     for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
       const info = e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined
-      if (!info) continue
+      if (!info || e.urn.startsWith(tokenUrn(SESSION_ID_PREFIX))) continue
       if (filter.actorUrn && info.actorUrn !== filter.actorUrn) continue
       if (filter.ownerUrn && info.ownerUrn !== filter.ownerUrn) continue
       out.push({urn: e.urn, id: e.urn.slice('urn:li:dataHubAccessToken:'.length), ...info})

@@ -40,6 +40,9 @@ export const IDENTITY_ASPECTS: AspectSpec[] = [
     {salt: str, hashedPassword: str},
     {passwordResetToken: str, passwordResetTokenExpirationTimeMillis: long},
   )),
+  // DataHub encrypts the token with its secret service; here the aspect is a secret aspect that
+  // no read returns (SECRET_ASPECTS), like the credentials above.
+  versioned('inviteToken', `${I}InviteToken`, record({token: str}, {role: urn})),
   versioned('corpUserSettings', `${I}CorpUserSettings`, record(
     {appearance: record({}, {showSimplifiedHomepage: bool, showThemeV2: bool})},
     {views: record({}, {defaultView: urn})},

@@ -49,6 +49,7 @@ export const KEY_ASPECTS: AspectSpec[] = [
   key('dataHubPolicyKey', 'DataHubPolicyKey', id),
   key('dataHubRoleKey', 'DataHubRoleKey', id),
   key('dataHubAccessTokenKey', 'DataHubAccessTokenKey', id),
+  key('inviteTokenKey', 'InviteTokenKey', id),
   key('ownershipTypeKey', 'OwnershipTypeKey', id),
   key('assertionKey', 'AssertionKey', {assertionId: str}),
   key('dataProcessInstanceKey', 'DataProcessInstanceKey', id),

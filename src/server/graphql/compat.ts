@@ -38,7 +38,8 @@ export const COMPAT_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       return p ? {...p, active: p.active ?? true, manager: p.managerUrn ? stub(p.managerUrn, 'corpuser') : null} : null
     }),
     editableInfo: load((e) => M.plainProperties(e, 'corpUserEditableInfo')),
-    isNativeUser: load((e) => e.aspect('corpUserCredentials') != null),
+    // The credentials aspect is a secret that reads never return: asked of the catalog by name.
+    isNativeUser: (src: Ent, _a: unknown, ctx: GqlContext) => ctx.catalog.hasNativeCredentials(src.urn),
   },
   CorpGroup: {
     info: load((e) => {

@@ -25,6 +25,7 @@ import type {Ent} from './context.js'
 import {MORE_QUERY_FIELDS, MORE_TYPE_FIELDS, wireMore} from './entities-more.js'
 import {APP_QUERY_FIELDS, entityPrivilegesField} from './app.js'
 import {LIST_QUERY_FIELDS} from './lists.js'
+import {AUTH_MUTATION_FIELDS, AUTH_QUERY_FIELDS} from './auth.js'
 
 const SDL_DIR = fileURLToPath(new URL('.', import.meta.url))
 
@@ -77,8 +78,8 @@ function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<strin
 export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   const schema = buildSchema(typeDefs)
   defineLong(schema.getType('Long') as GraphQLScalarType)
-  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS})
-  attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS})
+  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS, ...AUTH_QUERY_FIELDS})
+  attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS, ...AUTH_MUTATION_FIELDS})
   for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField})
   attach(schema, 'VersionedDataset', {...versionedDatasetFields(), relationships: relationshipsField})
   for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
