@@ -1,10 +1,12 @@
 import {expect} from 'chai'
+import {existsSync} from 'node:fs'
 import pg from 'pg'
+import {chromium} from 'playwright-core'
 import {ACCESS_CACHE_MAX_AGE_MS} from '../../src/catalog/access/cache-bound.js'
 import {LISTEN_RETRY_MAX_MS} from '../../src/store/postgres/pg-store.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
 import {cleanup, http, type LiteProcess, startLite} from '../helpers/lite.js'
-import {requirePostgres} from '../helpers/requires.js'
+import {IN_CI, requirePostgres, skipWithReason} from '../helpers/requires.js'
 import {startTcpProxy, type TcpProxy} from '../helpers/tcp-proxy.js'
 
 /**
@@ -14,6 +16,7 @@ import {startTcpProxy, type TcpProxy} from '../helpers/tcp-proxy.js'
  * "within the documented bound", with SLACK for a loaded machine.
  */
 const SLACK_MS = 10_000
+const CHROMIUM = process.env.MDCLI_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const ADMIN = 'urn:li:corpuser:datahub'
 const enc = (u: string) => encodeURIComponent(u)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -217,6 +220,25 @@ describe('replicas across dropped and refused PostgreSQL connections', function 
       expect(q.body.errors[0].extensions.code).to.equal(503)
       // The pages themselves need no store: they load, and their queries get the 503 above.
       expect((await fetch(`${l.url}/`)).status).to.equal(200)
+    }
+  })
+
+  it('shows the store outage on the pages, in a real browser', async function () {
+    if (!existsSync(CHROMIUM)) {
+      if (IN_CI) throw new Error(`Chromium is not installed at ${CHROMIUM}`)
+      skipWithReason(this, `no Chromium at ${CHROMIUM}; apt-get install chromium`)
+    }
+    const browser = await chromium.launch({executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']})
+    try {
+      const page = await (await browser.newContext()).newPage()
+      await page.goto(a.url)
+      await page.evaluate((t) => (globalThis as any).sessionStorage.setItem('mdcli.token', t), token)
+      await page.goto(`${a.url}/search?q=*`)
+      const alert = page.getByRole('alert').first()
+      await alert.waitFor({timeout: SLACK_MS})
+      expect(await alert.textContent()).to.match(/PostgreSQL store cannot be reached/)
+    } finally {
+      await browser.close()
     }
   })
 })
