@@ -26,6 +26,10 @@ export const makeGroupUrn = (name: string): string => (name.startsWith('urn:li:c
 export const makeTagUrn = (tag: string): string => (tag.startsWith('urn:li:tag:') ? tag : `urn:li:tag:${tag}`)
 export const makeTermUrn = (term: string): string => (term.startsWith('urn:li:glossaryTerm:') ? term : `urn:li:glossaryTerm:${term}`)
 export const makeDomainUrn = (domain: string): string => (domain.startsWith('urn:li:domain:') ? domain : `urn:li:domain:${domain}`)
+/** `urn:li:chart:(<platform>,<id>)`, as DataHub's make_chart_urn (with a platform instance, `<instance>.<id>`). */
+export const makeChartUrn = (platform: string, id: string | number, platformInstance?: string): string => `urn:li:chart:(${platform},${platformInstance ? `${platformInstance}.` : ''}${id})`
+/** `urn:li:dashboard:(<platform>,<id>)`, as DataHub's make_dashboard_urn. */
+export const makeDashboardUrn = (platform: string, id: string | number, platformInstance?: string): string => `urn:li:dashboard:(${platform},${platformInstance ? `${platformInstance}.` : ''}${id})`
 export const makeSchemaFieldUrn = (parentUrn: string, fieldPath: string): string => `urn:li:schemaField:(${parentUrn},${fieldPath})`
 
 /** A work unit of one UPSERT proposal: the common case of a source. */

@@ -42,6 +42,8 @@ export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
 export {
   aspectWorkUnit,
   globalTags,
+  makeChartUrn,
+  makeDashboardUrn,
   makeDataPlatformUrn,
   makeDatasetUrn,
   makeDatasetUrnWithPlatformInstance,
@@ -74,3 +76,4 @@ export {
   type ServerClient,
 } from './connect.js'
 export {configSchema, type ConfigOf, type JSONSchema} from './config.js'
+export {HttpClient, HttpError, offsetItems, pagedItems, redactSecrets, retryAfterMs, type HttpClientOptions, type JsonResponse, type RequestOptions, type RetryOptions} from './http.js'
