@@ -130,10 +130,20 @@ function branchLineage(stmt: any, ctes: Map<string, SelectLineage>): SelectLinea
   }
 
   const resolve = (table: string | undefined, column: string): ColumnRef[] => {
-    const source = table ? byAlias.get(table) : sources.length === 1 ? sources[0] : undefined
+    const source = table ? byAlias.get(table) : sources.length === 1 ? sources[0] : unqualified(column)
     if (!source) return []
     if (source.kind === 'table') return [{table: source.ref, column}]
     return source.lineage.columns.find((c) => c.name === column)?.from ?? []
+  }
+  // An unqualified column among several sources (as sqlglot resolves it without a schema): the
+  // one derived source that has it; else, when no derived source has it, the only table (whose
+  // columns are unknown). Anything else is ambiguous and left unresolved.
+  function unqualified(column: string): Source | undefined {
+    const derived = sources.filter((s) => s.kind === 'derived' && s.lineage.columns.some((c) => c.name === column))
+    if (derived.length === 1) return derived[0]
+    if (derived.length > 1) return undefined
+    const tablesOnly = sources.filter((s) => s.kind === 'table')
+    return tablesOnly.length === 1 ? tablesOnly[0] : undefined
   }
   const columns: SelectLineage['columns'] = []
   for (const c of Array.isArray(stmt?.columns) ? stmt.columns : []) {
@@ -141,7 +151,15 @@ function branchLineage(stmt: any, ctes: Map<string, SelectLineage>): SelectLinea
     collectColumnRefs(c?.expr, refs)
     const own = c?.expr?.type === 'column_ref' ? nameOf(c.expr.column) : undefined
     const name = nameOf(c?.as) ?? own
-    if (!name || name === '*') continue
+    if (name === '*' || (c?.expr?.type === 'column_ref' && own === '*')) {
+      // `t.*` / `*` over derived sources (subqueries, CTEs) expands to their columns; a table's
+      // columns are unknown here, so it adds none.
+      const qualifier = nameOf(c.expr.table) ?? undefined
+      const expanded = qualifier ? [byAlias.get(qualifier)] : sources
+      for (const s of expanded) if (s?.kind === 'derived') for (const col of s.lineage.columns) columns.push({name: col.name, from: [...col.from]})
+      continue
+    }
+    if (!name) continue
     const from: ColumnRef[] = []
     for (const r of refs) for (const x of resolve(r.table, r.column)) if (!from.some((y) => refKey(y.table) === refKey(x.table) && y.column === x.column)) from.push(x)
     columns.push({name, from})

@@ -71,6 +71,7 @@ export const BUILTINS: PluginInfo[] = [
   builtin('source', 'mysql', 'mysql'),
   builtin('source', 'mariadb', 'mysql', 'mariadb'),
   builtin('source', 'nats', 'nats-source'),
+  builtin('source', 'mode', 'mode'),
   builtin('source', 'metabase', 'metabase'),
   builtin('sink', 'console', 'console'),
   builtin('sink', 'file', 'file-sink'),

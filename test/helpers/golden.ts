@@ -11,6 +11,11 @@ export interface GoldenOptions {
   ignore?: string[]
   /** Aspects left out on both sides. */
   skipAspects?: string[]
+  /**
+   * Arrays compared as sets, by aspect: `{inputFields: ['fields']}` (dot paths in the aspect).
+   * For lists DataHub builds from a Python set, whose order is the interpreter's hash order.
+   */
+  unordered?: Record<string, string[]>
 }
 
 const DEFAULT_IGNORE = ['timestampMillis', 'lastUpdatedTimestamp', 'created', 'lastModified', 'upstreams[].auditStamp.time']
@@ -22,6 +27,10 @@ function lowerFirst(s: string): string {
 function normaliseValue(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(normaliseValue)
   if (v && typeof v === 'object') {
+    // Avro-JSON's union member wrapper of a plain string (`{"string": "urn:…"}` in an MCE's
+    // ChartInfo.inputs) is the string itself once the MCE is read as proposals.
+    const keys = Object.keys(v)
+    if (keys.length === 1 && keys[0] === 'string' && typeof (v as {string: unknown}).string === 'string') return (v as {string: string}).string
     const out: Record<string, unknown> = {}
     for (const k of Object.keys(v).sort()) out[k.replace('.pegasus2avro.', '.')] = normaliseValue((v as Record<string, unknown>)[k])
     return out
@@ -46,6 +55,18 @@ function zero(value: unknown, path: string[]): void {
   zero(obj[head], rest)
 }
 
+function sortAt(value: unknown, path: string[]): void {
+  if (value === null || typeof value !== 'object') return
+  const [head, ...rest] = path
+  if (head === undefined) return
+  const obj = value as Record<string, unknown>
+  if (rest.length === 0) {
+    if (Array.isArray(obj[head])) obj[head] = [...(obj[head] as unknown[])].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))
+    return
+  }
+  sortAt(obj[head], rest)
+}
+
 /** Records of a golden or sink file as `urn aspect` → normalised JSON texts. */
 export function aspectMultiset(records: unknown[], opts: GoldenOptions = {}): Map<string, string[]> {
   const out = new Map<string, string[]>()
@@ -53,6 +74,7 @@ export function aspectMultiset(records: unknown[], opts: GoldenOptions = {}): Ma
     if (opts.skipAspects?.includes(aspect)) return
     const v = normaliseValue(value) as Record<string, unknown>
     for (const p of [...DEFAULT_IGNORE, ...(opts.ignore ?? [])]) zero(v, p.split('.'))
+    for (const p of opts.unordered?.[aspect] ?? []) sortAt(v, p.split('.'))
     const key = `${urn} ${aspect}`
     // A record emitted twice (DataHub's browse-path processor does so) counts once.
     out.set(key, [...new Set([...(out.get(key) ?? []), JSON.stringify(v)])].sort())
