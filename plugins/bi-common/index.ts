@@ -194,6 +194,15 @@ export function biSource(ctx: PluginContext, client: HttpClient, walk: (report: 
   const report = ctx.report
   const progress: BiWalk = {}
   let closed = false
+  // Ctrl-C: abort the request in flight instead of waiting for its answer or timeout; what the
+  // cancelled calls would report is noise, not findings.
+  const signal = ctx.signal
+  if (signal) {
+    const {warning, failure} = report
+    report.warning = (k, m) => (signal.aborted ? undefined : warning.call(report, k, m))
+    report.failure = (k, m) => (signal.aborted ? undefined : failure.call(report, k, m))
+    signal.addEventListener('abort', () => client.abortInFlight(), {once: true})
+  }
   const close = async () => {
     if (closed) return
     closed = true
@@ -211,7 +220,11 @@ export function biSource(ctx: PluginContext, client: HttpClient, walk: (report: 
     progress: () => (progress.total ? Math.min(1, (progress.done ?? 0) / progress.total) : undefined),
     async *workunits() {
       try {
-        yield* walk(report, progress)
+        for await (const wu of walk(report, progress)) {
+          if (signal?.aborted) throw new Error('stopped by the user')
+          yield wu
+        }
+        if (signal?.aborted) throw new Error('stopped by the user')
       } finally {
         await close()
       }

@@ -47,6 +47,8 @@ export type MetabaseConfig = ConfigOf<typeof CONFIG>
 
 /** Metabase engines → DataHub platforms (DataHub's table; `engine_platform_map` adds to it). */
 const ENGINE_PLATFORM: Record<string, string> = {sparksql: 'spark', mongo: 'mongodb', 'presto-jdbc': 'presto', sqlserver: 'mssql', 'bigquery-cloud-sdk': 'bigquery'}
+/** Engines named as their DataHub platform (DataHub warns about them too; that warning says nothing). */
+const SAME_NAME_ENGINES = new Set(['postgres', 'mysql', 'redshift', 'snowflake', 'oracle', 'h2', 'sqlite', 'vertica', 'druid', 'athena', 'databricks', 'clickhouse', 'presto', 'trino', 'hive', 'teradata'])
 /** Where each engine keeps its database name in `details`. */
 const DBNAME_FIELD: Record<string, string> = {postgres: 'dbname', sparksql: 'dbname', mongo: 'dbname', redshift: 'db', snowflake: 'db', 'presto-jdbc': 'catalog', presto: 'catalog', mysql: 'dbname', sqlserver: 'db', 'bigquery-cloud-sdk': 'project-id'}
 const CHART_TYPES: Record<string, string | null> = {table: 'TABLE', bar: 'BAR', line: 'LINE', row: 'BAR', area: 'AREA', pie: 'PIE', funnel: 'BAR', scatter: 'SCATTER', scalar: 'TEXT', smartscalar: 'TEXT', pivot: 'TABLE', waterfall: 'BAR', progress: null, combo: null, gauge: null, map: null}
@@ -165,7 +167,7 @@ class MetabaseWalker {
           const engine = String(db?.engine ?? '')
           const map = {...ENGINE_PLATFORM, ...(this.config.engine_platform_map ?? {})}
           const platform = map[engine] ?? engine
-          if (!(engine in map)) this.report.warning('Unrecognized Data Platform found', `Data Platform was not found. Using platform name as is: ${platform}`)
+          if (!(engine in map) && !SAME_NAME_ENGINES.has(engine)) this.report.warning('Unrecognized Data Platform found', `Data Platform was not found. Using platform name as is: ${platform}`)
           let instance: string | undefined
           if (db?.id !== undefined && this.config.database_id_to_instance_map) instance = this.config.database_id_to_instance_map[String(db.id)]
           if (instance === undefined && platform && this.config.platform_instance_map) instance = this.config.platform_instance_map[platform]

@@ -336,6 +336,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     graph: graph.get,
     stdout: opts.stdout ?? process.stdout,
     ...(opts.onRequest ? {onRequest: opts.onRequest} : {}),
+    ...(opts.signal ? {signal: opts.signal} : {}),
     env,
     resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(recipe.baseDir, p)),
   })
@@ -418,9 +419,11 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
         }
       }
     } catch (e) {
+      // A source that gave up because the user stopped the run (ctx.signal) was interrupted, not broken.
+      if (opts.signal?.aborted) interrupted = true
       // A source, transformer or sink that breaks mid-run ends the run, not the report: what was
       // produced so far is still flushed below, and the break counts as a failure.
-      pipelineReport.failure('run aborted', `${tally.workUnits > 0 ? `after ${tally.workUnits} work units: ` : ''}${(e as Error)?.message ?? String(e)}`)
+      else pipelineReport.failure('run aborted', `${tally.workUnits > 0 ? `after ${tally.workUnits} work units: ` : ''}${(e as Error)?.message ?? String(e)}`)
     }
     stage = 'flushing'
     if (sink) {

@@ -55,6 +55,11 @@ export interface PluginContext {
   /** Hand it to `connectServer`: with `--debug`, each request is logged (never the token). */
   onRequest?: RequestLog
   env: NodeJS.ProcessEnv
+  /**
+   * Aborted when the user stops the run (Ctrl-C). The pipeline stops between work units anyway; a
+   * source waiting on the network can listen to it to give up at once.
+   */
+  signal?: AbortSignal
   /** Resolves a path from the config against `baseDir`. */
   resolvePath(path: string): string
 }

@@ -108,7 +108,8 @@ export class HttpClient {
   private readonly name: string
   private readonly sleep: (ms: number) => Promise<void>
   private readonly onRequest?: RequestLog
-  private readonly closing = new AbortController()
+  private inflight = new AbortController()
+  private closed = false
   /** Attempts made and retries taken, for the source's report. */
   readonly stats = {requests: 0, retries: 0}
 
@@ -171,7 +172,8 @@ export class HttpClient {
     }
     let delay = this.retry.initialDelayMs
     for (let attempt = 1; ; attempt++) {
-      if (this.closing.signal.aborted) throw new ConnectionError(`${this.name}: ${method} ${shown} cancelled (the run is stopping)`)
+      if (this.closed) throw new ConnectionError(`${this.name}: ${method} ${shown} cancelled (the client is closed)`)
+      const signal = this.inflight.signal
       // undici is loaded with the first request, so the SDK costs nothing to import.
       const undici = await import('undici')
       this.agent ??= new undici.Agent({connectTimeout: this.timeoutMs, keepAliveTimeout: 10_000})
@@ -186,13 +188,13 @@ export class HttpClient {
           dispatcher: this.agent,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
-          signal: this.closing.signal,
+          signal,
         })
       } catch (e) {
         this.onRequest?.({method, url: shown, status: 'error', ms: Math.round(performance.now() - started)})
         const code = (e as {code?: string}).code ?? ''
         const why = /TIMEOUT/.test(code) ? `no answer within ${this.timeoutMs} ms` : this.redact((e as Error).message || String(e))
-        if (this.closing.signal.aborted) throw new ConnectionError(`${this.name}: ${method} ${shown} cancelled (the run is stopping)`)
+        if (signal.aborted) throw new ConnectionError(`${this.name}: ${method} ${shown} cancelled (the run is stopping)`)
         // A refused connection means nothing listens there: waiting will not help.
         if (code === 'ECONNREFUSED' || attempt >= this.retry.maxAttempts) throw new ConnectionError(`${this.name}: ${method} ${shown} failed: ${why}${attempt > 1 ? ` (after ${attempt} attempts)` : ''}`)
         this.stats.retries++
@@ -238,9 +240,16 @@ export class HttpClient {
     }
   }
 
+  /** Aborts the requests in flight (Ctrl-C); the client stays usable, e.g. to log out. */
+  abortInFlight(): void {
+    this.inflight.abort()
+    this.inflight = new AbortController()
+  }
+
   /** Aborts requests in flight and closes the connections. */
   async close(): Promise<void> {
-    this.closing.abort()
+    this.closed = true
+    this.inflight.abort()
     await this.agent?.close().catch(() => undefined)
   }
 }

@@ -7,9 +7,10 @@
 import {expect} from 'chai'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {cleanup, ROOT, tempDir} from '../helpers/lite.js'
+import {spawn} from 'node:child_process'
+import {BIN, cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {startReplay, type Replay, type ReplayAnswer, type ReplayRequest} from '../helpers/replay.js'
-import {offlineEnv} from './helpers.js'
+import {offlineEnv, writeRecipe} from './helpers.js'
 import {runRecipe} from './bi-helpers.js'
 
 const FIX = join(ROOT, 'test', 'fixtures', 'bi')
@@ -115,6 +116,31 @@ describe('metabase source: our own site and its failures', function () {
     const warning = run.result.source.report.warnings.find((w: any) => w.key === 'Unable to Retrieve Card')
     expect(warning.examples[0]).to.match(/^card 11: metabase: GET .*\/api\/card\/11\?legacy-mbql=true failed: no answer within 300 ms \(after 2 attempts\)/)
     expect(aspect(run.records, 'urn:li:chart:(metabase,12)', 'chartInfo')).to.not.equal(undefined)
+  })
+
+  it('Ctrl-C while a request hangs stops the run at once: exit 130, logged out, nothing reported as broken', async () => {
+    let hung!: () => void
+    const hanging = new Promise<void>((ok) => (hung = ok))
+    replay = await startReplay(
+      metabaseSite((req) => {
+        if (req.path !== '/api/card/12') return undefined
+        hung()
+        return {delayMs: 60_000, body: {}}
+      }),
+    )
+    const child = spawn(process.execPath, [BIN, 'ingest', '-c', writeRecipe(dir, metabaseRecipe(dir, replay.url)), '--json'], {env: offlineEnv(dir), stdio: ['ignore', 'pipe', 'pipe']})
+    let stdout = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    const exited = new Promise<number | null>((ok) => child.on('close', ok))
+    await hanging
+    child.kill('SIGINT')
+    // The mocha timeout (well under the 60 s the server would take) is what fails a run that waits.
+    expect(await exited).to.equal(130)
+    const result = JSON.parse(stdout)
+    expect(result.interrupted).to.equal(true)
+    expect(result.source.report.failures ?? []).to.deep.equal([])
+    expect(result.source.report.warnings ?? []).to.deep.equal([])
+    expect(replay.requests.at(-1)).to.include({method: 'DELETE', path: '/api/session'})
   })
 
   it('a refused login stops the run with one line naming it, without the password', async () => {
