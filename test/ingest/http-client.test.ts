@@ -27,7 +27,7 @@ describe('sdk HttpClient', function () {
     replay = await startReplay(() => ({status: 502, body: 'bad gateway for token tok-123456'}))
     const waits: number[] = []
     const client = new HttpClient({baseUrl: `http://user:pw-999999@127.0.0.1:${replay.port}`, secrets: ['tok-123456'], retry: {maxAttempts: 4, initialDelayMs: 100, multiplier: 3, maxDelayMs: 500}, sleep: async (ms) => void waits.push(ms)})
-    const err = await client.get('/api/x', {query: {page: 2}}).catch((e: any) => e)
+    const err: any = await client.get('/api/x', {query: {page: 2}}).catch((e: any) => e)
     await client.close()
     expect(err).to.be.instanceOf(HttpError)
     expect(err.httpStatus).to.equal(502)
@@ -39,7 +39,7 @@ describe('sdk HttpClient', function () {
   it('does not retry a 404, and a refused connection fails at once', async () => {
     replay = await startReplay(() => ({status: 404, body: {}}))
     const client = new HttpClient({baseUrl: replay.url, sleep: async () => {}})
-    expect((await client.get('/nope').catch((e: any) => e)).httpStatus).to.equal(404)
+    expect((await client.get<any>('/nope').catch((e: any) => e)).httpStatus).to.equal(404)
     expect(replay.requests).to.have.length(1)
     await client.close()
     // A port nothing listens on.
@@ -49,7 +49,7 @@ describe('sdk HttpClient', function () {
     await new Promise<void>((ok) => probe.close(() => ok()))
     let slept = 0
     const dead = new HttpClient({baseUrl: `http://127.0.0.1:${port}`, sleep: async () => void slept++})
-    const err = await dead.get('/x').catch((e: any) => e)
+    const err: any = await dead.get('/x').catch((e: any) => e)
     expect(err.code).to.equal('E_CONNECTION')
     expect(slept).to.equal(0)
     await dead.close()
