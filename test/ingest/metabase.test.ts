@@ -73,4 +73,22 @@ describe("metabase source: DataHub's golden", function () {
     expect(run.records.filter((r) => r.entityUrn === 'urn:li:dashboard:(metabase,10)' && r.aspectName === 'dashboardInfo')).to.have.length(2)
     expect(run.result.source.report.counts).to.include({charts: 3, dashboards: 4})
   })
+
+  it("the test's second stateful run: a dashboard gone from its collections is soft-deleted", async () => {
+    const setup = recordedAnswers(join(oracle, 'setup'))
+    const recipe = datahubRecipe(join(oracle, 'recipes', 'metabase_mces_golden.yml'), {MOCK_PORT: String(replay.port), DATAHUB_GMS_URL: lite.url}, join(dir, 'first.json'))
+    recipe.pipeline_name = 'metabase_stateful_second_run'
+    const first = await runRecipe(dir, recipe, lite.env())
+    expect(first.code, first.stderr + first.stdout).to.equal(0)
+    await replay.close()
+    // As DataHub's test: the second run's collections list only dashboard 10.
+    replay = await startReplay(metabaseRoutes(setup, (req) => (req.path.endsWith('/items') ? {body: setup.get('collection_dashboards_deleted_item.json')} : undefined)))
+    recipe.source.config.connect_uri = `${replay.url}/`
+    recipe.sink.config.filename = join(dir, 'second.json')
+    const second = await runRecipe(dir, recipe, lite.env())
+    expect(second.code, second.stderr + second.stdout).to.equal(0)
+    expect(second.result.source.report.info.softDeletedStaleEntities).to.deep.equal(['urn:li:dashboard:(metabase,20)'])
+    const status = second.records.filter((r) => r.aspectName === 'status' && r.aspect.json.removed === true).map((r) => r.entityUrn)
+    expect(status).to.deep.equal(['urn:li:dashboard:(metabase,20)'])
+  })
 })
