@@ -188,11 +188,14 @@ export async function startConsumer(catalog: Catalog, opts: ConsumerOptions): Pr
       return
     }
     const c = existing.config
-    if (c.ack_wait === want.ack_wait && c.max_ack_pending === want.max_ack_pending && !c.filter_subject && !c.filter_subjects?.length) return
     try {
-      await jsm.consumers.update(stream, durable, {...want, filter_subject: '', filter_subjects: []})
+      if (c.ack_wait !== want.ack_wait || c.max_ack_pending !== want.max_ack_pending) await jsm.consumers.update(stream, durable, want)
+      // Made by an older mdcli for one subject; servers before 2.10 cannot drop a filter.
+      if (c.filter_subject) await jsm.consumers.update(stream, durable, {filter_subject: ''})
     } catch (error) {
-      opts.log.warn(`Consumer: could not update consumer ${durable} of stream ${stream} (${(error as Error).message}); it keeps its settings${c.filter_subject ? ` and reads only ${c.filter_subject}` : ''}. Delete it to have it made again.`)
+      opts.log.warn(
+        `Consumer: could not update consumer ${durable} of stream ${stream} (${(error as Error).message}); ${c.filter_subject ? `it reads only ${c.filter_subject}` : 'it keeps its settings'}. Delete it (nats consumer rm ${stream} ${durable}) to have it made again.`,
+      )
     }
   }
 
