@@ -34,6 +34,7 @@ import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './author
 import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
 import {KeyedMutex} from './edits/lock.js'
 import {positionOf, type QueuePosition} from './position.js'
+import {needsBefore, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
 
 export type {Actor} from './authorize.js'
 
@@ -75,6 +76,8 @@ export class Catalog {
   private readonly authorizer: Authorizer
   private readonly locks: KeyedMutex
   private readonly grants = new WeakSet<Grant>()
+  /** Grants of the server's own jobs: the only writes the authorization table does not check. */
+  private readonly systemGrants = new WeakSet<Grant>()
   readonly now: () => number
   private readonly writeListeners: Array<(urns: string[]) => void> = []
   private readonly resyncListeners: Array<() => void> = []
@@ -163,6 +166,8 @@ export class Catalog {
         if (opts.ordered) valid = await this.dropStale(valid, prepared, outcomes)
         if (valid.some((p) => p.changeType === 'PATCH' || p.condition !== undefined)) valid = await this.resolveInOrder(valid, prepared, outcomes, atomic)
         const ops = this.opsOf(grant, valid, opts.defaults)
+        // Inside the locks: the stored values the table compares against cannot change before the write.
+        await this.checkTable(grant, ops)
         // From here the ops hold all the batch needs. The parsed values are let go before the
         // store's fsync: a batch waits there with several others, and what it holds then
         // outlives the young generation, costing a copy in every scavenge and a marking later.
@@ -264,7 +269,9 @@ export class Catalog {
    * data, test fixtures. Named so that every write not checked by the authorizer is easy to find.
    */
   systemGrant(): Grant {
-    return this.grantFor(SYSTEM_ACTOR)
+    const grant = this.grantFor(SYSTEM_ACTOR)
+    this.systemGrants.add(grant)
+    return grant
   }
 
   /**
@@ -297,7 +304,35 @@ export class Catalog {
 
   /** Writes already-prepared proposals (callers that built values themselves, e.g. mutations). */
   async apply(grant: Grant, prepared: PreparedProposal[], defaults: SystemMetadata = {}): Promise<WriteResult[]> {
-    return this.write(this.opsOf(grant, prepared, defaults), grant.actor)
+    const ops = this.opsOf(grant, prepared, defaults)
+    await this.checkTable(grant, ops)
+    return this.write(ops, grant.actor)
+  }
+
+  /**
+   * Asks the authorizer what the authorization table (access/authorization-table.ts) requires of
+   * the ops' privileged writes — group and role membership, policies, tokens, credentials — on
+   * top of what the grant was given for, whichever route the ops came through. Only the system's
+   * own grants skip it.
+   */
+  private async checkTable(grant: Grant, ops: WriteOp[]): Promise<void> {
+    if (this.systemGrants.has(grant)) return
+    const actor = grant.actor
+    for (const op of ops) {
+      if (op.op === 'timeseries' || op.op === 'deleteTimeseriesOfRun' || op.op === 'deleteTimeseriesRange') continue
+      const entityType = 'entityType' in op ? op.entityType : entityTypeOf(op.urn)
+      const aspectName = op.op === 'deleteEntity' ? undefined : op.aspectName
+      const rule = privilegedRule(entityType, aspectName)
+      if (!rule) continue
+      const w: TableWrite = {urn: op.urn, entityType, aspectName, deleted: op.op === 'deleteEntity' || op.op === 'deleteAspect', afterKnown: op.op !== 'revert', after: op.op === 'upsert' ? JSON.parse(op.value) : undefined}
+      // Entity rules (tokens) compare with the entity's one aspect, read whole.
+      const readAspect = aspectName ?? ENTITY_INFO_ASPECT[entityType]
+      const before = needsBefore(rule) && readAspect ? (await this.store.getAspect(op.urn, readAspect))?.value : undefined
+      const requests = privilegedRequests(rule, w, actor.urn, before)
+      if (requests.length === 0) continue
+      const needs = requests.map((r) => r.privileges.map((g) => g.join(' and ')).join(' or ') + (r.resourceUrn && r.resourceUrn !== op.urn ? ` on ${r.resourceUrn}` : '')).join('; ')
+      await this.authorizer.authorize(actor, requests, `Unauthorized to change ${rule.what} (${op.urn}${aspectName ? ` ${aspectName}` : ''}): needs ${needs}`)
+    }
   }
 
   /** The store ops of prepared proposals, stamped now by the grant's actor. */
@@ -316,6 +351,7 @@ export class Catalog {
    */
   async writeOps(grant: Grant, ops: WriteOp[]): Promise<WriteResult[]> {
     this.check(grant)
+    await this.checkTable(grant, ops)
     return this.write(ops, SYSTEM_ACTOR)
   }
 
@@ -371,8 +407,8 @@ export class Catalog {
 
   /**
    * What writing raw proposals needs (REST ingestProposal, put): EDIT_ENTITY on an existing
-   * entity, CREATE_ENTITY or EDIT_ENTITY on a new one, DELETE_ENTITY for deletes; and the
-   * platform privilege guarding access-control entities and memberships.
+   * entity, CREATE_ENTITY or EDIT_ENTITY on a new one, DELETE_ENTITY for deletes. Privileged
+   * aspects (memberships, policies, tokens) are checked again at the write by `checkTable`.
    */
   private async proposalRequests(prepared: PreparedProposal[]): Promise<AuthzRequest[]> {
     // The existence checks go out together, not one after another: a shared store answers a
@@ -390,8 +426,6 @@ export class Catalog {
             : this.store.exists(urn).then((found) => ({resourceUrn: urn, privileges: found ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
         )
       }
-      const platform = GUARDED_TYPES[p.entityType] ?? GUARDED_ASPECTS[p.aspectName]
-      if (platform) requests.push({privileges: [[platform]]})
     }
     return Promise.all(requests)
   }
@@ -503,15 +537,10 @@ function withoutSecrets(e: EntityRecord): EntityRecord {
   return aspects ? {...e, aspects} : e
 }
 
-/** Entity types whose writes change who may do what: platform privileges guard them. */
-const GUARDED_TYPES: Record<string, string> = {
-  dataHubPolicy: 'MANAGE_POLICIES',
-  dataHubRole: 'MANAGE_POLICIES',
-  dataHubAccessToken: 'MANAGE_ACCESS_TOKENS',
+/** `urn:li:<type>:…` → `<type>` (urns reaching the write path were validated already). */
+function entityTypeOf(urn: string): string {
+  return urn.slice('urn:li:'.length, urn.indexOf(':', 'urn:li:'.length))
 }
-const GUARDED_ASPECTS: Record<string, string> = {
-  roleMembership: 'MANAGE_USERS_AND_GROUPS',
-  groupMembership: 'MANAGE_USERS_AND_GROUPS',
-  nativeGroupMembership: 'MANAGE_USERS_AND_GROUPS',
-  corpUserCredentials: 'MANAGE_USER_CREDENTIALS',
-}
+
+/** The aspect an entity rule of the authorization table reads to tell whose the entity is. */
+const ENTITY_INFO_ASPECT: Record<string, string> = {dataHubAccessToken: 'dataHubAccessTokenInfo'}

@@ -93,9 +93,10 @@ export class PolicyAuthorizer implements Authorizer {
     const groups = new Set<string>()
     const roles = new Set<string>()
     const user = await this.store.getEntity(actor.urn, ['groupMembership', 'nativeGroupMembership', 'roleMembership'])
-    for (const name of ['groupMembership', 'nativeGroupMembership']) {
-      for (const g of ((user?.aspects[name]?.value as {groups?: string[]} | undefined)?.groups ?? [])) groups.add(g)
-    }
+    for (const g of ((user?.aspects.groupMembership?.value as {groups?: string[]} | undefined)?.groups ?? [])) groups.add(g)
+    // DataHub names the list `nativeGroups` here; `groups` was read once and is still honoured.
+    const native = user?.aspects.nativeGroupMembership?.value as {nativeGroups?: string[]; groups?: string[]} | undefined
+    for (const g of [...(native?.nativeGroups ?? []), ...(native?.groups ?? [])]) groups.add(g)
     for (const r of ((user?.aspects.roleMembership?.value as {roles?: string[]} | undefined)?.roles ?? [])) roles.add(r)
     for (const [g, members] of await this.loadGroupMembers()) if (members.has(actor.urn)) groups.add(g)
     if (groups.size > 0) {

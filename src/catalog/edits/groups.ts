@@ -3,13 +3,15 @@
  * group urns the user belongs to). Removing also drops the user from the group's deprecated
  * `corpGroupInfo.members`, which the policy authorizer still honours.
  *
- * Who may: MANAGE_USERS_AND_GROUPS on the platform, or EDIT_GROUP_MEMBERS / EDIT_ENTITY on the group.
+ * Who may: MANAGE_USERS_AND_GROUPS on the platform, or EDIT_GROUP_MEMBERS on the group — not
+ * EDIT_ENTITY, which does not stand in for a privileged write (access/authorization-table.ts).
  */
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {type EditSummary, summarize, typeOf} from './common.js'
 import {runEdit} from './engine.js'
+import {MUTATIONS} from '../access/authorization-table.js'
 
 type Obj = Record<string, any>
 
@@ -23,17 +25,17 @@ export async function updateGroupMembers(catalog: Catalog, actor: Actor, input: 
   }
   const users = [...new Set(input.userUrns)]
   const {writes} = await runEdit(catalog, actor, {
-    authz: [{resourceUrn: g, privileges: [['MANAGE_USERS_AND_GROUPS'], ['EDIT_GROUP_MEMBERS'], ['EDIT_ENTITY']]}],
+    authz: [{resourceUrn: g, privileges: MUTATIONS.addGroupMembers!.privileges}],
     locks: [g, ...users],
     build: async (tx) => {
       if (!(await tx.exists(g))) throw new NotFoundError(`Failed to update members of ${g}. The group does not exist.`)
       for (const u of users) {
         if (mode === 'add' && !(await tx.exists(u))) throw new BadRequestError(`Failed to add ${u} to ${g}. The user does not exist.`)
-        for (const aspect of mode === 'add' ? ['groupMembership'] : ['groupMembership', 'nativeGroupMembership']) {
-          const m = await tx.aspect<Obj>(u, aspect)
-          const groups: string[] = m?.groups ?? []
-          if (mode === 'add' && !groups.includes(g)) tx.put(u, aspect, {...m, groups: [...groups, g]})
-          if (mode === 'remove' && groups.includes(g)) tx.put(u, aspect, {...m, groups: groups.filter((x) => x !== g)})
+        for (const [aspect, field] of mode === 'add' ? [['groupMembership', 'groups']] : [['groupMembership', 'groups'], ['nativeGroupMembership', 'nativeGroups']]) {
+          const m = await tx.aspect<Obj>(u, aspect!)
+          const groups: string[] = m?.[field!] ?? []
+          if (mode === 'add' && !groups.includes(g)) tx.put(u, aspect!, {...m, [field!]: [...groups, g]})
+          if (mode === 'remove' && groups.includes(g)) tx.put(u, aspect!, {...m, [field!]: groups.filter((x) => x !== g)})
         }
       }
       if (mode === 'remove') {
