@@ -273,6 +273,13 @@ export interface MetadataStore {
    * (`store`: the database answers; `listener`: other processes' writes are heard).
    */
   healthChecks?(): StoreCheck[]
+  /**
+   * Optional, for stores that can hold rows written by another program (DataHub's
+   * `metadata_aspect_v2`): makes the entities of `urns` whose rows are there but not indexed yet
+   * readable, as `store reindex` would, without changing any row. The first start calls it on
+   * the urns it is about to fill in, so it sees what is there and overwrites nothing.
+   */
+  indexExisting?(urns: string[]): Promise<void>
 }
 
 /** A named health check of a store (see `MetadataStore.healthChecks`). */

@@ -1,7 +1,13 @@
 /**
  * First start of a catalog: the root user (with the Admin role), DataHub's roles and default
- * policies, and one admin access token — created only when the store has none of them, so a
- * restart never mints a second token.
+ * policies, and one admin access token.
+ *
+ * It only ever adds: on a store that already has users or policies — ours from an earlier start,
+ * or DataHub's own database — each part is written only when it is absent, and nothing present
+ * is overwritten (DataHub's root user keeps its `corpUserInfo`, its policies keep theirs). A
+ * default policy that can be deleted (editable) is written only on a store with no policies at
+ * all, so one an administrator deleted does not come back at the next start. The token is made
+ * only when the store has none, so a restart never mints a second one.
  */
 import {DEFAULT_RUN_ID} from '../../store/types.js'
 import {type Catalog, storeOf} from '../catalog.js'
@@ -9,23 +15,33 @@ import {prepareProposal, type ProposalInput} from '../proposal.js'
 import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
 import {TokenService} from './tokens.js'
 
-const p = (entityUrn: string, aspectName: string, json: unknown): ProposalInput => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
+type Part = {entityUrn: string; aspectName: string; changeType: 'UPSERT'; aspect: {json: unknown}} & ProposalInput
+
+const p = (entityUrn: string, aspectName: string, json: unknown): Part => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
 
 async function any(catalog: Catalog, entityType: string): Promise<boolean> {
   return (await storeOf(catalog).listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
 }
 
-/** Sets up access control on an empty catalog; returns the admin token when one was made now. */
+const policyUrn = (id: string) => `urn:li:dataHubPolicy:${id}`
+
+/** Sets up access control where it is missing; returns the admin token when one was made now. */
 export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: string}> {
-  const proposals: ProposalInput[] = []
-  if (!(await any(catalog, 'dataHubPolicy'))) {
-    for (const [name, urn] of Object.entries(ROLES)) proposals.push(p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false}))
-    for (const {id, info} of DEFAULT_POLICIES) proposals.push(p(`urn:li:dataHubPolicy:${id}`, 'dataHubPolicyInfo', info))
-  }
-  if (!(await storeOf(catalog).exists(ROOT_USER))) {
-    proposals.push(p(ROOT_USER, 'corpUserInfo', {active: true, displayName: 'Admin', title: 'Root user'}))
-    proposals.push(p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}))
-  }
+  const store = storeOf(catalog)
+  const wanted: Part[] = [
+    ...Object.entries(ROLES).map(([name, urn]) => p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false})),
+    ...DEFAULT_POLICIES.map(({id, info}) => p(policyUrn(id), 'dataHubPolicyInfo', info)),
+    p(ROOT_USER, 'corpUserInfo', {active: true, displayName: 'Admin', title: 'Root user'}),
+    p(ROOT_USER, 'roleMembership', {roles: [ROLES.Admin]}),
+  ]
+  const urns = [...new Set(wanted.map((w) => w.entityUrn))]
+  // Rows another program wrote (DataHub's table before a reindex) must be seen, or they would be overwritten.
+  await store.indexExisting?.(urns)
+  const present = await store.getEntities(urns, [...new Set(wanted.map((w) => w.aspectName))])
+  const has = (w: Part) => present.get(w.entityUrn)?.aspects[w.aspectName] !== undefined
+  const noPolicies = !DEFAULT_POLICIES.some(({id}) => present.has(policyUrn(id))) && !(await any(catalog, 'dataHubPolicy'))
+  const editable = new Set(DEFAULT_POLICIES.filter(({info}) => info.editable !== false).map(({id}) => policyUrn(id)))
+  const proposals = wanted.filter((w) => !has(w) && (noPolicies || !editable.has(w.entityUrn)))
   if (proposals.length > 0) {
     await catalog.apply(catalog.systemGrant(), proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
   }

@@ -875,31 +875,44 @@ export class PgStore implements MetadataStore {
         [after, pageSize],
       )
       if (rows.length === 0) break
-      const c = await this.db.connect()
-      try {
-        await c.query('BEGIN')
-        for (const {urn} of rows) {
-          await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [urn])
-          const type = urn.split(':')[2] ?? 'unknown'
-          await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2) ON CONFLICT (urn) DO NOTHING', [urn, type])
-          await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
-          const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
-          for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
-          await this.setRemoved(c, urn)
-          await this.reindexEntities(c, [urn])
-        }
-        await c.query('COMMIT')
-      } catch (err) {
-        await c.query('ROLLBACK').catch(() => undefined)
-        throw err
-      } finally {
-        c.release()
-      }
+      await this.indexUrns(rows.map((r) => r.urn))
       done += rows.length
       onProgress?.(done)
       after = rows[rows.length - 1]!.urn
     }
     return {entities: done, removed: gone.rowCount ?? 0}
+  }
+
+  /** Rebuilds the entity row, references and search document of each urn, in one transaction. */
+  private async indexUrns(urns: string[]): Promise<void> {
+    const c = await this.db.connect()
+    try {
+      await c.query('BEGIN')
+      for (const urn of urns) {
+        await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [urn])
+        const type = urn.split(':')[2] ?? 'unknown'
+        await c.query('INSERT INTO mdcli_entity (urn, entity_type) VALUES ($1, $2) ON CONFLICT (urn) DO NOTHING', [urn, type])
+        await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
+        const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
+        for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
+        await this.setRemoved(c, urn)
+        await this.reindexEntities(c, [urn])
+      }
+      await c.query('COMMIT')
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined)
+      throw err
+    } finally {
+      c.release()
+    }
+  }
+
+  async indexExisting(urns: string[]): Promise<void> {
+    const {rows} = await this.db.query<{urn: string}>(
+      'SELECT DISTINCT a.urn FROM metadata_aspect_v2 a WHERE a.urn = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = a.urn)',
+      [urns],
+    )
+    if (rows.length > 0) await this.indexUrns(rows.map((r) => r.urn))
   }
 
   // ---------------------------------------------------------------- reads
