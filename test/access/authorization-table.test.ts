@@ -192,6 +192,17 @@ describe('authorization table: every door, every role', function () {
       prepare: async (n) => (await tokenFor(ZED, `for ${n} to revoke`)).metadata.id,
       query: (_n, id) => `mutation { revokeAccessToken(tokenId: "${id}") }`,
     },
+    createInviteToken: {query: () => `mutation { createInviteToken(input: {roleUrn: "${ROLES.Reader}"}) { inviteToken } }`},
+    createNativeUserResetToken: {
+      // Only a user with a password has one to reset: the admin invites and signs one up first.
+      prepare: async (n) => {
+        const invite = (await adminGql('mutation { createInviteToken(input: {}) { inviteToken } }')).createInviteToken.inviteToken as string
+        const r = await http(`${lite.url}/signUp`, {body: {email: `native-${n}@example.com`, fullName: n, password: 'a-long-enough-password', inviteToken: invite}, token: null})
+        expect(r.status, `sign-up: ${JSON.stringify(r.body)}`).to.be.oneOf([200, 204])
+        return U(`native-${n}@example.com`)
+      },
+      query: (_n, urn) => `mutation { createNativeUserResetToken(input: {userUrn: "${urn}"}) { resetToken } }`,
+    },
   }
   function policyInput(name: string): string {
     return `{type: METADATA, name: "${name}", state: INACTIVE, privileges: ["VIEW_ENTITY_PAGE"], actors: {resourceOwners: false, allUsers: false, allGroups: false, users: ["${ZED}"]}}`
@@ -277,6 +288,7 @@ describe('authorization table: every door, every role', function () {
         graphql: {mutation: 'createPolicy', query: (n) => `mutation { createPolicy(input: ${policyInput(`gql-${n}`)}) }`, changed: () => ''},
       },
     ],
+    inviteToken: [{rest: (n) => ({urn: `urn:li:inviteToken:rest-${n}`, aspectName: 'inviteToken', value: {token: `invite-${n}-${'x'.repeat(24)}`, role: ROLES.Admin}})}],
     dataHubRole: [{rest: (n) => ({urn: `urn:li:dataHubRole:rest-${n}`, aspectName: 'dataHubRoleInfo', value: {name: n, description: 'd', editable: true}})}],
     dataHubAccessToken: [
       {

@@ -7,7 +7,7 @@
  *
  * Glossary:
  * - privileged write: a write that changes who may do what — policies, roles, role and group
- *   membership, access tokens, user credentials, status and settings, and who owns a group
+ *   membership, access and invite tokens, user credentials, status and settings, who owns a group
  *   (owners of a group may edit its members). `EDIT_ENTITY` never allows one: they need the
  *   platform privilege named here (or, where given, the specific privilege on the resource).
  * - entity-level check: every write also needs EDIT_ENTITY (or CREATE_ENTITY for a new entity,
@@ -46,6 +46,8 @@ const members = (field: string) => ({privileges: [['EDIT_GROUP_MEMBERS']], on: '
 export const PRIVILEGED_ENTITIES: Readonly<Record<string, PrivilegedRule>> = {
   dataHubPolicy: {what: 'access policies', platform: [['MANAGE_POLICIES']]},
   dataHubRole: {what: 'roles', platform: [['MANAGE_POLICIES']]},
+  // An invite signs its holder up with the invite's role (Admin, even).
+  inviteToken: {what: 'invite tokens', platform: USERS},
   dataHubAccessToken: {
     what: 'access tokens',
     platform: [['MANAGE_ACCESS_TOKENS']],
@@ -220,4 +222,6 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   createAccessToken: {on: 'self', privileges: [['GENERATE_PERSONAL_ACCESS_TOKENS'], ['MANAGE_ACCESS_TOKENS']]},
   // Its owner or the user it acts for need nothing more; anyone else MANAGE_ACCESS_TOKENS.
   revokeAccessToken: P('MANAGE_ACCESS_TOKENS'),
+  createInviteToken: P('MANAGE_USERS_AND_GROUPS'),
+  createNativeUserResetToken: P('MANAGE_USER_CREDENTIALS'),
 }
