@@ -138,10 +138,9 @@ export class MdcliClient {
     }
     if (this.token) headers.authorization = `Bearer ${this.token}`
     let payload: string | undefined
-    if (body !== undefined) {
-      payload = typeof body === 'string' ? body : JSON.stringify(body)
-      headers['content-type'] ??= 'application/json'
-    }
+    if (body !== undefined) payload = typeof body === 'string' ? body : JSON.stringify(body)
+    // The server refuses a POST without a JSON content type, body or not (a cross-site form could send one).
+    if (payload !== undefined || method !== 'GET') headers['content-type'] ??= 'application/json'
     if (payload !== undefined) headers['content-length'] = String(Buffer.byteLength(payload))
     let res: {status: number; text: string}
     const started = performance.now()

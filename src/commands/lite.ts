@@ -5,6 +5,7 @@ import {MdcliClient} from '../client/client.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
+import {allowedHostsFromEnv, timeoutsFromEnv} from '../server/guard.js'
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
 
@@ -53,6 +54,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     'metrics-open': Flags.boolean({summary: 'Serve /metrics without an access token (for a Prometheus scraper on a private network); by default it needs one.', env: 'MDCLI_METRICS_OPEN', default: false}),
     'session-ttl': Flags.integer({summary: 'How long a web-app sign-in lasts, in seconds (default one day, as DataHub).', env: 'MDCLI_SESSION_TTL_SECONDS', min: 1}),
     ui: Flags.string({summary: "Serve a build of DataHub's web app (datahub-web-react's vite output) at / in place of mdcli's pages.", env: 'MDCLI_UI_DIR'}),
+    'allowed-host': Flags.string({
+      summary: 'Another name this server answers to (repeatable; env MDCLI_ALLOWED_HOSTS, comma-separated; * = any). localhost, loopback addresses and --host always are.',
+      multiple: true,
+    }),
     'checkpoint-mb': Flags.integer({summary: 'Journal size (MiB) that triggers a snapshot checkpoint.', default: 256, min: 1, hidden: true}),
     // For `docker quickstart`, whose output goes to a log file: save the first token, never print it.
     'no-print-token': Flags.boolean({hidden: true, default: false}),
@@ -154,6 +159,8 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         ...(process.env.MDCLI_ADMIN_PASSWORD ? {adminPassword: process.env.MDCLI_ADMIN_PASSWORD} : {}),
         // A generated password must be shown; where nothing is shown, only a given one is set.
         noGeneratedPassword: flags['no-print-token'],
+        timeouts: timeoutsFromEnv(),
+        allowedHosts: [...(flags['allowed-host'] ?? []), ...allowedHostsFromEnv()],
         ...(consume ? {consume: {url: consume, ...(consumeSubject ? {subject: consumeSubject} : {})}} : {}),
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })

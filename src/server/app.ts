@@ -27,6 +27,7 @@ import {ChangeLog} from '../events/changelog.js'
 import {Health} from './health.js'
 import {Metrics} from './metrics.js'
 import {registerOperations} from './operations.js'
+import {DEFAULT_TIMEOUTS, type HostPolicy, type HttpTimeouts} from './guard.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -62,6 +63,14 @@ export interface ServerOptions {
   /** Set no admin password on this start unless one is given (the password could not be shown). */
   noGeneratedPassword?: boolean
   sessionTtlMs?: number
+  /** Connection time limits (default DEFAULT_TIMEOUTS; `mdcli lite` reads them from the environment). */
+  timeouts?: HttpTimeouts
+  /**
+   * More Host names the server answers to besides localhost, loopback addresses and `host`
+   * (`*`: any). Without auth the Host header is always checked (DNS rebinding); with auth, only
+   * when names are given.
+   */
+  allowedHosts?: string[]
 }
 
 export interface RunningServer {
@@ -130,6 +139,10 @@ export interface AppOptions {
   uiDir?: string
   /** How long a web-app sign-in lasts. */
   sessionTtlMs?: number
+  /** Refuse requests whose Host header names another server (see guard.ts). */
+  hosts?: HostPolicy
+  /** The body rate floor of the node listener. */
+  bodyRate?: {minRate: number; graceMs: number}
 }
 
 /** How long a stop waits for requests in flight before it cuts their connections. */
@@ -158,6 +171,8 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
     logger: opts.logger,
     resolveActor: opts.auth ? tokenActorResolver(opts.tokens) : openActorResolver,
     observe: (route, status, seconds) => requests.observe({route, status: String(status)}, seconds),
+    hosts: opts.hosts,
+    bodyRate: opts.bodyRate,
   })
   registerOperations(router, {health, metrics, metricsOpen: opts.metricsOpen === true || !opts.auth})
   registerRest(router, catalog, {startedAt: Date.now()})
@@ -189,9 +204,27 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   catalog.onChange((changes) => changeLog.append(changes))
   const health = new Health()
   for (const c of store.healthChecks?.() ?? []) health.add(c.name, () => c.check())
+  const host = opts.host ?? '127.0.0.1'
+  const timeouts = opts.timeouts ?? DEFAULT_TIMEOUTS
+  const allowedHosts = opts.allowedHosts ?? []
+  // Without tokens, a page of any site could reach the server by rebinding its name to this machine.
+  const hosts = !auth || allowedHosts.length > 0 ? {bound: host, names: allowedHosts} : undefined
   let app: ReturnType<typeof createApp>
   try {
-    app = createApp(catalog, {logger, bodyLimit: opts.bodyLimit, auth, tokens, changeLog, maxResultWindow: opts.maxResultWindow, health, metricsOpen: opts.metricsOpen, uiDir: opts.uiDir, sessionTtlMs: opts.sessionTtlMs})
+    app = createApp(catalog, {
+      logger,
+      bodyLimit: opts.bodyLimit,
+      auth,
+      tokens,
+      changeLog,
+      maxResultWindow: opts.maxResultWindow,
+      health,
+      metricsOpen: opts.metricsOpen,
+      uiDir: opts.uiDir,
+      sessionTtlMs: opts.sessionTtlMs,
+      hosts,
+      bodyRate: {minRate: timeouts.bodyMinRate, graceMs: timeouts.bodyGraceMs},
+    })
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
     await store.close()
@@ -203,7 +236,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let waiting: Array<[IncomingMessage, ServerResponse]> | undefined = opts.held ? [] : undefined
   /** Handlers still running: the store closes only after them, even if their socket was cut. */
   const inflight = new Set<Promise<void>>()
-  const server: Server = createServer((req, res) => {
+  // Headers and whole requests are timed by node:http (checked every second), the body's rate by
+  // the router, idle kept-alive connections by keepAliveTimeout.
+  const server: Server = createServer({headersTimeout: timeouts.headersMs, requestTimeout: timeouts.requestMs, connectionsCheckingInterval: 1000}, (req, res) => {
     // /ready answers while a start holds the rest: "not yet" is its answer.
     if (waiting && !isReadyProbe(req)) {
       waiting.push([req, res])
@@ -222,8 +257,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     const done = () => void inflight.delete(handling)
     handling.then(done, done)
   })
-  server.keepAliveTimeout = 65_000
-  const host = opts.host ?? '127.0.0.1'
+  server.keepAliveTimeout = timeouts.idleMs
   // Bind before the first start writes anything: a busy port must not leave an admin token that
   // was never shown (nothing would print it again).
   try {

@@ -15,6 +15,7 @@ import {decodeUriPart, MAX_JSON_DEPTH, valueTooDeep} from '../model/limits.js'
 import type {IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse} from 'node:http'
 import {BadRequestError, BugError, TooLargeError} from '../errors.js'
 import type {Actor} from '../catalog/catalog.js'
+import {hostAllowed, type HostPolicy, simpleWrite, SlowBodyError} from './guard.js'
 
 export interface HttpRequest {
   method: string
@@ -126,7 +127,15 @@ export function endResponse(res: ServerResponse, body?: string | Buffer): void {
   if (finished.length === 1) setImmediate(writeFinished)
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** The slowest a body may arrive: `minRate` bytes a second on average, once `graceMs` have passed since `since`. */
+export interface BodyRate {
+  minRate: number
+  graceMs: number
+  /** When the request's headers arrived (Date.now()). */
+  since: number
+}
+
+export function readBody(req: IncomingMessage, limit: number, rate?: BodyRate): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0)
     if (declared > limit) {
@@ -137,22 +146,39 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = []
     let size = 0
     let failed = false
+    // A client that trickles a large body would hold its connection and the bytes so far for as
+    // long as it likes: below the floor the request is refused (408) and its connection closed.
+    let floor: NodeJS.Timeout | undefined
+    if (rate && rate.minRate > 0 && !req.complete) {
+      floor = setInterval(() => {
+        const ms = Date.now() - rate.since
+        if (failed || ms < rate.graceMs || size >= (rate.minRate * ms) / 1000) return
+        failed = true
+        clearInterval(floor)
+        reject(new SlowBodyError(`Request body arrived too slowly (${size} bytes in ${Math.round(ms / 1000)} s; at least ${rate.minRate} bytes a second are needed); nothing was written`))
+      }, Math.min(1000, Math.max(100, rate.graceMs / 4)))
+      floor.unref()
+    }
     req.on('data', (c: Buffer) => {
       if (failed) return
       size += c.length
       if (size > limit) {
         failed = true
+        clearInterval(floor)
         reject(new TooLargeError(`Request body is over the limit of ${limit} bytes`))
         return
       }
       chunks.push(c)
     })
     req.on('end', () => {
+      clearInterval(floor)
       if (!failed) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
     })
     req.on('error', (e) => {
+      clearInterval(floor)
       if (!failed) reject(e)
     })
+    req.on('close', () => clearInterval(floor))
   })
 }
 
@@ -209,6 +235,10 @@ export class Router {
       resolveActor: (headers: IncomingHttpHeaders, method: string) => Promise<Actor>
       /** Told of every request the listener answered: its route, status and duration (metrics). */
       observe?: (route: string, status: number, seconds: number) => void
+      /** When set, requests whose Host header does not name this server are refused (421). */
+      hosts?: HostPolicy
+      /** The body rate floor of the node listener (see guard.ts); none in-process. */
+      bodyRate?: {minRate: number; graceMs: number}
     },
   ) {}
 
@@ -267,6 +297,10 @@ export class Router {
       return this.fail(e, method, '?')
     }
     try {
+      if (this.opts.hosts && !hostAllowed(request.headers.host, this.opts.hosts)) {
+        const host = String(request.headers.host).slice(0, 100)
+        return json(421, {status: 421, code: 'E_BAD_REQUEST', message: `Host '${host}' is not a name of this server; to serve it under that name, start it with --allowed-host (MDCLI_ALLOWED_HOSTS)`})
+      }
       let m = this.match(method, url.pathname, url.searchParams.get('action'))
       if (m === undefined && this.fallbackRoute && method === 'GET') m = {route: this.fallbackRoute, params: [url.pathname]}
       if (m === undefined) return json(404, {status: 404, code: 'E_NOT_FOUND', message: `No endpoint ${method} ${url.pathname}`})
@@ -276,6 +310,10 @@ export class Router {
         throw new BadRequestError(`${a ? `Unknown action '${a}'` : "Missing '?action=' query parameter"} on ${method} ${url.pathname} (expected ${m.actions.join(', ')})`)
       }
       request.route = `${method} ${m.route.prefix}${m.route.rest ? '*' : ''}${m.route.action === undefined ? '' : `?action=${m.route.action}`}`
+      // What a page of another site can send without a preflight never writes (see guard.ts).
+      if (simpleWrite(method, request.headers)) {
+        return json(415, {status: 415, code: 'E_BAD_REQUEST', message: `${method} ${url.pathname} needs Content-Type: application/json (or an X-Mdcli header); got ${String(request.headers['content-type'] ?? 'none').slice(0, 80)}`})
+      }
       let bodyBytes: Promise<string | Buffer> | undefined
       let bodyText: Promise<string> | undefined
       const read = bodyReader(request, this.opts.bodyLimit)
@@ -315,12 +353,15 @@ export class Router {
   /** The node listener: the request into a value, the handler's response value onto the socket. */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = this.opts.logger.debugEnabled === false && !this.opts.observe ? 0n : process.hrtime.bigint()
-    const request: HttpRequest = {method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: (limit) => readBody(req, limit)}
+    const rate = this.opts.bodyRate ? {...this.opts.bodyRate, since: Date.now()} : undefined
+    const request: HttpRequest = {method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: (limit) => readBody(req, limit, rate)}
     const r = await this.respond(request, res)
     if (r !== STREAMED) {
       // A streaming handler that failed after its head went out cannot answer any more.
       if (res.headersSent) res.destroy()
-      else writeResponse(res, r)
+      // Answered before its body was all in (refused, too large, too slow): the connection
+      // closes rather than read the rest of a body nobody will use.
+      else writeResponse(res, req.complete ? r : {...r, headers: {...r.headers, connection: 'close'}})
     }
     if (started !== 0n) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6

@@ -27,6 +27,8 @@ try {
     sessionTtlMs: opts.sessionTtlMs,
     adminPassword: opts.adminPassword,
     noGeneratedPassword: opts.noGeneratedPassword,
+    timeouts: opts.timeouts,
+    allowedHosts: opts.allowedHosts,
     held: true,
   })
   let sampleAspects = 0

@@ -16,6 +16,7 @@ import {Worker} from 'node:worker_threads'
 import {BugError, errorFromWire, type MdcliError} from '../errors.js'
 import {serverHeapMb} from '../store/embedded/memory.js'
 import {isStoreUrl} from '../store/postgres/url.js'
+import type {HttpTimeouts} from './guard.js'
 
 /** What the server thread needs; plain data, since it crosses to the worker by structured clone. */
 export interface ServerThreadOptions {
@@ -36,6 +37,8 @@ export interface ServerThreadOptions {
   sessionTtlMs?: number
   adminPassword?: string
   noGeneratedPassword?: boolean
+  timeouts?: HttpTimeouts
+  allowedHosts?: string[]
 }
 
 export interface ServerThread {

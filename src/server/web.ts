@@ -7,6 +7,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import {gzipSync} from 'node:zlib'
 import type {HttpResponse, RequestContext, Router} from './http.js'
+import {PAGE_SECURITY_HEADERS} from './guard.js'
 
 const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url))
 const TYPES: Record<string, string> = {'.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.html': 'text/html; charset=utf-8'}
@@ -33,7 +34,7 @@ function assetSender(dir: string): (name: string, cache: string) => (ctx: Reques
     const a = load(name)
     if (!a) return {status: 404, headers: {'content-type': 'text/plain'}, body: name === 'index.html' ? 'The pages are not built: run `npm run build`.' : 'Not found'}
     const gz = /\bgzip\b/.test(String(ctx.request.headers['accept-encoding'] ?? ''))
-    return {status: 200, headers: {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', 'x-content-type-options': 'nosniff'}, body: gz ? a.gzip : a.body}
+    return {status: 200, headers: {'content-type': a.type, 'cache-control': cache, ...(gz ? {'content-encoding': 'gzip'} : {}), vary: 'accept-encoding', ...PAGE_SECURITY_HEADERS}, body: gz ? a.gzip : a.body}
   }
 }
 

@@ -16,6 +16,16 @@ describe('web pages in a real browser (headless Chromium)', function () {
   const lite = useLite()
   let browser: Browser
   let bobToken: string
+  /** What Chromium refused under the pages' Content-Security-Policy, in any test (checked by the last). */
+  const refusedByPolicy: string[] = []
+  /** A browser context whose console is watched for Content-Security-Policy refusals. */
+  const newContext = async (opts: Parameters<Browser['newContext']>[0] = {}) => {
+    const ctx = await browser.newContext(opts)
+    ctx.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) refusedByPolicy.push(m.text())
+    })
+    return ctx
+  }
 
   before(async function () {
     if (!existsSync(CHROMIUM)) {
@@ -35,7 +45,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
   })
 
   const signIn = async (token: string): Promise<Page> => {
-    const page = await (await browser.newContext()).newPage()
+    const page = await (await newContext()).newPage()
     await page.goto(lite.url)
     await page.getByLabel('Access token').fill(token)
     await page.getByRole('button', {name: 'Sign in'}).click()
@@ -44,7 +54,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
   }
 
   it('a wrong token is refused at sign-in; the right one shows the home page with counts per type and platforms', async () => {
-    const page = await (await browser.newContext()).newPage()
+    const page = await (await newContext()).newPage()
     await page.goto(lite.url)
     await page.getByLabel('Access token').fill('mdt_not_a_token')
     await page.getByRole('button', {name: 'Sign in'}).click()
@@ -89,7 +99,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.getByRole('region', {name: 'Downstream'}).getByRole('link', {name: 'SampleHiveDataset'}).click()
     await page.getByRole('heading', {name: 'SampleHiveDataset'}).waitFor()
     // A shared search link opens the same results, filters included.
-    const shared = await (await browser.newContext()).newPage()
+    const shared = await (await newContext()).newPage()
     await shared.goto(lite.url)
     await shared.evaluate((t) => (globalThis as any).sessionStorage.setItem('mdcli.token', t), lite.token)
     // The filter counts are asked for once the results are in, so the two never share the server.
@@ -317,7 +327,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
   })
 
   it('is readable on a phone and usable from the keyboard', async () => {
-    const ctx = await browser.newContext({viewport: {width: 390, height: 844}})
+    const ctx = await newContext({viewport: {width: 390, height: 844}})
     const page = await ctx.newPage()
     await page.goto(lite.url)
     await page.getByLabel('Access token').fill(lite.token)
@@ -346,7 +356,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
   })
 
   it('GraphiQL is the real one, bundled: it signs in with a token and runs a query', async () => {
-    const page = await (await browser.newContext()).newPage()
+    const page = await (await newContext()).newPage()
     const hosts = new Set<string>()
     page.on('request', (r) => hosts.add(new URL(r.url()).host))
     await page.goto(`${lite.url}/api/graphiql`)
@@ -364,7 +374,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
   })
 
   it('is served compressed from the same port, with no request leaving the machine', async () => {
-    const page = await (await browser.newContext()).newPage()
+    const page = await (await newContext()).newPage()
     const hosts = new Set<string>()
     page.on('request', (r) => hosts.add(new URL(r.url()).host))
     const res = await page.goto(lite.url)
@@ -458,6 +468,26 @@ describe('web pages in a real browser (headless Chromium)', function () {
         const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
         expect(overlap, `cards ${i} and ${j} overlap`).to.equal(false)
       }
+    await page.context().close()
+  })
+
+  it('every page above ran under its Content-Security-Policy with nothing refused, and no page can be framed', async () => {
+    // The one refusal expected: the hostile description of the Markdown test, which the
+    // sanitiser parses in a document of its own where Chromium loads the image and the policy
+    // refuses its onerror. The pages themselves use no inline handler.
+    expect(refusedByPolicy.filter((m) => !/inline event handler/.test(m))).to.deep.equal([])
+    for (const path of ['/', '/api/graphiql']) {
+      const res = await fetch(`${lite.url}${path}`)
+      expect(res.headers.get('content-security-policy')).to.include("frame-ancestors 'none'")
+      expect(res.headers.get('x-frame-options')).to.equal('DENY')
+    }
+    // A page of another origin (a data: URL) framing the catalog gets an empty frame.
+    const page = await (await newContext()).newPage()
+    // goto waits for the load event, which waits for the frame.
+    await page.goto(`data:text/html,<iframe id="f" src="${lite.url}/"></iframe>`)
+    const frame = page.frames().find((f) => f !== page.mainFrame())
+    const framed = frame ? await frame.evaluate(() => (globalThis as any).document.querySelector('#root') !== null).catch(() => false) : false
+    expect(framed).to.equal(false)
     await page.context().close()
   })
 })
