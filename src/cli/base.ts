@@ -83,7 +83,7 @@ export abstract class BaseCommand extends Command {
   override async finally(err: Error | undefined): Promise<void> {
     await this.cachedClient?.close()
     this.logDebug(`${this.id ?? 'command'} finished in ${(performance.now() - this.startedAt).toFixed(0)} ms`)
-    // After the command's output; bounded by METADATA_TELEMETRY_TIMEOUT, silent on failure.
+    // After the command's output, handed to a detached process: the exit waits for no collector.
     const failed = (err !== undefined && (err as {oclif?: {exit?: number}}).oclif?.exit !== 0) || (process.exitCode !== undefined && process.exitCode !== 0)
     const {sendTelemetry} = await import('./telemetry.js')
     await sendTelemetry({command: (this.id ?? 'unknown').split(':').join(' '), version: this.config.version, success: !failed}, {notice: (t) => process.stderr.write(t + '\n')})

@@ -5,9 +5,12 @@
  *
  * Sent only when an endpoint is configured (`METADATA_TELEMETRY_ENDPOINT`) and telemetry is on
  * (`mdcli telemetry disable` / `METADATA_TELEMETRY_ENABLED=false` switch it off); posted after the
- * command's output, bounded by `METADATA_TELEMETRY_TIMEOUT`, and every failure is silent.
+ * command's output by a detached process (bounded by `METADATA_TELEMETRY_TIMEOUT`), so that the
+ * command never waits for the collector, and every failure is silent.
  */
+import {spawn} from 'node:child_process'
 import {existsSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
 import {readTelemetry, setTelemetry, telemetryPath} from '../config/telemetry.js'
 
 export interface TelemetryEvent {
@@ -39,7 +42,11 @@ export const FIRST_RUN_NOTICE = `mdcli sends anonymous usage statistics: the com
 version and whether the command succeeded — never arguments, metadata, addresses or credentials.
 Turn it off with \`mdcli telemetry disable\` or METADATA_TELEMETRY_ENABLED=false.`
 
-/** Posts one event; resolves when sent, refused or timed out, never rejects. */
+/**
+ * Hands one event to a detached process that posts it, and returns at once: whatever the
+ * collector does (answers slowly, never answers, is down), the command's exit waits for nothing
+ * but the start of that process. Never throws.
+ */
 export async function sendTelemetry(ev: Omit<TelemetryEvent, 'event' | 'os' | 'node'>, opts: TelemetryOptions = {}): Promise<void> {
   const env = opts.env ?? process.env
   try {
@@ -52,14 +59,38 @@ export async function sendTelemetry(ev: Omit<TelemetryEvent, 'event' | 'os' | 'n
     }
     const seconds = Number.parseInt(env.METADATA_TELEMETRY_TIMEOUT ?? '', 10)
     const body: TelemetryEvent = {event: 'command', ...ev, os: process.platform, node: process.version}
-    const res = await fetch(endpoint, {
+    const job: TelemetryJob = {endpoint, body, timeoutMs: (Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000}
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./telemetry-send.js', import.meta.url)), JSON.stringify(job)], {
+      detached: true,
+      stdio: 'ignore',
+      // The event is all it needs: none of the user's settings or secrets go along.
+      env: {PATH: env.PATH ?? ''},
+    })
+    child.on('error', () => {})
+    child.unref()
+  } catch {
+    // Telemetry never changes a command's outcome.
+  }
+}
+
+/** What the detached sender (telemetry-send.ts) is given. */
+export interface TelemetryJob {
+  endpoint: string
+  body: TelemetryEvent
+  timeoutMs: number
+}
+
+/** Posts one event within `timeoutMs`; resolves when sent, refused or timed out, never rejects. */
+export async function postTelemetry(job: TelemetryJob): Promise<void> {
+  try {
+    const res = await fetch(job.endpoint, {
       method: 'POST',
       headers: {'content-type': 'application/json'},
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout((Number.isFinite(seconds) && seconds > 0 ? seconds : 10) * 1000),
+      body: JSON.stringify(job.body),
+      signal: AbortSignal.timeout(job.timeoutMs),
     })
     await res.arrayBuffer().catch(() => undefined)
   } catch {
-    // Telemetry never changes a command's outcome.
+    // Nobody is waiting for the answer.
   }
 }

@@ -1,8 +1,9 @@
 import {expect} from 'chai'
 import {existsSync, readFileSync} from 'node:fs'
 import {createServer, type Server} from 'node:http'
+import {createServer as createTcpServer, type Socket} from 'node:net'
 import {join} from 'node:path'
-import {cleanup, runCli, tempDir, useLite} from '../helpers/lite.js'
+import {cleanup, eventually, runCli, tempDir, useLite} from '../helpers/lite.js'
 
 describe('telemetry, --debug and the config file on first use', function () {
   this.timeout(120_000)
@@ -43,7 +44,8 @@ describe('telemetry, --debug and the config file on first use', function () {
     const first = await runCli(['get', '--urn', urn], {env})
     expect(first.stderr).to.match(/anonymous usage statistics/)
     expect(first.stderr).to.match(/telemetry disable/)
-    expect(received).to.have.length(1)
+    // Posted by a detached process, a moment after the command's exit.
+    expect(await eventually(() => received.length === 1, 10_000)).to.equal(true)
     const ev = received[0]!.body
     expect(Object.keys(ev).sort()).to.deep.equal(['command', 'event', 'node', 'os', 'success', 'version'])
     expect(ev).to.include({event: 'command', command: 'get', os: process.platform, node: process.version, success: false})
@@ -53,6 +55,7 @@ describe('telemetry, --debug and the config file on first use', function () {
     const second = await runCli(['version'], {env})
     expect(second.code).to.equal(0)
     expect(second.stderr).to.not.match(/anonymous usage statistics/)
+    expect(await eventually(() => received.length === 2, 10_000)).to.equal(true)
     expect(received.at(-1)!.body).to.include({command: 'version', success: true})
   })
 
@@ -70,6 +73,33 @@ describe('telemetry, --debug and the config file on first use', function () {
     const down = await runCli(['version'], {env: lite.env({HOME: home(), METADATA_TELEMETRY_ENABLED: 'true', METADATA_TELEMETRY_ENDPOINT: 'http://127.0.0.1:9/x', METADATA_TELEMETRY_TIMEOUT: '1'})})
     expect(down.code).to.equal(0)
     expect(down.stderr).to.not.match(/Error/)
+  })
+
+  it('never waits for a collector that accepts the connection and never answers', async () => {
+    // A collector that reads what it is sent and never says a word.
+    const connections: Array<{data: string; closed: boolean; socket: Socket}> = []
+    const silent = createTcpServer((socket) => {
+      const c = {data: '', closed: false, socket}
+      connections.push(c)
+      socket.on('data', (d) => (c.data += d.toString()))
+      socket.on('close', () => (c.closed = true))
+      socket.on('error', () => {})
+    })
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()))
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as {port: number}).port}/events`
+      // A long timeout: waiting for it, the command would still be running when checked below.
+      const env = lite.env({HOME: home(), METADATA_TELEMETRY_ENABLED: 'true', METADATA_TELEMETRY_ENDPOINT: url, METADATA_TELEMETRY_TIMEOUT: '60'})
+      const r = await runCli(['version'], {env, timeoutMs: 50_000})
+      expect(r.code).to.equal(0)
+      expect(r.stdout).to.match(/mdcli/)
+      // The event reached the collector, and the command had ended while its connection waited.
+      expect(await eventually(() => connections.some((c) => c.data.includes('"command":"version"')), 10_000)).to.equal(true)
+      expect(connections.find((c) => c.data.includes('"command":"version"'))!.closed).to.equal(false)
+    } finally {
+      for (const c of connections) c.socket.destroy()
+      silent.close()
+    }
   })
 
   it('--debug logs each request (method, URL, status, time), the settings sources and timing, never the token', async () => {
