@@ -39,6 +39,11 @@ export class MdcliError extends Error {
   /** HTTP status that fits this error when it crosses the wire. */
   readonly status: number
   readonly details?: unknown
+  /**
+   * What only the server's log may say (a path on the server's disk): never in `toJSON`, never
+   * sent to a client; the listener logs it beside the message.
+   */
+  serverDetail?: string
 
   constructor(code: ErrorCode, status: number, message: string, details?: unknown) {
     super(message)
@@ -170,9 +175,11 @@ export class StoreFullError extends MdcliError {
     super('E_STORE_FULL', 507, message, details)
   }
 
-  /** The error for a full disk under store directory `dir`, naming the file that could not grow. */
+  /** The error for a full disk under store directory `dir`; the file that could not grow is for the server's log only. */
   static at(dir: string, file: string, errno: string): StoreFullError {
-    return new StoreFullError(`The store's disk is full (${errno} writing ${file}); the write was not saved. Free space on the filesystem of ${dir} and retry; reads keep working`, {store: dir, file, errno})
+    const e = new StoreFullError(`The store's disk is full (${errno}); the write was not saved. Free space on the filesystem that holds the store and retry; reads keep working`, {errno})
+    e.serverDetail = `writing ${file} (store ${dir})`
+    return e
   }
 }
 
@@ -183,7 +190,9 @@ export class StoreIoError extends MdcliError {
   }
 
   static at(dir: string, file: string, errno: string): StoreIoError {
-    return new StoreIoError(`The store could not write ${file} (${errno}); the write was not saved. Check the disk holding ${dir}`, {store: dir, file, errno})
+    const e = new StoreIoError(`The store could not write to its disk (${errno}); the write was not saved. Check the disk that holds the store`, {errno})
+    e.serverDetail = `writing ${file} (store ${dir})`
+    return e
   }
 }
 

@@ -376,6 +376,7 @@ export class Router {
     const err = BugError.wrap(e)
     // A bug's cause stays in the server log; the client gets E_INTERNAL and a message without internals.
     if (err instanceof BugError) this.opts.logger.error(`${method} ${path} failed: ${err.logText()}`)
+    else if (err.serverDetail) this.opts.logger.warn(`${method} ${path}: ${err.message} (${err.serverDetail})`)
     const body: Record<string, unknown> = {status: err.status, code: err.code, message: err.message, ...(err.details === undefined ? {} : {details: err.details})}
     if (err.status === 503) {
       // E_STORE_UNAVAILABLE before a GraphQL request ran (checking its token): GraphQL clients

@@ -40,11 +40,11 @@
  * Search runs on a thread of its own, fed the changed entities (`embedded/search-thread.ts`).
  */
 import {createHash} from 'node:crypto'
-import {closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
+import {chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, fstatSync, readdirSync, statSync} from 'node:fs'
 import {open, readFile, rm} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Low, type Adapter} from 'lowdb'
-import {StoreCorruptError} from '../errors.js'
+import {FileError, StoreCorruptError} from '../errors.js'
 import {HistoryFile, type HistoryRecord, type OldRow} from './embedded/history.js'
 import {ValueArena} from './embedded/values.js'
 import {decodeShard, encodeShard, type Ent, type LoadedShard, own, put, type ShardData, type TsRow, Versions} from './embedded/snapshot.js'
@@ -354,7 +354,13 @@ export class LowdbStore implements MetadataStore {
   async open(): Promise<void> {
     // The store's directory and its LOCK are all a start touches before the store is found
     // consistent (LOCK goes again when the start is refused).
-    mkdirSync(this.dir, {recursive: true})
+    try {
+      mkdirSync(this.dir, {recursive: true, mode: 0o700})
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EEXIST' || code === 'ENOTDIR') throw new FileError(`The store ${this.dir} is not a directory (a file is in the way); name a directory for the store, or one to create`)
+      throw e
+    }
     this.dirLock.acquire()
     try {
       const started = performance.now()
@@ -377,8 +383,15 @@ export class LowdbStore implements MetadataStore {
       const {last: lastSeq, sums, cut} = await this.replay(manifest)
 
       // The whole store is consistent: from here on the start may create, cut and write.
-      mkdirSync(join(this.dir, 'shards'), {recursive: true})
-      mkdirSync(join(this.dir, 'wal'), {recursive: true})
+      // Owner-only, like every file in them (a store made before this rule is put right here).
+      for (const sub of ['shards', 'wal']) {
+        mkdirSync(join(this.dir, sub), {recursive: true, mode: 0o700})
+        try {
+          chmodSync(join(this.dir, sub), 0o700)
+        } catch {
+          /* a folder we do not own stays as it is */
+        }
+      }
       if (fresh) await this.writeManifest(manifest)
       // The torn tail is cut before the manifest seals the segment at its cut size.
       if (cut) await this.cutSegment(cut.path, cut.length)
@@ -626,9 +639,10 @@ export class LowdbStore implements MetadataStore {
       while (pos < buf.length) {
         const nl = buf.indexOf(10, pos)
         if (nl === -1) {
-          // A tail without its newline is a batch whose sync never finished: never acknowledged.
+          // A tail without its newline: a batch whose sync never finished (never acknowledged),
+          // or a file cut short since — the bytes cannot tell which, and the warning says so.
           if (!isLastSeg) throw this.corrupt(path, 'ends in a torn record but is not the newest segment with records')
-          this.opts.warn?.(`journal ${path}: dropped an incomplete last record (${buf.length - pos} bytes) from an interrupted write`)
+          this.opts.warn?.(`journal ${path}: ${tornTail(`dropped an incomplete last record (${buf.length - pos} bytes)`)}`)
           cut = {path, length: pos}
           buf = buf.subarray(0, pos)
           break
@@ -638,7 +652,7 @@ export class LowdbStore implements MetadataStore {
           rec = JSON.parse(buf.toString('utf8', pos, nl)) as JournalRecord
         } catch {
           if (isLastSeg && nl === buf.length - 1) {
-            this.opts.warn?.(`journal ${path}: dropped an unreadable last record from an interrupted write`)
+            this.opts.warn?.(`journal ${path}: ${tornTail('dropped an unreadable last record')}`)
             cut = {path, length: pos}
             buf = buf.subarray(0, pos)
             break
@@ -1357,4 +1371,13 @@ export function duBytes(dir: string): number {
     total += st.isDirectory() ? duBytes(p) : st.size
   }
   return total
+}
+
+/**
+ * The warning for a cut journal tail. A crash during a write leaves one that was never
+ * acknowledged; a journal truncated afterwards (by hand, a restore, a failing disk) leaves the
+ * same bytes for one that was. Only the first is harmless, and the store cannot tell them apart.
+ */
+function tornTail(what: string): string {
+  return `${what}: either a write interrupted before it was acknowledged (a crash), or a journal cut short after it was written, which loses that write`
 }

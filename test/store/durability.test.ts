@@ -12,7 +12,7 @@ import {createStore} from '../../src/store/index.js'
 import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore} from '../../src/store/types.js'
-import {cleanup, http, startLite, tempDir} from '../helpers/lite.js'
+import {cleanup, eventually, http, startLite, tempDir} from '../helpers/lite.js'
 import {up} from './conformance.js'
 import {skipWithReason} from '../helpers/requires.js'
 
@@ -68,11 +68,11 @@ function abandon(dir: string): void {
   writeFileSync(join(dir, 'LOCK'), '999999999')
 }
 
-async function codeOf(p: Promise<unknown>): Promise<{code?: string; message: string}> {
+async function codeOf(p: Promise<unknown>): Promise<{code?: string; message: string; serverDetail?: string}> {
   try {
     await p
   } catch (e) {
-    return {code: (e as {code?: string}).code, message: (e as Error).message}
+    return {code: (e as {code?: string}).code, message: (e as Error).message, serverDetail: (e as {serverDetail?: string}).serverDetail}
   }
   return {message: 'resolved'}
 }
@@ -82,7 +82,7 @@ describe('embedded store: failing disk (fault injection at the file layer)', () 
   beforeEach(() => (dir = tempDir('mdcli-durable-')))
   afterEach(() => cleanup(dir))
 
-  it('a short write then ENOSPC refuses the whole batch (E_STORE_FULL naming the store), keeps reads, and writes again once there is space', async () => {
+  it('a short write then ENOSPC refuses the whole batch (E_STORE_FULL, the store named for the log only), keeps reads, and writes again once there is space', async () => {
     const fs = new FaultyFs()
     const warnings: string[] = []
     const s = new LowdbStore({dir, fs, searchableTypes: ['dataset'], rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
@@ -91,7 +91,9 @@ describe('embedded store: failing disk (fault injection at the file layer)', () 
     fs.short = true
     const refused = await codeOf(s.write(Array.from({length: 20}, (_, i) => up(DS(`full${i}`), 'status', {removed: false}))))
     expect(refused.code).to.equal('E_STORE_FULL')
-    expect(refused.message).to.include(dir)
+    // The path is the server's to log, never the client's to read.
+    expect(refused.message).to.not.include(dir)
+    expect(refused.serverDetail).to.include(dir)
     // Nothing of the refused batch is visible; what was there is still read.
     expect(await s.exists(DS('full0'))).to.equal(false)
     expect(await s.exists(DS('before'))).to.equal(true)
@@ -269,18 +271,19 @@ describe('embedded store on a real 20 MiB filesystem', function () {
     await s.open()
     const acknowledged: string[] = []
     const big = 'x'.repeat(50_000)
-    let full: {code?: string; message: string} | undefined
+    let full: {code?: string; message: string; serverDetail?: string} | undefined
     for (let i = 0; i < 2000 && !full; i++) {
       const batch = Array.from({length: 20}, (_, k) => up(DS(`f${i}_${k}`), 'datasetProperties', {name: `f${i}_${k}`, description: big}))
       try {
         await s.write(batch)
         acknowledged.push(...batch.map((b) => b.urn))
       } catch (e) {
-        full = {code: (e as {code?: string}).code, message: (e as Error).message}
+        full = {code: (e as {code?: string}).code, message: (e as Error).message, serverDetail: (e as {serverDetail?: string}).serverDetail}
       }
     }
     expect(full?.code).to.equal('E_STORE_FULL')
-    expect(full!.message).to.include(dir)
+    expect(full!.message).to.not.include(dir)
+    expect(full!.serverDetail).to.include(dir)
     expect(acknowledged.length).to.be.greaterThan(20)
     // Reads go on while the disk is full.
     expect(await s.exists(acknowledged.at(-1)!)).to.equal(true)
@@ -303,7 +306,7 @@ describe('embedded store on a real 20 MiB filesystem', function () {
     }
   })
 
-  it('answers REST writes on a full disk with 507 naming the store, GraphQL with the spec error shape, and keeps serving reads', async () => {
+  it('answers REST writes on a full disk with 507 (the store path in the server log only), GraphQL with the spec error shape, and keeps serving reads', async () => {
     const storeDir = join(mnt!, 'lite')
     const lite = await startLite({storeDir})
     try {
@@ -328,10 +331,12 @@ describe('embedded store on a real 20 MiB filesystem', function () {
       const refused = await put('y'.repeat(200_000))
       expect(refused.status).to.equal(507)
       expect(refused.body.code).to.equal('E_STORE_FULL')
-      expect(refused.body.message).to.include(storeDir)
+      expect(JSON.stringify(refused.body)).to.not.include(storeDir)
+      expect(await eventually(() => lite.output().includes(storeDir) && /disk is full/.test(lite.output()))).to.equal(true)
       const gql = await http(`${lite.url}/api/graphql`, {body: {query: 'mutation($d: String!, $u: String!) { updateDataset(urn: $u, input: {editableProperties: {description: $d}}) { urn } }', variables: {d: 'z'.repeat(200_000), u: urn}}})
       expect(gql.body.errors[0].extensions, JSON.stringify(gql.body)).to.deep.include({code: 500, type: 'SERVER_ERROR'})
-      expect(gql.body.errors[0].message).to.include(storeDir)
+      expect(gql.body.errors[0].message).to.match(/disk is full/)
+      expect(JSON.stringify(gql.body)).to.not.include(storeDir)
       expect(gql.body.errors[0].path).to.deep.equal(['updateDataset'])
       const read = await http(`${lite.url}/aspects/${encodeURIComponent(urn)}?aspect=datasetProperties&version=0`)
       expect(read.status).to.equal(200)

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {createHash} from 'node:crypto'
-import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {JournalEncoder} from '../../src/store/embedded/journal.js'
@@ -92,6 +92,26 @@ describe('lowdb store files', () => {
   it('cuts a torn last journal record (a write whose sync never finished) and starts', async () => {
     await tornJournal(DS('t1'))
     await (await opensCuttingTheTail(DS('t1'))).close()
+  })
+
+  it('an acknowledged record cut off the journal later is dropped with a warning that does not call it unacknowledged', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('k1'), 'status', {removed: false})])
+    await a.write([up(DS('k2'), 'status', {removed: false})])
+    writeFileSync(join(dir, 'LOCK'), '999999999')
+    const wal = join(dir, 'wal', readdirSync(join(dir, 'wal')).sort().at(-1)!)
+    // Truncated from outside: the second, acknowledged, record loses its end.
+    truncateSync(wal, readFileSync(wal).length - 5)
+    const warnings: string[] = []
+    const b = createStore({dir, warn: (m) => warnings.push(m)})
+    await b.open()
+    expect(await b.exists(DS('k1'))).to.equal(true)
+    expect(await b.exists(DS('k2'))).to.equal(false)
+    const said = warnings.join('\n')
+    expect(said).to.match(/incomplete last record/)
+    expect(said).to.match(/cut short after it was written, which loses that write/)
+    await b.close()
   })
 
   it('cuts a torn record followed only by an empty segment (a kill -9 while a checkpoint rotates) and starts', async () => {

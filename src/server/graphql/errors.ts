@@ -61,10 +61,13 @@ export function makeFormatError(logger: Logger): (err: Readonly<GraphQLError | E
     if (orig instanceof MdcliError) {
       const code = codeForStatus(orig.status)
       // A full store is the user's to fix (free space), not a bug: its message says so.
-      if (orig.code === 'E_STORE_FULL' || orig.code === 'E_STORE_MEMORY') return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
+      if (orig.code === 'E_STORE_FULL' || orig.code === 'E_STORE_MEMORY') {
+        if (orig.serverDetail) logger.warn(`GraphQL ${err.path.join('.')}: ${orig.message} (${orig.serverDetail})`)
+        return relocated(err, orig.message, extensions(500, 'DataFetchingException'))
+      }
       if (orig.code === 'E_STORE_UNAVAILABLE') return relocated(err, orig.message, extensions(503, 'DataFetchingException'))
       if (code === 500) {
-        logger.error(`GraphQL ${err.path.join('.')} failed: ${orig instanceof BugError ? orig.logText() : (orig.stack ?? orig.message)}`)
+        logger.error(`GraphQL ${err.path.join('.')} failed: ${orig instanceof BugError ? orig.logText() : (orig.stack ?? orig.message)}${orig.serverDetail ? ` (${orig.serverDetail})` : ''}`)
         return relocated(err, UNKNOWN_ERROR, extensions(500, 'DataFetchingException'))
       }
       return relocated(err, orig.message, extensions(code, 'DataFetchingException'))

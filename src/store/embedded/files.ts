@@ -37,7 +37,7 @@ export interface StoreFs {
 /** The production file layer: node:fs/promises. */
 export const nodeStoreFs: StoreFs = {
   async openAppend(path) {
-    const fh = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o644)
+    const fh = await open(path, constants.O_WRONLY | constants.O_CREAT, 0o600)
     return {
       write: async (buf, offset, length, position) => (await fh.write(buf, offset, length, position)).bytesWritten,
       datasync: () => fh.datasync(),
@@ -50,7 +50,7 @@ export const nodeStoreFs: StoreFs = {
     const tmp = join(dirname(path), `.${basename(path)}.tmp`)
     const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
     try {
-      const fh = await open(tmp, 'w', 0o644)
+      const fh = await open(tmp, 'w', 0o600)
       try {
         await writeFully(fh.write.bind(fh), buf, 0)
         await fh.sync()

@@ -19,7 +19,7 @@
  * When an append cannot reach the disk (full, I/O error), the bytes wait in memory and are
  * written by the next flush; reads find them there. A checkpoint fails until they are written.
  */
-import {closeSync, constants, fdatasync, fstatSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, constants, fchmodSync, fdatasync, fstatSync, ftruncateSync, openSync, readSync, writeSync} from 'node:fs'
 import {promisify} from 'node:util'
 import type {SystemMetadata} from '../types.js'
 
@@ -81,7 +81,10 @@ export class HistoryFile {
    * `pending`), then writes what waited. A failed write leaves the bytes in memory (see flush()).
    */
   commit(): void {
-    const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o644)
+    // Owner-only like every store file (old values may hold anything); a store made before
+    // this rule gets its mode put right here.
+    const fd = openSync(this.path, constants.O_RDWR | constants.O_CREAT, 0o600)
+    fchmodSync(fd, 0o600)
     this.close()
     this.fd = fd
     if (fstatSync(fd).size > this.flushed) ftruncateSync(fd, this.flushed)

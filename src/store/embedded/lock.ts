@@ -27,7 +27,7 @@ export class DirLock {
   acquire(): void {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
-        const fd = openSync(this.path, 'wx')
+        const fd = openSync(this.path, 'wx', 0o600)
         writeFileSync(fd, String(process.pid))
         closeSync(fd)
         return
