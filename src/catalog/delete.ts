@@ -70,6 +70,8 @@ export interface DeleteReport {
   deleted: string[]
   /** Urns with no entity behind them: nothing to delete. */
   notFound: string[]
+  /** Soft delete: urns already soft-deleted, left as they were (not counted in `entities`). */
+  alreadyDeleted?: string[]
   references?: ReferenceReport
 }
 
@@ -282,6 +284,11 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
       if (soft) {
         if (!(await storeOf(catalog).exists(u))) {
           report.notFound.push(u)
+          continue
+        }
+        // A second soft delete would write nothing new; it is reported as what it is.
+        if (((await storeOf(catalog).getAspect(u, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) {
+          ;(report.alreadyDeleted ??= []).push(u)
           continue
         }
         present.push(u)

@@ -8,7 +8,7 @@
  */
 import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
-import {FileError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 import {parseUrn} from '../model/urn.js'
 import type {MetadataStore} from '../store/types.js'
 
@@ -83,6 +83,8 @@ export async function getLocal(store: MetadataStore, urn: string, aspects?: stri
 
 export interface NukeReport {
   store: string
+  /** False when there was no store to remove (nothing to do, not a failure). */
+  removed: boolean
   files: number
   bytes: number
 }
@@ -93,7 +95,7 @@ export interface NukeReport {
  */
 export function nukeStore(dir: string, isLocked: () => boolean): NukeReport {
   const abs = resolve(dir)
-  if (!existsSync(abs)) throw new FileError(`No store at ${abs}; nothing to remove`)
+  if (!existsSync(abs)) return {store: abs, removed: false, files: 0, bytes: 0}
   const names = readdirSync(abs)
   if (!names.includes('manifest.json') && !(names.includes('wal') && names.includes('shards'))) {
     throw new UsageError(`${abs} does not look like an mdcli store (no manifest.json); refusing to remove it`)
@@ -114,5 +116,5 @@ export function nukeStore(dir: string, isLocked: () => boolean): NukeReport {
   }
   walk(abs)
   rmSync(abs, {recursive: true, force: true})
-  return {store: abs, files, bytes}
+  return {store: abs, removed: true, files, bytes}
 }

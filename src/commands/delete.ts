@@ -143,6 +143,7 @@ Without --force the command lists what matched and asks [y/N] (piped input answe
       outcome.timeseriesRows += r.timeseriesRows
       outcome.deleted.push(...r.deleted)
       outcome.notFound.push(...r.notFound)
+      if (r.alreadyDeleted?.length) (outcome.alreadyDeleted ??= []).push(...r.alreadyDeleted)
       if (r.references) {
         refs.push(...r.references.sample)
         outcome.references = {

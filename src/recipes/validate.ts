@@ -1,6 +1,6 @@
 /**
  * Config validation for recipes and plugin configs: one ajv instance (defaults filled in, no
- * type coercion), errors turned into lines that name the key path and what was expected, e.g.
+ * type coercion but YAML 1.1's `yes`/`no`/`on`/`off` where a boolean belongs), errors turned into lines that name the key path and what was expected, e.g.
  * `source.config.path: expected string, got number` or
  * `sink: unknown key 'confg' (did you mean 'config'?)`.
  */
@@ -85,6 +85,36 @@ export function describeConfigErrors(errors: readonly ErrorObject[], base: strin
   return [...new Set(lines)]
 }
 
+/** YAML 1.1's words for true and false, which DataHub's recipes (PyYAML) read as booleans. */
+const YAML11_BOOLEAN: Record<string, boolean> = {}
+for (const [words, value] of [[['yes', 'on', 'true'], true], [['no', 'off', 'false'], false]] as const) {
+  for (const w of words) for (const form of [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]) YAML11_BOOLEAN[form] = value
+}
+
+/**
+ * Where a boolean was expected and a YAML 1.1 word (`yes`, `No`, `on`, `OFF`, …) or a `${VAR}`
+ * that expanded to `true`/`false` stands, puts the boolean in its place. YAML 1.2 (js-yaml)
+ * reads those words as strings; PyYAML, and so DataHub's recipes, as booleans. Returns whether
+ * anything changed.
+ */
+function yaml11Booleans(errors: readonly ErrorObject[], data: unknown): boolean {
+  let changed = false
+  for (const e of errors) {
+    if (e.keyword !== 'type' || !String((e.params as {type?: unknown}).type).split(',').includes('boolean')) continue
+    const segs = e.instancePath.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
+    const key = segs.pop()
+    if (key === undefined) continue
+    const parent = valueAt(data, segs.length === 0 ? '' : `/${segs.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`) as Record<string, unknown> | undefined
+    if (parent === null || typeof parent !== 'object') continue
+    const v = parent[key]
+    if (typeof v === 'string' && Object.hasOwn(YAML11_BOOLEAN, v.trim())) {
+      parent[key] = YAML11_BOOLEAN[v.trim()]
+      changed = true
+    }
+  }
+  return changed
+}
+
 /**
  * Validates `data` in place (filling schema defaults); throws ConfigError naming `file`, the
  * key paths and what was expected.
@@ -92,6 +122,9 @@ export function describeConfigErrors(errors: readonly ErrorObject[], base: strin
 export function validateConfig(schema: JsonSchema, data: unknown, opts: {file: string; base: string; what: string}): void {
   const v = compile(schema)
   if (v(data)) return
+  // Each pass turns the YAML 1.1 words the last one found where a boolean belongs; a value
+  // reached only through one fixed before is found by the next.
+  for (let pass = 0; pass < 8 && yaml11Booleans(v.errors ?? [], data); pass++) if (v(data)) return
   const problems = describeConfigErrors(v.errors ?? [], opts.base, data)
   const shown = problems.slice(0, 5)
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : ''

@@ -18,6 +18,8 @@ export interface DeleteOutcome {
   timeseriesRows: number
   deleted: string[]
   notFound: string[]
+  /** Soft delete: urns that were already soft-deleted (nothing written for them). */
+  alreadyDeleted?: string[]
   references?: {checked: boolean; total: number; entities: number; sample: RelatedAspect[]}
   tookMs: number
 }
@@ -33,16 +35,24 @@ export function foundUrnsLines(found: Array<{urn: string; type: string}>): strin
   return ['Found urns of multiple entity types', ...[...byType].map(([type, list]) => `- ${list.length} ${type} urn(s). Sample: ${JSON.stringify(list.slice(0, 5))}`)]
 }
 
+/** `1 entity`, `2 entities`. */
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`
+}
+
 /** The closing report of a delete; `aspectName` when a timeseries window was deleted. */
 export function deleteReportLines(outcome: DeleteOutcome, aspectName?: string): string[] {
   const lines: string[] = []
   for (const u of outcome.notFound) lines.push(aspectName ? `Nothing to delete for ${u}: no ${aspectName} rows in that window.` : `Nothing to delete for ${u}: no such entity.`)
-  const impact = `(impacts ${outcome.rows} versioned rows and ${outcome.timeseriesRows} timeseries aspect rows)`
+  const already = outcome.alreadyDeleted ?? []
+  for (const u of already.slice(0, 10)) lines.push(`${u} was already soft-deleted; left as it was.`)
+  if (already.length > 10) lines.push(`… and ${already.length - 10} more already soft-deleted.`)
+  const impact = `(impacts ${count(outcome.rows, 'versioned row')} and ${count(outcome.timeseriesRows, 'timeseries aspect row')})`
   if (outcome.dryRun) {
     for (const u of outcome.deleted) lines.push(`  ${u}`)
-    lines.push(`[Dry-run] Would ${outcome.soft ? 'soft ' : ''}delete ${outcome.entities} entities ${impact}.`)
+    lines.push(`[Dry-run] Would ${outcome.soft ? 'soft ' : ''}delete ${count(outcome.entities, 'entity', 'entities')} ${impact}.`)
   } else {
-    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${outcome.entities} entities ${impact} in ${timespan(outcome.tookMs)}.`)
+    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${count(outcome.entities, 'entity', 'entities')} ${impact} in ${timespan(outcome.tookMs)}.`)
   }
   const ref = outcome.references
   if (ref && ref.checked && ref.total > 0) {

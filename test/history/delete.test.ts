@@ -3,7 +3,7 @@ import {encodeUrnPath} from '../../src/model/urn.js'
 import {cleanup, http, startLite, type LiteProcess} from '../helpers/lite.js'
 import {AUDIT, CHANGE_AUDIT, dataset, mdcli, propose, proposeAll, readEntity, schemaMetadata, searchUrns, snapshot} from './helpers.js'
 
-const SUMMARY = /^(Hard|Soft) deleted (\d+) entities \(impacts (\d+) versioned rows and (\d+) timeseries aspect rows\) in [\d.]+ seconds\.$/m
+const SUMMARY = /^(Hard|Soft) deleted (\d+) entit(?:y|ies) \(impacts (\d+) versioned rows? and (\d+) timeseries aspect rows?\) in [\d.]+ seconds\.$/m
 
 function summaryOf(stdout: string): {kind: string; entities: number; rows: number; timeseries: number} {
   const m = SUMMARY.exec(stdout)
@@ -217,7 +217,7 @@ describe('delete', function () {
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout).to.contain(`  ${F1}\n`)
     expect(r.stdout).to.contain(`  ${F2}\n`)
-    expect(r.stdout).to.contain('[Dry-run] Would delete 2 entities (impacts 4 versioned rows and 1 timeseries aspect rows).')
+    expect(r.stdout).to.contain('[Dry-run] Would delete 2 entities (impacts 4 versioned rows and 1 timeseries aspect row).')
     expect(r.stdout).to.contain(`${B} upstreamLineage (DownstreamOf) -> ${F1}`)
     const soft = await mdcli(lite, ['delete', '--urn', F1, '--soft', '-n', '--json'])
     expect(JSON.parse(soft.stdout)).to.include({soft: true, dryRun: true, entities: 1})

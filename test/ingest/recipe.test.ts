@@ -4,6 +4,7 @@ import {expect} from 'chai'
 import {ConfigError, FileError, ParseError, PluginError} from '../../src/errors.js'
 import {preparePipeline} from '../../src/recipes/pipeline.js'
 import {defaultRunId, loadRecipe, parseRecipe} from '../../src/recipes/recipe.js'
+import {extractStateful} from '../../src/recipes/stateful.js'
 import {cleanup, runCli, tempDir} from '../helpers/lite.js'
 import {BOOTSTRAP, offlineEnv, writeRecipe} from './helpers.js'
 
@@ -66,6 +67,16 @@ describe('recipes', () => {
       () => expect.fail('should have thrown'),
       (e: Error) => expect(e.message).to.match(/unknown key 'file_extention' \(did you mean 'file_extension'\?\)/),
     )
+  })
+
+  it("reads YAML 1.1's yes/no/on/off (as DataHub's recipes do) where a boolean belongs, and nowhere else", async () => {
+    const r = parse('source:\n  type: file\n  config:\n    path: a.json\n    count_all_before_starting: ${COUNT}\n    stateful_ingestion: {enabled: yes, remove_stale_metadata: Off, ignore_old_state: NO}\npipeline_name: "yes"\n', {COUNT: 'on'})
+    const p = await preparePipeline(r)
+    expect(p.stateful).to.include({enabled: true, remove_stale_metadata: false, ignore_old_state: false})
+    expect(p.source.ref.config.count_all_before_starting).to.equal(true)
+    // A string field keeps the word; a word that is no boolean is still refused.
+    expect(r.pipeline_name).to.equal('yes')
+    expect(() => extractStateful({stateful_ingestion: {enabled: 'maybe'}}, '/r/recipe.yml')).to.throw(ConfigError, /enabled: expected boolean, got string/)
   })
 
   it('suggests the closest plugin name for an unknown type', async () => {

@@ -63,7 +63,7 @@ describe('ingest runs: list-runs, show, rollback', function () {
     const done = await runCli(['ingest', 'rollback', '--run-id', 'change', '--force'], {env: lite.env()})
     expect(done.code, done.stderr).to.equal(0)
     expect(done.stdout).to.contain('Rolling back deletes the entities created by a run and reverts the updated aspects')
-    expect(done.stdout).to.contain('This rollback  deleted 3 entities and rolled back 6 aspects')
+    expect(done.stdout).to.contain('This rollback deleted 3 entities and rolled back 6 aspects')
     expect(done.stdout).to.match(/\| urn\s+\| aspect name\s+\| created at\s+\|/)
 
     expect((await entity(X)).body).to.deep.equal(beforeX)

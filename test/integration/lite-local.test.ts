@@ -53,8 +53,9 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     expect(missing.stderr).to.match(/No such path: \/dataset\/oracle/)
 
     const got = JSON.parse((await runCli(['lite', 'get', '--urn', A, '-a', 'datasetProperties', ...store, '--json'], {env})).stdout)
-    expect(got.aspects.datasetProperties.description).to.equal('Every order')
-    expect(Object.keys(got.aspects)).to.deep.equal(['datasetProperties'])
+    // The shape of `mdcli get`: aspect name → value.
+    expect(got.datasetProperties.description).to.equal('Every order')
+    expect(Object.keys(got)).to.deep.equal(['datasetProperties'])
     const none = await runCli(['lite', 'get', '--urn', datasetUrn('no.such'), ...store], {env})
     expect(none.code).to.equal(1)
 
@@ -78,5 +79,12 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     expect(gone.code, gone.stderr).to.equal(0)
     expect(JSON.parse(gone.stdout).files).to.be.greaterThan(0)
     expect(existsSync(lite.storeDir)).to.equal(false)
+    // Already gone: said so, and a success — nothing was asked that did not happen.
+    const again = await runCli(['lite', 'nuke', '--store', lite.storeDir, '--force'], {env})
+    expect(again.code, again.stderr).to.equal(0)
+    expect(again.stdout).to.match(/No store at .*; nothing to remove\./)
+    const againJson = await runCli(['lite', 'nuke', '--store', lite.storeDir, '--json'], {env})
+    expect(againJson.code).to.equal(0)
+    expect(JSON.parse(againJson.stdout)).to.include({removed: false, files: 0})
   })
 })

@@ -65,8 +65,7 @@ Asks for confirmation unless --force or --dry-run.`
       return report
     }
     this.log('Rolling back deletes the entities created by a run and reverts the updated aspects')
-    // DataHub's f-string, double space included when not a dry run.
-    this.log(`This rollback ${dryRun ? 'will' : ''} ${dryRun ? 'delete' : 'deleted'} ${report.entitiesAffected} entities and ${dryRun ? 'will roll' : 'rolled'} back ${report.aspectsReverted} aspects`)
+    this.log(`This rollback ${dryRun ? 'will delete' : 'deleted'} ${report.entitiesAffected} entities and ${dryRun ? 'will roll' : 'rolled'} back ${report.aspectsReverted} aspects`)
     const rows = report.aspectRowSummaries.filter((r) => r.runId === runId)
     this.log(`showing first ${rows.length} of ${report.aspectsReverted} aspects ${dryRun ? 'that will be ' : ''}reverted by this run`)
     this.log(gridTable(['urn', 'aspect name', 'created at'], rows.map((r) => [r.urn, r.aspectName, formatLocalTime(r.timestamp)])))

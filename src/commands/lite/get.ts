@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {prettyJson, sortKeysDeep} from '../../cli/json.js'
 import {withLocalStore} from '../../cli/local-store.js'
 import {getLocal} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
@@ -8,7 +9,7 @@ import {NotFoundError} from '../../errors.js'
 export default class LiteGet extends BaseCommand {
   static override summary = 'Print an entity from a stopped lite store (DataHub Lite\'s get).'
   static override description = `Reads the store directory directly; stop \`mdcli lite\` first, or use \`mdcli get\` against
-the running server. Prints {urn, entityType, aspects: {name: value}}.`
+the running server. Prints what \`mdcli get\` prints: a map of aspect name → value, keys sorted.`
   static override examples = [
     '<%= config.bin %> lite get --urn "urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)"',
     '<%= config.bin %> lite get --urn urn:li:corpuser:datahub -a corpUserInfo',
@@ -25,8 +26,9 @@ the running server. Prints {urn, entityType, aspects: {name: value}}.`
     return withLocalStore(flags.store, `get --urn '${flags.urn}'`, (m) => this.warn(m), async (store) => {
       const e = await getLocal(store, flags.urn, flags.aspect)
       if (!e) throw new NotFoundError(`No entity ${flags.urn} in the store`)
-      if (!this.jsonEnabled()) this.log(JSON.stringify(e, null, 2))
-      return e
+      // The same object and the same text as `mdcli get`, so scripts can use either.
+      if (!this.jsonEnabled()) this.log(prettyJson(e.aspects))
+      return sortKeysDeep(e.aspects) as Record<string, unknown>
     })
   }
 }

@@ -1,4 +1,6 @@
 import {Flags} from '@oclif/core'
+import {existsSync} from 'node:fs'
+import {resolve} from 'node:path'
 import {BaseCommand} from '../../cli/base.js'
 import {confirm} from '../../cli/confirm.js'
 import {storeLocked} from '../../cli/local-store.js'
@@ -27,12 +29,18 @@ Back it up first with \`mdcli lite export --file F\` if you may want it again.`
     const {flags} = await this.parse(LiteNuke)
     const dir = flags.store ?? defaultStoreDir()
     if (isStoreUrl(dir)) throw new UsageError(`lite nuke removes an embedded store directory; ${maskUrl(dir)} is a PostgreSQL database: drop it with PostgreSQL's tools`)
+    // Already gone is what a nuke asks for: said, not an error, and nothing to confirm.
+    if (!existsSync(dir)) {
+      this.log(`No store at ${resolve(dir)}; nothing to remove.`)
+      return {store: resolve(dir), removed: false, files: 0, bytes: 0}
+    }
     if (!flags.force && !(await confirm(`Remove the store ${dir} and everything in it?`, '--force'))) {
       this.log('Nothing removed.')
       return {removed: false}
     }
     const r = nukeStore(dir, () => storeLocked(dir))
-    this.log(`Removed the store ${r.store} (${r.files} files, ${(r.bytes / 1024).toFixed(0)} KiB).`)
+    if (!r.removed) this.log(`No store at ${r.store}; nothing to remove.`)
+    else this.log(`Removed the store ${r.store} (${r.files} files, ${(r.bytes / 1024).toFixed(0)} KiB).`)
     return r
   }
 }
