@@ -66,8 +66,8 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
 
     it('the admin may manage what mdcli has; features mdcli lacks are false for everyone', async () => {
       const p = (await ok(ME)).me.platformPrivileges
-      for (const k of ['managePolicies', 'manageIdentities', 'generatePersonalAccessTokens', 'createDomains', 'manageDomains', 'manageTokens', 'manageGlossaries', 'createTags', 'manageTags']) expect(p[k], k).to.equal(true)
-      for (const k of ['viewAnalytics', 'manageIngestion', 'manageSecrets', 'viewTests', 'manageTests', 'manageUserCredentials', 'manageGlobalViews', 'manageOwnershipTypes', 'manageGlobalAnnouncements', 'createBusinessAttributes', 'manageBusinessAttributes', 'manageStructuredProperties', 'viewStructuredPropertiesPage']) expect(p[k], k).to.equal(false)
+      for (const k of ['managePolicies', 'manageIdentities', 'manageUserCredentials', 'generatePersonalAccessTokens', 'createDomains', 'manageDomains', 'manageTokens', 'manageGlossaries', 'createTags', 'manageTags']) expect(p[k], k).to.equal(true)
+      for (const k of ['viewAnalytics', 'manageIngestion', 'manageSecrets', 'viewTests', 'manageTests', 'manageGlobalViews', 'manageOwnershipTypes', 'manageGlobalAnnouncements', 'createBusinessAttributes', 'manageBusinessAttributes', 'manageStructuredProperties', 'viewStructuredPropertiesPage']) expect(p[k], k).to.equal(false)
     })
 
     it('bob may only make his own tokens; a policy granting CREATE_TAGS shows as createTags', async () => {

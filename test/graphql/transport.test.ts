@@ -116,25 +116,35 @@ describe('graphql: transport, errors and limits', function () {
   describe('limits', () => {
     const nested = (levels: number) => `{ dataset(urn: "${A}") { ${'container { '.repeat(levels)}urn${' }'.repeat(levels)} } }`
 
-    it('refuses a query nested deeper than 15 levels before running it', async () => {
-      expect((await gql(lite.url, nested(13))).body.errors).to.equal(undefined)
-      const e = await fails(lite.url, nested(20))
-      expect(e.message).to.equal('Operation is nested deeper than the limit of 15 levels; select fewer nested fields')
+    it('refuses a query nested deeper than 30 levels before running it (DataHub’s web app goes to 22)', async () => {
+      expect((await gql(lite.url, nested(28))).body.errors).to.equal(undefined)
+      const e = await fails(lite.url, nested(35))
+      expect(e.message).to.equal('Operation is nested deeper than the limit of 30 levels; select fewer nested fields')
       expect(e.extensions).to.deep.equal({code: 400, type: 'BAD_REQUEST', classification: 'ValidationError'})
       // Through fragments too.
-      const viaFragments = await fails(lite.url, `query Deep { dataset(urn: "${A}") { ...C } } fragment C on Dataset { container { container { container { container { container { container { container { container { container { container { container { container { container { container { container { urn } } } } } } } } } } } } } } } }`)
-      expect(viaFragments.message).to.contain('Operation Deep is nested deeper than the limit of 15 levels')
+      const viaFragments = await fails(lite.url, `query Deep { dataset(urn: "${A}") { ...C } } fragment C on Dataset { ${'container { '.repeat(32)}urn${' }'.repeat(32)} }`)
+      expect(viaFragments.message).to.contain('Operation Deep is nested deeper than the limit of 30 levels')
     })
 
-    it('refuses a document over 64 KiB and one with too many tokens', async () => {
-      const big = `{ __typename }\n#${'x'.repeat(70 * 1024)}`
+    it('refuses a document over 256 KiB and one with more than 15,000 tokens (graphql-java’s default, DataHub’s)', async () => {
+      const big = `{ __typename }\n#${'x'.repeat(260 * 1024)}`
       const e = await fails(lite.url, big)
-      expect(e.message).to.equal(`Query document is ${Buffer.byteLength(big)} bytes, over the limit of 65536 bytes`)
+      expect(e.message).to.equal(`Query document is ${Buffer.byteLength(big)} bytes, over the limit of 262144 bytes`)
       expect(e.extensions?.code).to.equal(400)
-      const many = `{ ${Array.from({length: 3000}, (_, i) => `a${i}: __typename`).join(' ')} }`
+      const many = `{ ${Array.from({length: 6000}, (_, i) => `a${i}: __typename`).join(' ')} }`
       const e2 = await fails(lite.url, many)
       // graphql-js's own wording ("more that", sic).
-      expect(e2.message).to.match(/^Syntax Error: Document contains more th[ae]t 5000 tokens\. Parsing aborted\.$/)
+      expect(e2.message).to.match(/^Syntax Error: Document contains more th[ae]t 15000 tokens\. Parsing aborted\.$/)
+    })
+
+    it('refuses a fragment bomb (a short document that expands to millions of fields) before running it', async () => {
+      const levels = 24
+      const frags = [`fragment Q0 on Query { __typename }`, ...Array.from({length: levels}, (_, i) => `fragment Q${i + 1} on Query { ...Q${i} ...Q${i} }`)]
+      const bomb = `query Bomb { ...Q${levels} } ${frags.join(' ')}`
+      expect(bomb.length).to.be.lessThan(2000)
+      const e = await fails(lite.url, bomb)
+      expect(e.message).to.equal('Operation Bomb selects more than 2000000 fields once its fragments are expanded, the limit; select fewer fields or spread fragments less often')
+      expect(e.extensions?.code).to.equal(400)
     })
 
     it('caps the search results of one request over all its aliases together', async () => {

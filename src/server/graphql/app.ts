@@ -29,7 +29,7 @@ function platformPrivileges(g: Set<string>): Obj {
     viewTests: false,
     manageTests: false,
     manageGlossaries: anyOf(g, 'MANAGE_GLOSSARIES'),
-    manageUserCredentials: false,
+    manageUserCredentials: anyOf(g, 'MANAGE_USER_CREDENTIALS'),
     createTags: anyOf(g, 'CREATE_TAGS', 'MANAGE_TAGS'),
     manageTags: anyOf(g, 'MANAGE_TAGS'),
     manageGlobalViews: false,
@@ -39,6 +39,14 @@ function platformPrivileges(g: Set<string>): Obj {
     manageBusinessAttributes: false,
     manageStructuredProperties: false,
     viewStructuredPropertiesPage: false,
+    viewManageTags: anyOf(g, 'MANAGE_TAGS', 'VIEW_MANAGE_TAGS'),
+    createLogicalModels: false,
+    manageGlobalSettings: false,
+    manageApplications: false,
+    manageFeatures: false,
+    manageHomePageTemplates: false,
+    manageDocuments: false,
+    manageServiceAccounts: false,
   }
 }
 
@@ -63,7 +71,17 @@ function appConfig(): Obj {
     identityManagementConfig: {enabled: true},
     managedIngestionConfig: {enabled: false},
     lineageConfig: {supportsImpactAnalysis: true},
-    visualConfig: {logoUrl: null, faviconUrl: null, appTitle: 'mdcli', hideGlossary: false, queriesTab: {queriesTabResultSize: 20}, entityProfiles: {domain: {defaultTab: null}}, searchResult: {enableNameHighlight: false}, showFullTitleInLineage: false},
+    visualConfig: {
+      logoUrl: null, faviconUrl: null, appTitle: 'mdcli', hideGlossary: false, queriesTab: {queriesTabResultSize: 20}, entityProfiles: {domain: {defaultTab: null}}, searchResult: {enableNameHighlight: false}, showFullTitleInLineage: false,
+      theme: {themeId: null},
+      // No application entities here: their section and navigation stay hidden.
+      application: {showSidebarSectionWhenEmpty: false, showApplicationInNavigation: false},
+    },
+    // The web app's own defaults (autoCompleteForMultiple is served).
+    searchBarConfig: {apiVariant: 'AUTOCOMPLETE_FOR_MULTIPLE'},
+    searchCardConfig: {showDescription: false},
+    searchFlagsConfig: {defaultSkipHighlighting: false},
+    homePageConfig: {firstInPersonalSidebar: 'YOUR_ASSETS'},
     telemetryConfig: {enableThirdPartyLogging: false},
     testsConfig: {enabled: false},
     viewsConfig: {enabled: false},
@@ -93,6 +111,35 @@ function appConfig(): Obj {
       schemaFieldLineageIgnoreStatus: false,
       showNavBarRedesign: false,
       entityVersioningEnabled: false,
+      // Redesigns and features whose queries mdcli does not serve stay off, as in the app's defaults.
+      showHasSiblingsFilter: false,
+      showSearchBarAutocompleteRedesign: false,
+      showManageTags: false,
+      showIntroducePage: false,
+      showIngestionPageRedesign: false,
+      ingestionOnboardingRedesignV1: false,
+      showLineageExpandMore: false,
+      showLineageFilterNodes: false,
+      showDefaultExternalLinks: true,
+      showStatsTabRedesign: false,
+      showHomePageRedesign: false,
+      showProductUpdates: false,
+      lineageGraphV3: false,
+      logicalModelsEnabled: false,
+      showHomepageUserRole: false,
+      assetSummaryPageV1: false,
+      datasetSummaryPageV1: false,
+      metricsEnabled: false,
+      documentationFileUploadV1: false,
+      contextDocumentsEnabled: false,
+      hideLineageInSearchCards: false,
+      dataProductLineageEnabled: false,
+      glossaryBasedPoliciesEnabled: false,
+      multipleDataProductsPerAsset: false,
+      showTestsInHealthIcon: false,
+      i18nEnabled: true,
+      browserTracingEnabled: false,
+      browserWebVitalsEnabled: false,
     },
     chromeExtensionConfig: {enabled: false, lineageEnabled: false},
   }
@@ -103,6 +150,9 @@ export const APP_QUERY_FIELDS: Record<string, Resolver> = {
     return {corpUser: stub(ctx.actor.urn, 'corpuser'), platformPrivileges: platformPrivileges(await ctx.catalog.grantedPrivileges(ctx.actor))}
   },
   appConfig: () => appConfig(),
+  latestProductUpdate: () => null,
+  globalViewsSettings: () => ({defaultView: null}),
+  globalHomePageSettings: () => ({defaultTemplate: null}),
 }
 
 /**

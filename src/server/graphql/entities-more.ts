@@ -59,6 +59,7 @@ function propertyDefinition(e: Ent): Obj {
     typeQualifier: d.typeQualifier?.allowedTypes ? {allowedTypes: stubs(d.typeQualifier.allowedTypes)} : null,
     entityTypes: stubs(d.entityTypes),
     immutable: d.immutable === true,
+    allowedPlatforms: [],
     created: resolvedStamp(d.created),
     lastModified: resolvedStamp(d.lastModified),
     filterStatus: d.filterStatus ?? 'DISABLED',
@@ -266,7 +267,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       const s: Obj | undefined = e.aspect('structuredPropertySettings')
       if (!s) return null
       const b = (k: string) => s[k] === true
-      return {isHidden: b('isHidden'), showInSearchFilters: b('showInSearchFilters'), showInAssetSummary: b('showInAssetSummary'), showAsAssetBadge: b('showAsAssetBadge'), showInColumnsTable: b('showInColumnsTable')}
+      return {isHidden: b('isHidden'), showInSearchFilters: b('showInSearchFilters'), showInAssetSummary: b('showInAssetSummary'), showAsAssetBadge: b('showAsAssetBadge'), showInColumnsTable: b('showInColumnsTable'), hideInAssetSummaryWhenEmpty: b('hideInAssetSummaryWhenEmpty')}
     }),
   },
   DataTypeEntity: {

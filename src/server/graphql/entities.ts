@@ -257,7 +257,12 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       const p = M.plainProperties(e, 'corpUserInfo')
       return p ? {...p, manager: stubOrNull(p.managerUrn, 'corpuser')} : null
     }),
-    editableProperties: editable('corpUserEditableInfo'),
+    // persona and platforms are urns in the aspect, entities in GraphQL.
+    editableProperties: load((e) => {
+      const v = e.aspect('corpUserEditableInfo') as Record<string, any> | undefined
+      if (!v) return null
+      return {...v, persona: v.persona ? {urn: v.persona} : null, platforms: Array.isArray(v.platforms) ? v.platforms.map((u: string) => stub(u, 'dataPlatform')) : null}
+    }),
     status: load((e) => {
       const s = e.aspect('corpUserStatus')?.status
       // Other strings (written by ingestion) have no GraphQL value.

@@ -16,7 +16,7 @@ import {type HttpRequest, type HttpResponse, json, type Logger, type RequestCont
 import {EntityLoader, type GqlContext} from './context.js'
 import {extensions, makeFormatError, UNKNOWN_ERROR, unavailableIn} from './errors.js'
 import {
-  type CachedDocument, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule, protoKeyRule,
+  type CachedDocument, costLimitRule, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_COST, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule, protoKeyRule,
 } from './limits.js'
 import {buildCatalogSchema} from './schema.js'
 import {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
@@ -31,6 +31,7 @@ export interface GraphqlOptions {
   maxDepth?: number
   maxDocumentBytes?: number
   maxTokens?: number
+  maxCost?: number
   documentCacheSize?: number
   changeLog?: ChangeLog
 }
@@ -77,7 +78,7 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
   const maxResultWindow = opts.maxResultWindow ?? DEFAULT_MAX_RESULT_WINDOW
   const maxDocumentBytes = opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
   const maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS
-  const rules = [...specifiedRules, depthLimitRule(opts.maxDepth ?? DEFAULT_MAX_DEPTH), protoKeyRule]
+  const rules = [...specifiedRules, depthLimitRule(opts.maxDepth ?? DEFAULT_MAX_DEPTH), costLimitRule(opts.maxCost ?? DEFAULT_MAX_COST), protoKeyRule]
   const cache = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE)
   const logger = opts.logger
 
