@@ -113,6 +113,7 @@ class ModeWalker {
   private readonly ws: string
   private readonly creators = new Map<string, Promise<string | undefined>>()
   private readonly queries = new Map<string, Promise<Json[]>>()
+  private readonly chartLists = new Map<string, Promise<Json[]>>()
   private dataSources?: Promise<Json[]>
   private definitions?: Promise<Json[]>
   private readonly spaces = new Map<string, string>()
@@ -129,7 +130,8 @@ class ModeWalker {
   ) {
     this.connect = config.connect_uri.replace(/\/+$/, '')
     this.ws = `api/${config.workspace}`
-    this.allowSpace = allowDeny(config.space_pattern as never, false)
+    // DataHub's AllowDenyPattern ignores case unless told otherwise.
+    this.allowSpace = allowDeny(config.space_pattern as never)
   }
 
   private message(e: unknown): string {
@@ -187,13 +189,21 @@ class ModeWalker {
     return p
   }
 
-  private async charts(reportToken: string, queryToken: string): Promise<Json[]> {
-    try {
-      return this.embedded(await this.client.get<Json>(`${this.ws}/reports/${reportToken}/queries/${queryToken}/charts`), 'charts')
-    } catch (e) {
-      this.report.failure('Failed to Retrieve Charts', `report ${reportToken}, query ${queryToken}: ${this.message(e)}`)
-      return []
+  /** A query's charts, asked once (the report and the chart pass both need them). */
+  private charts(reportToken: string, queryToken: string): Promise<Json[]> {
+    const key = `${reportToken}/${queryToken}`
+    let p = this.chartLists.get(key)
+    if (!p) {
+      p = this.client.get<Json>(`${this.ws}/reports/${reportToken}/queries/${queryToken}/charts`).then(
+        (b) => this.embedded(b, 'charts'),
+        (e) => {
+          this.report.failure('Failed to Retrieve Charts', `report ${reportToken}, query ${queryToken}: ${this.message(e)}`)
+          return []
+        },
+      )
+      this.chartLists.set(key, p)
     }
+    return p
   }
 
   private async warehouse(dataSourceId: unknown): Promise<{platform: string; db: string} | undefined> {
