@@ -455,8 +455,7 @@ async function profileTable(
         if (p.include_field_distinct_count && nonNull > 0) fp.uniqueProportion = Math.min(1, unique / nonNull)
         if (p.include_field_null_count) {
           fp.nullCount = nulls
-          // Against an estimated row count a null share would be made up; DataHub gives none.
-          if (rowCount > 0 && !p.profile_table_row_count_estimate_only) fp.nullProportion = Math.min(1, nulls / rowCount)
+          if (rowCount > 0) fp.nullProportion = Math.min(1, nulls / rowCount)
         }
         if (rowCount > 0 && nonNull > 0) {
           const numeric = NUMERIC_CLASS.test(c.typeClass)
