@@ -55,10 +55,13 @@ export class HeapGuard {
     const h = getHeapStatistics()
     if (h.used_heap_size <= h.heap_size_limit * this.fraction) return
     const mib = (b: number) => Math.round(b / 2 ** 20)
-    throw new StoreMemoryError(
-      `The embedded store ${this.storeDir} is near its memory limit (${mib(h.used_heap_size)} of ${mib(h.heap_size_limit)} MiB in use); the write was not saved. ` +
+    const e = new StoreMemoryError(
+      `The embedded store is near its memory limit (${mib(h.used_heap_size)} of ${mib(h.heap_size_limit)} MiB in use); the write was not saved. ` +
         'Reads keep working. For a catalog this size use the PostgreSQL store (`mdcli lite --store postgres://…`; move the data with `mdcli lite export` and `mdcli lite import`), or delete entities you no longer need',
-      {store: this.storeDir, heapUsedMiB: mib(h.used_heap_size), heapLimitMiB: mib(h.heap_size_limit)},
+      {heapUsedMiB: mib(h.used_heap_size), heapLimitMiB: mib(h.heap_size_limit)},
     )
+    // The path is for the server's log, never for a client.
+    e.serverDetail = `store ${this.storeDir}`
+    throw e
   }
 }
