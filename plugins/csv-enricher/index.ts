@@ -209,6 +209,8 @@ const CONFIG = configSchema({
 const plugin: SourcePlugin<CsvEnricherConfig> = {
   description: 'Adds terms, tags, owners, descriptions and domains to entities from a CSV file.',
   configSchema: CONFIG,
+  // It adds to entities other sources produce: reviving one a rollback hid is not its call.
+  autoStatus: false,
   async create(config, ctx) {
     if (config.delimiter === config.array_delimiter) throw new ConfigError(`csv-enricher: delimiter and array_delimiter must differ (both are '${config.delimiter}')`)
     const file = ctx.resolvePath(config.filename)

@@ -129,6 +129,9 @@ class RestSink implements Sink {
     for (const r of outcome.results) {
       if (r.ok) {
         written++
+        // The vocabulary of counts (see src/recipes/counts.ts): what the server did with each.
+        this.report.count(r.changed === false ? 'aspectsUnchanged' : 'aspectsWritten')
+        if (r.keyAspect) this.report.count('keyAspectsWritten')
         continue
       }
       const p = batch[r.index]

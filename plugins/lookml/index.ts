@@ -131,6 +131,9 @@ const plugin: SourcePlugin<LookmlConfig> = {
   description: 'Reads a LookML project folder (offline): views as datasets with lineage to their tables.',
   platform: 'lookml',
   configSchema: CONFIG,
+  // It emits every status DataHub's run of it has (views, explores, and the tags it materializes
+  // after the auto-status step); the pipeline's auto status would add one to those tags.
+  autoStatus: false,
   create(config, ctx: PluginContext): Source {
     const raw = config as LookmlConfig & {api?: unknown; git_info?: unknown}
     if (raw.api) throw new ConfigError('lookml: `api` (the Looker API) is not supported; give `project_name` and `connection_to_platform_map` and read the folder offline')

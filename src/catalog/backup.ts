@@ -29,7 +29,11 @@ export const IMPORT_ACTOR = 'urn:li:corpuser:__mdcli_import'
 
 export interface ExportReport {
   file: string
+  /** Every entity in the store: entitiesLive + entitiesSoftDeleted (src/model/counts.ts). */
   entities: number
+  entitiesLive: number
+  /** Entities whose status says removed; `lite ls` counts them apart. */
+  entitiesSoftDeleted: number
   /** Records written: aspect versions plus timeseries rows. */
   records: number
 }
@@ -77,6 +81,7 @@ export async function exportStore(store: MetadataStore, file: string, onProgress
     if (!out.write(s)) await Promise.race([once(out, 'drain'), failed])
   }
   let entities = 0
+  let softDeleted = 0
   let records = 0
   try {
     await Promise.race([once(out, 'open'), failed])
@@ -86,6 +91,7 @@ export async function exportStore(store: MetadataStore, file: string, onProgress
       const page = await store.listUrns({start, count: PAGE, includeSoftDeleted: true})
       for (const urn of page.urns) {
         entities++
+        if (((await store.getAspect(urn, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) softDeleted++
         for await (const rec of entityRecords(store, urn)) {
           await put(`${records === 0 ? '\n' : ',\n'}${JSON.stringify(rec)}`)
           records++
@@ -101,7 +107,7 @@ export async function exportStore(store: MetadataStore, file: string, onProgress
     out.destroy()
     throw e instanceof MdcliError ? e : new FileError(`Cannot write ${file}: ${(e as Error).message}`)
   }
-  return {file, entities, records}
+  return {file, entities, entitiesLive: entities - softDeleted, entitiesSoftDeleted: softDeleted, records}
 }
 
 /** One element of the file as the JSON reader yields it. */

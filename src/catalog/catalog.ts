@@ -17,7 +17,7 @@ import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from './changes.js'
 import type {LoggedChange} from '../events/changelog.js'
 import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
-import {aspectSpec, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
+import {aspectSpec, isKeyAspect, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
 import {
   DEFAULT_RUN_ID,
   type EntityRecord,
@@ -67,6 +67,11 @@ export interface ProposalOutcome {
   changed?: boolean
   /** `ordered` only: not written, the aspect holds this queue position's value or a newer one. */
   stale?: boolean
+  /**
+   * For ok outcomes: the write brought the entity into being and so also stored its key aspect,
+   * a row of the run that was not sent (list-runs and rollback count it among the run's rows).
+   */
+  keyAspect?: boolean
   error?: {code: string; status: number; message: string}
 }
 
@@ -159,7 +164,7 @@ export class Catalog {
     // never writes back a value computed before this write landed; a PATCH is applied to the
     // stored value, and CREATE's and UPDATE's conditions are checked, inside the lock for the
     // same reason: nothing can write the aspect between the check and the write.
-    let written: Array<{urn: string; aspectName: string} | undefined> = []
+    let written: Array<{urn: string; aspectName: string; entityType: string} | undefined> = []
     const results = await this.withLocks(
       valid.map((p) => p.urn),
       async () => {
@@ -171,7 +176,7 @@ export class Catalog {
         // From here the ops hold all the batch needs. The parsed values are let go before the
         // store's fsync: a batch waits there with several others, and what it holds then
         // outlives the young generation, costing a copy in every scavenge and a marking later.
-        written = prepared.map((p) => p && {urn: p.urn, aspectName: p.aspectName})
+        written = prepared.map((p) => p && {urn: p.urn, aspectName: p.aspectName, entityType: p.entityType})
         prepared.length = 0
         valid = []
         return this.write(ops, grant.actor)
@@ -181,7 +186,8 @@ export class Catalog {
     written.forEach((p, index) => {
       if (!p) return
       const res = results[r++]!
-      outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed}
+      const keyAspect = res.createdEntity && !isKeyAspect(p.entityType, p.aspectName)
+      outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed, ...(keyAspect ? {keyAspect} : {})}
     })
     return outcomes
   }

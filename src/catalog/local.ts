@@ -29,15 +29,17 @@ export interface LsEntry {
   /** A folder (`dataset/`, `dataset/hive/`) or an urn. */
   name: string
   kind: 'folder' | 'entity'
-  /** Entities below a folder. */
+  /** Live entities below a folder. */
   count?: number
+  /** Soft-deleted entities below a folder (`lite export` counts them too; these lists leave them out). */
+  softDeleted?: number
 }
 
 const PAGE = 1000
 
-async function* allUrns(store: MetadataStore, entityType?: string): AsyncGenerator<string> {
+async function* allUrns(store: MetadataStore, entityType?: string, includeSoftDeleted = false): AsyncGenerator<string> {
   for (let start = 0; ; start += PAGE) {
-    const page = await store.listUrns({...(entityType ? {entityType} : {}), start, count: PAGE})
+    const page = await store.listUrns({...(entityType ? {entityType} : {}), start, count: PAGE, ...(includeSoftDeleted ? {includeSoftDeleted} : {})})
     for (const u of page.urns) yield u
     if (page.urns.length < PAGE || start + PAGE >= page.total) return
   }
@@ -52,7 +54,15 @@ export async function lsPath(store: MetadataStore, path: string): Promise<LsEntr
       const t = parseUrn(urn).entityType
       counts.set(t, (counts.get(t) ?? 0) + 1)
     }
-    return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([name, count]) => ({name: `${name}/`, kind: 'folder', count}))
+    // Every entity, soft-deleted ones too, so the totals add up to what `lite export` writes.
+    const all = new Map<string, number>()
+    for await (const urn of allUrns(store, undefined, true)) {
+      const t = parseUrn(urn).entityType
+      all.set(t, (all.get(t) ?? 0) + 1)
+    }
+    return [...all]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, n]) => ({name: `${name}/`, kind: 'folder', count: counts.get(name) ?? 0, softDeleted: n - (counts.get(name) ?? 0)}))
   }
   const [type, platform, ...rest] = parts
   if (rest.length > 0) throw new UsageError(`No such path: ${path} (paths are /, /<entityType> and /<entityType>/<platform>)`)

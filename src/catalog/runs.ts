@@ -44,6 +44,10 @@ export interface AspectRowSummary {
  * is known, as in DataHub's system metadata.
  */
 export interface RunListing extends RunSummary {
+  /** Rows that are aspects the run sent and the server stored as new versions (rows − keyAspects). */
+  aspectsWritten: number
+  /** Rows that are key aspects of entities the run created (stored with their first aspect, never sent). */
+  keyAspects: number
   unchanged: number
   state: 'written' | 'observed' | 'rolled back'
 }
@@ -61,8 +65,10 @@ export interface RollbackReport {
   hard: boolean
   /** Distinct entities any op touches. */
   entitiesAffected: number
-  /** Aspect versions reverted, timeseries rows deleted, and key rows of deleted entities. */
+  /** Rows reverted: aspect versions reverted, timeseries rows deleted, and key rows of deleted entities. */
   aspectsReverted: number
+  /** Of `aspectsReverted`, the key aspects of the entities the run created (the rest are aspects it wrote). */
+  keyAspectsReverted: number
   /** Entities the run created that are (soft or hard) deleted. */
   entitiesDeleted: number
   /** Aspects of other runs on deleted entities (hidden by a soft delete, gone with a hard one). */
@@ -85,11 +91,13 @@ interface Observations {
   unchanged: Map<string, Array<{urn: string; aspectName: string; time: number}>>
   /** Runs a rollback marked, with when. */
   rolledBack: Map<string, number>
+  /** Per run: latest key aspects it stored (entities it created). */
+  keyAspects: Map<string, number>
 }
 
 /** One pass over the latest aspects: what runs observed, and which runs were rolled back. */
 async function observations(catalog: Catalog, onlyRun?: string): Promise<Observations> {
-  const out: Observations = {unchanged: new Map(), rolledBack: new Map()}
+  const out: Observations = {unchanged: new Map(), rolledBack: new Map(), keyAspects: new Map()}
   const {urns} = await storeOf(catalog).listUrns({includeSoftDeleted: true})
   for (let i = 0; i < urns.length; i += 500) {
     const ents = await storeOf(catalog).getEntities(urns.slice(i, i + 500))
@@ -101,6 +109,7 @@ async function observations(catalog: Catalog, onlyRun?: string): Promise<Observa
           list.push({urn: e.urn, aspectName: a.aspectName, time: sm.lastObserved ?? a.created.time})
           out.unchanged.set(sm.lastRunId, list)
         }
+        if (sm.runId && isKeyAspect(e.entityType, a.aspectName)) out.keyAspects.set(sm.runId, (out.keyAspects.get(sm.runId) ?? 0) + 1)
         const rb = sm.runId === ROLLBACK_RUN_ID ? sm.properties?.[ROLLED_BACK_RUN] : undefined
         if (rb) out.rolledBack.set(rb, Math.max(out.rolledBack.get(rb) ?? 0, a.created.time))
       }
@@ -119,11 +128,14 @@ export async function listRuns(catalog: Catalog, opts: {start?: number; count?: 
   const written = await storeOf(catalog).listRuns({start: 0, count: Number.MAX_SAFE_INTEGER})
   const obs = await observations(catalog)
   const byId = new Map<string, RunListing>()
-  for (const r of written) byId.set(r.runId, {...r, unchanged: 0, state: 'written'})
+  for (const r of written) {
+    const keyAspects = Math.min(r.rows, obs.keyAspects.get(r.runId) ?? 0)
+    byId.set(r.runId, {...r, aspectsWritten: r.rows - keyAspects, keyAspects, unchanged: 0, state: 'written'})
+  }
   for (const [runId, list] of obs.unchanged) {
     const prev = byId.get(runId)
     if (prev) prev.unchanged = list.length
-    else byId.set(runId, {runId, timestamp: Math.min(...list.map((l) => l.time)), rows: 0, unchanged: list.length, state: 'observed'})
+    else byId.set(runId, {runId, timestamp: Math.min(...list.map((l) => l.time)), rows: 0, aspectsWritten: 0, keyAspects: 0, unchanged: list.length, state: 'observed'})
   }
   for (const runId of obs.rolledBack.keys()) {
     const prev = byId.get(runId)
@@ -188,6 +200,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
   const affected = new Set<string>()
   const reported: AspectRowSummary[] = []
   let aspectsReverted = 0
+  let keyAspectsReverted = 0
   let aspectsKept = 0
   const note = (r: RunRow): void => {
     if (reported.length < REPORT_ROWS) reported.push(summary(runId, r))
@@ -251,6 +264,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     affected.add(urn)
     // Counted like DataHub, where the key aspect row is one of the rows a rollback reports.
     aspectsReverted++
+    keyAspectsReverted++
     entitiesDeleted++
     if (!soft) {
       ops.push({op: 'deleteEntity', urn})
@@ -292,6 +306,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     hard,
     entitiesAffected: urns.length,
     aspectsReverted,
+    keyAspectsReverted,
     entitiesDeleted,
     aspectsAffected,
     unsafeEntitiesCount: unsafe.length,

@@ -50,7 +50,7 @@ export interface EntityResponse {
 export interface BatchOutcome {
   written: number
   failed: number
-  results: Array<{index: number; urn?: string; aspectName?: string; ok: boolean; changed?: boolean; error?: {code: string; status: number; message: string}}>
+  results: Array<{index: number; urn?: string; aspectName?: string; ok: boolean; changed?: boolean; keyAspect?: boolean; error?: {code: string; status: number; message: string}}>
 }
 
 /**

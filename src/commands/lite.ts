@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, normalizeServerUrl, resolveSettings, savedAddress, storeIdentity, writeConfigFile} from '../config/settings.js'
 import {MdcliClient} from '../client/client.js'
+import {rowsSentence} from '../model/counts.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
@@ -170,7 +171,11 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       if (code === 'EACCES') throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}`)
       throw e
     }
-    if (server.sampleAspects > 0) this.log(`Loaded ${server.sampleAspects} sample aspects.`)
+    if (server.sampleAspects > 0) {
+      // The words and sum of the ingest report and list-runs (src/model/counts.ts).
+      const {SAMPLE_RUN_ID} = await import('../server/sample.js')
+      this.log(`Loaded ${server.sampleAspects} sample aspects: ${rowsSentence(server.sampleAspects, server.sampleKeyAspects)} of run ${SAMPLE_RUN_ID} (\`ingest list-runs\`).`)
+    }
     const markedOurs = !resolveSettings().skipConfig && savedAddress(resolveSettings().configPath, storeDir)?.ofStore === true
     try {
       if (server.adminToken) this.announceAdminToken(server.url, server.adminToken, !flags['no-print-token'], storeDir)

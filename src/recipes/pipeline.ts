@@ -31,6 +31,7 @@ import {PluginRegistry} from './registry.js'
 import {Report, type ReportData} from './report.js'
 import {validateConfig} from './validate.js'
 import {stripWhere} from './messages.js'
+import type {RunCounts} from '../model/counts.js'
 
 export interface PipelineOptions {
   dryRun?: boolean
@@ -64,6 +65,8 @@ export interface Progress {
   rate: number
   warnings: number
   failures: number
+  /** A dry run sends nothing: its rate is of aspects produced. */
+  dryRun: boolean
   /** Fraction of the input done, when the source can tell. */
   fraction?: number
   /** Time left at the rate so far, when the fraction is known and above zero. */
@@ -90,6 +93,8 @@ export interface PipelineResult {
   eventsProduced: number
   warnings: number
   failures: number
+  /** The run in the one vocabulary of counts (src/model/counts.ts), as list-runs and rollback see it. */
+  counts: RunCounts
   status: 'success' | 'failures' | 'warnings'
   /** Stopped early by `signal` (Ctrl-C): the report covers only what was read before. */
   interrupted: boolean
@@ -369,6 +374,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
       records: tally.records,
       recordsWritten,
       rate: elapsedMs > 0 ? ((dryRun ? tally.records : recordsWritten) * 1000) / elapsedMs : 0,
+      dryRun,
       ...totals(),
       fraction,
       etaMs: estimateRemainingMs(elapsedMs, fraction),
@@ -401,7 +407,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     if (opts.onProgress) ticker = setInterval(() => opts.onProgress!(snapshot()), opts.progressIntervalMs ?? 1000)
 
     const processors = processorsFor({
-      autoStatus: prepared.source.plugin.autoStatus ?? false,
+      autoStatus: prepared.source.plugin.autoStatus ?? true,
       stateful,
       transforms,
       preview: opts.preview ? (opts.previewWorkunits ?? 10) : undefined,
@@ -483,6 +489,15 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     eventsProduced: tally.workUnits,
     warnings,
     failures,
+    counts: {
+      workUnits: tally.workUnits,
+      aspectsSent: dryRun ? 0 : sinkReport().get('recordsWritten'),
+      aspectsWritten: sinkReport().get('aspectsWritten'),
+      aspectsUnchanged: sinkReport().get('aspectsUnchanged'),
+      keyAspects: sinkReport().get('keyAspectsWritten'),
+      rows: sinkReport().get('aspectsWritten') + sinkReport().get('keyAspectsWritten'),
+      failures,
+    },
     status,
     interrupted,
     summary,

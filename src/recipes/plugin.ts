@@ -100,7 +100,9 @@ export interface SourcePlugin<C = any> extends PluginBase {
   create(config: C, ctx: PluginContext): Source | Promise<Source>
   /**
    * Emit `status {removed: false}` for every entity the source produced that had none, after the
-   * stream ends (DataHub's auto-status processor).
+   * stream ends (DataHub's auto-status processor), so a re-run brings back what a rollback or a
+   * soft delete hid. On unless a source says `false`: one that only adds to entities others
+   * produce (DataHub's "not a primary source", such as the CSV enricher) must not revive them.
    */
   autoStatus?: boolean
   /**

@@ -4,7 +4,9 @@
  * Glossary:
  * - auto status: after a source's stream ends, one `status {removed: false}` proposal for each
  *   entity the source produced that carried no status of its own, sorted by urn, so that
- *   re-ingesting an entity that had been soft-deleted brings it back.
+ *   re-ingesting an entity that a rollback or a soft delete hid brings it back (DataHub's
+ *   `auto_status_aspect`). Entity types without a `status` aspect are passed over, and so is an
+ *   entity the stream deletes (a DELETE proposal), which a status would bring back to life.
  */
 import {findEntity} from '../model/registry.js'
 import {mcp, type WorkUnit, type WorkUnitStream} from './plugin.js'
@@ -19,10 +21,11 @@ export async function* autoStatus(stream: WorkUnitStream): AsyncGenerator<WorkUn
   const seen = new Set<string>()
   const withStatus = new Set<string>()
   for await (const wu of stream) {
-    for (const p of wu.proposals) {
-      if (typeof p.entityUrn !== 'string') continue
+    // A malformed work unit is the counting stage's to report; it passes through untouched.
+    for (const p of Array.isArray(wu?.proposals) ? wu.proposals : []) {
+      if (p === null || typeof p !== 'object' || typeof p.entityUrn !== 'string') continue
       seen.add(p.entityUrn)
-      if (p.aspectName === 'status') withStatus.add(p.entityUrn)
+      if (p.aspectName === 'status' || p.changeType === 'DELETE') withStatus.add(p.entityUrn)
     }
     yield wu
   }

@@ -22,6 +22,9 @@ function schema(name: string, fields: unknown[]) {
   return {schemaName: name, platform: 'urn:li:dataPlatform:hive', version: 0, created: stamp, lastModified: stamp, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}}, fields}
 }
 
+/** The run id the sample's rows carry (`ingest list-runs` lists it; `ingest rollback` removes the sample). */
+export const SAMPLE_RUN_ID = 'mdcli-sample-data'
+
 export const SAMPLE: ProposalInput[] = [
   p('urn:li:dataPlatform:hive', 'dataPlatformInfo', {name: 'hive', displayName: 'Hive', type: 'FILE_SYSTEM', datasetNameDelimiter: '.'}),
   p('urn:li:corpuser:jdoe', 'corpUserInfo', {active: true, displayName: 'John Doe', email: 'jdoe@example.com', title: 'Data Engineer'}),
@@ -46,10 +49,11 @@ export const SAMPLE: ProposalInput[] = [
 
 /**
  * Loads the sample unless it is there already (the access bootstrap writes users and policies
- * first, so "empty" cannot be the test); returns the number of aspects written.
+ * first, so "empty" cannot be the test); returns the aspects written and the key aspects of the
+ * entities they created (src/model/counts.ts), whose sum is the rows of its run in `list-runs`.
  */
-export async function loadSampleData(catalog: Catalog): Promise<number> {
-  if (await catalog.exists(ds('sample_db.customers'), {includeSoftDeleted: true})) return 0
-  await catalog.propose(SYSTEM_ACTOR, SAMPLE, {atomic: true, defaults: {runId: 'mdcli-sample-data'}})
-  return SAMPLE.length
+export async function loadSampleData(catalog: Catalog): Promise<{aspects: number; keyAspects: number}> {
+  if (await catalog.exists(ds('sample_db.customers'), {includeSoftDeleted: true})) return {aspects: 0, keyAspects: 0}
+  const outcomes = await catalog.propose(SYSTEM_ACTOR, SAMPLE, {atomic: true, defaults: {runId: SAMPLE_RUN_ID}})
+  return {aspects: outcomes.filter((o) => o.ok && o.changed !== false).length, keyAspects: outcomes.filter((o) => o.ok && o.keyAspect).length}
 }

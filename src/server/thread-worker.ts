@@ -31,9 +31,9 @@ try {
     allowedHosts: opts.allowedHosts,
     held: true,
   })
-  let sampleAspects = 0
+  let sample = {aspects: 0, keyAspects: 0}
   try {
-    if (opts.sample) sampleAspects = await loadSampleData(server.catalog)
+    if (opts.sample) sample = await loadSampleData(server.catalog)
   } catch (e) {
     await server.close()
     throw e
@@ -49,7 +49,7 @@ try {
       (e) => tell({type: 'failed', error: toWire(e)}),
     )
   })
-  tell({type: 'ready', url: server.url, auth: server.auth, adminToken: server.adminToken, adminPassword: server.adminPassword, sampleAspects})
+  tell({type: 'ready', url: server.url, auth: server.auth, adminToken: server.adminToken, adminPassword: server.adminPassword, sampleAspects: sample.aspects, sampleKeyAspects: sample.keyAspects})
 } catch (e) {
   tell({type: 'failed', error: toWire(e)})
   port.close()

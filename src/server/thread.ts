@@ -50,6 +50,8 @@ export interface ServerThread {
   adminPassword?: string
   /** Sample aspects written by this start (0 when the store had them). */
   sampleAspects: number
+  /** Key aspects of the sample entities this start created (rows of the sample's run, never sent). */
+  sampleKeyAspects: number
   /** Starts answering requests (they wait until then: see ServerOptions.held). */
   open(): void
   /** Stops the server cleanly (listener closed, store checkpointed and closed). */
@@ -72,7 +74,7 @@ export interface WireError {
 }
 
 export type ToHost =
-  | {type: 'ready'; url: string; auth: boolean; adminToken?: string; adminPassword?: string; sampleAspects: number}
+  | {type: 'ready'; url: string; auth: boolean; adminToken?: string; adminPassword?: string; sampleAspects: number; sampleKeyAspects: number}
   | {type: 'failed'; error: WireError}
   | {type: 'stopped'}
 
@@ -161,6 +163,7 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
           adminToken: m.adminToken,
           adminPassword: m.adminPassword,
           sampleAspects: m.sampleAspects,
+          sampleKeyAspects: m.sampleKeyAspects,
           open: () => worker.postMessage({type: 'open'}),
           stop: () => {
             worker.postMessage({type: 'stop'})

@@ -36,6 +36,7 @@ export async function startIngestDisplay(o: IngestDisplayOptions): Promise<Inges
   let view: LiveView | undefined
   let tick = 0
   let lastPlain = 0
+  let final: Progress | undefined
   if (ui) view = await startLive(ui.progressElement({title: o.title, runId: o.runId, tick: 0}))
   // A first plain frame at once, before the source has connected or read anything.
   else if (o.progress) process.stderr.write(`${o.title} (run ${o.runId})…\n`)
@@ -45,7 +46,7 @@ export async function startIngestDisplay(o: IngestDisplayOptions): Promise<Inges
       else if (o.progress && p.stage === 'running' && Date.now() - lastPlain >= PLAIN_PROGRESS_MS) {
         lastPlain = Date.now()
         process.stderr.write(formatProgressLine(p) + '\n')
-      }
+      } else if (p.stage === 'flushing') final = p
     },
     async finish(result, {json}) {
       if (view && ui) {
@@ -53,6 +54,8 @@ export async function startIngestDisplay(o: IngestDisplayOptions): Promise<Inges
         if (result.interrupted) o.log(interruptedLines(result).join('\n'))
         return
       }
+      // After progress lines, one with the final counts: the report must not contradict the last line shown.
+      if (o.progress && lastPlain > 0 && final) process.stderr.write(formatProgressLine(final) + '\n')
       if (json) return
       const color = !noColor() && Boolean(process.stdout.isTTY)
       const text = formatIngestReport(result)

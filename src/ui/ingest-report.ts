@@ -11,6 +11,7 @@ import {arch, freemem, platform, release, totalmem} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
 import type {ReportData, ReportEntry} from '../recipes/report.js'
+import {rowsSentence} from '../model/counts.js'
 
 export interface ReportRow {
   label: string
@@ -66,6 +67,24 @@ function cliSection(): ReportSection {
   }
 }
 
+/**
+ * What the server did with the aspects sent, in the words of src/model/counts.ts: the same
+ * numbers `ingest list-runs` (rows, unchanged) and a rollback of the run show.
+ */
+function sentRows(r: PipelineResult): ReportRow[] {
+  const c = r.counts
+  // Sinks that write elsewhere than a server (a file, the console, a queue) only know what they sent.
+  const known = 'aspectsWritten' in r.sink.report.counts || 'aspectsUnchanged' in r.sink.report.counts
+  if (!known) return [{label: 'aspects sent', value: num(r.sink.recordsWritten)}]
+  return [
+    {label: 'aspects sent', value: `${num(c.aspectsSent)} (${num(c.aspectsWritten)} written + ${num(c.aspectsUnchanged)} unchanged)`},
+    {label: 'aspects written', value: `${num(c.aspectsWritten)} (new versions)`},
+    {label: 'aspects unchanged', value: `${num(c.aspectsUnchanged)} (already stored: observed, not written)`},
+    {label: 'key aspects', value: `${num(c.keyAspects)} (stored with the first aspect of each new entity; not sent)`},
+    {label: 'rows', value: `${rowsSentence(c.aspectsWritten, c.keyAspects)} (what \`ingest list-runs\` lists and a rollback reverts)`},
+  ]
+}
+
 export function reportSections(r: PipelineResult): ReportSection[] {
   const secs = Math.max(r.durationMs, 1) / 1000
   const aspectLines = Object.entries(r.source.aspects)
@@ -101,9 +120,9 @@ export function reportSections(r: PipelineResult): ReportSection[] {
     rows: r.dryRun
       ? [{label: 'aspects sent', value: '0 (dry run: the sink was not called)'}]
       : [
-          {label: 'aspects sent', value: `${num(r.sink.recordsWritten)} (written or unchanged; \`ingest list-runs\` tells them apart)`},
+          ...sentRows(r),
           {label: 'aspects sent per sec', value: num(Math.round(r.sink.recordsWritten / secs))},
-          ...infoRows(r.sink.report, ['recordsWritten']),
+          ...infoRows(r.sink.report, ['recordsWritten', 'aspectsWritten', 'aspectsUnchanged', 'keyAspectsWritten']),
         ],
     warnings: r.sink.report.warnings,
     failures: r.sink.report.failures,
@@ -153,7 +172,9 @@ export function formatIngestReport(r: PipelineResult): string {
 export function formatProgressLine(p: Progress): string {
   const pct = p.fraction === undefined ? '' : `, ${Math.floor(p.fraction * 100)}% read`
   const eta = p.etaMs === undefined ? '' : `, about ${formatTimespan(p.etaMs)} left`
-  return `Pipeline running: ${num(p.workUnits)} work units read${pct}, ${num(p.recordsWritten)} aspects sent (${num(Math.round(p.rate))}/s), ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
+  const sent = p.dryRun ? `${num(p.records)} aspects produced (dry run: none sent; ${num(Math.round(p.rate))}/s)` : `${num(p.recordsWritten)} aspects sent (${num(Math.round(p.rate))}/s)`
+  const head = p.stage === 'flushing' ? 'Pipeline done reading' : 'Pipeline running'
+  return `${head}: ${num(p.workUnits)} work units${pct}, ${sent}, ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
 }
 
 /** What to do after Ctrl-C: the run wrote part of its input, and how to take that back. */

@@ -71,10 +71,11 @@ describe('events: the nats sink and a server that consumes the queue', function 
     const env = {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}
     const r = await runCli(['ingest', '-c', natsRecipe('pub', file, stream), '--json'], {env})
     expect(r.code, r.stderr).to.equal(0)
-    expect(await messages(stream)).to.equal(200)
+    // 200 records, then each entity's status (auto status).
+    expect(await messages(stream)).to.equal(400)
     const again = await runCli(['ingest', '-c', natsRecipe('pub', file, stream)], {env})
     expect(again.code, again.stderr).to.equal(0)
-    expect(await messages(stream)).to.equal(200)
+    expect(await messages(stream)).to.equal(400)
 
     const lite = await startLite({args: consume(stream)})
     const caughtUp = async (): Promise<boolean> => {

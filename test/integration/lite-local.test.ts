@@ -39,7 +39,7 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     const env = lite.env()
     const store = ['--store', lite.storeDir]
     const root = JSON.parse((await runCli(['lite', 'ls', '/', ...store, '--json'], {env})).stdout)
-    expect(root.entries).to.deep.include({name: 'dataset/', kind: 'folder', count: 3})
+    expect(root.entries).to.deep.include({name: 'dataset/', kind: 'folder', count: 3, softDeleted: 0})
     expect(root.entries.map((e: {name: string}) => e.name)).to.include('tag/')
     const ds = JSON.parse((await runCli(['lite', 'ls', '/dataset', ...store, '--json'], {env})).stdout)
     expect(ds.entries).to.deep.equal([

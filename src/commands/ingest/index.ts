@@ -12,11 +12,13 @@ export default class Ingest extends BaseCommand {
 
 Every proposal is stamped with the run id, so the run can be listed (\`ingest list-runs\`) and rolled back (\`ingest rollback\`). Exits 1 when any record failed (or, with --strict-warnings, when there were warnings); 130 after Ctrl-C, which stops between work units, prints the partial report and the command that rolls the run back.
 
-Counts, the same words in the report, the progress line, list-runs and show:
+Counts, the same words in the report, the progress line, list-runs, show, rollback and --json (counts):
 - work units: what the source produced, each holding aspects of one entity
 - aspects sent: delivered and accepted by the server, written or unchanged
-- aspects written: new versions stored (the "rows" of list-runs)
+- aspects written: new versions stored
 - aspects unchanged: already stored, so only observed (list-runs' unchanged)
+- key aspects: stored with the first aspect of each entity the run created; never sent
+- rows: aspects written + key aspects (the "rows" of list-runs, what a rollback reverts)
 - failures: work units or aspects refused, each with its reason`
   static override examples = [
     {description: 'Ingest a change-event file into the server', command: '<%= config.bin %> ingest -c recipe.yml'},

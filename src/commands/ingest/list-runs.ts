@@ -5,7 +5,7 @@ import {formatLocalTime, gridTable} from '../../ui/tables.js'
 
 export default class ListRuns extends BaseCommand {
   static override summary = 'List ingestion runs: run id, aspects written and unchanged, state, when.'
-  static override description = `Newest first. Every run that wrote or observed anything is listed. DataHub's columns first: "rows" are the aspects the run wrote (aspect rows stored); then "unchanged" are aspects it sent that were already up to date (a re-run of unchanged data writes none but observes them all). State: written, observed (wrote nothing) or rolled back. Roll one back with \`ingest rollback --run-id\`.`
+  static override description = `Newest first. Every run that wrote or observed anything is listed. DataHub's columns first: "rows" are the aspect rows the run stored, which are its "aspects written" (new versions of aspects it sent) plus its "key aspects" (stored with the first aspect of each entity it created, never sent) — the same numbers the ingest report gives; then "unchanged" are aspects it sent that were already up to date (a re-run of unchanged data writes none but observes them all). State: written, observed (wrote nothing) or rolled back. Roll one back with \`ingest rollback --run-id\`.`
   static override examples = [
     '<%= config.bin %> ingest list-runs',
     '<%= config.bin %> ingest list-runs --page-size 20 --page-offset 20',
@@ -22,7 +22,13 @@ export default class ListRuns extends BaseCommand {
     const {flags} = await this.parse(ListRuns)
     const runs = await fetchRuns(this.client(), {start: flags['page-offset'], count: flags['page-size']})
     if (!this.jsonEnabled()) {
-      this.log(gridTable(['runId', 'rows', 'created at', 'unchanged', 'state'], runs.map((r) => [r.runId, r.rows, formatLocalTime(r.timestamp), r.unchanged, r.state]), ['left', 'right', 'left', 'right', 'left']))
+      this.log(
+        gridTable(
+          ['runId', 'rows', 'created at', 'aspects written', 'key aspects', 'unchanged', 'state'],
+          runs.map((r) => [r.runId, r.rows, formatLocalTime(r.timestamp), r.aspectsWritten, r.keyAspects, r.unchanged, r.state]),
+          ['left', 'right', 'left', 'right', 'right', 'right', 'left'],
+        ),
+      )
     }
     return runs
   }

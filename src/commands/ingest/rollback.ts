@@ -5,6 +5,7 @@ import {MdcliClient} from '../../client/client.js'
 import {UsageError} from '../../errors.js'
 import {requestRollback, type RollbackReport} from '../../recipes/runs.js'
 import {formatLocalTime, gridTable} from '../../ui/tables.js'
+import {rowsSentence} from '../../model/counts.js'
 
 const ROLLBACK_TIMEOUT_MS = 10 * 60 * 1000
 
@@ -66,6 +67,9 @@ Asks for confirmation unless --force or --dry-run.`
     }
     this.log('Rolling back deletes the entities created by a run and reverts the updated aspects')
     this.log(`This rollback ${dryRun ? 'will delete' : 'deleted'} ${report.entitiesAffected} entities and ${dryRun ? 'will roll' : 'rolled'} back ${report.aspectsReverted} aspects`)
+    // The same words and sum as the ingest report and list-runs (src/model/counts.ts).
+    const key = report.keyAspectsReverted ?? 0
+    this.log(`Rows of run ${runId} ${dryRun ? 'to roll back' : 'rolled back'}: ${rowsSentence(report.aspectsReverted - key, key)} (as \`ingest list-runs\` counts them).`)
     const rows = report.aspectRowSummaries.filter((r) => r.runId === runId)
     this.log(`showing first ${rows.length} of ${report.aspectsReverted} aspects ${dryRun ? 'that will be ' : ''}reverted by this run`)
     this.log(gridTable(['urn', 'aspect name', 'created at'], rows.map((r) => [r.urn, r.aspectName, formatLocalTime(r.timestamp)])))

@@ -3,6 +3,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {exportStore, type ExportReport} from '../../catalog/backup.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {openStore} from '../../store/index.js'
+import {entitiesSentence} from '../../model/counts.js'
 
 export default class LiteExport extends BaseCommand {
   static override summary = 'Write a stopped lite store to a DataHub change-event JSON file (backup).'
@@ -25,7 +26,7 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
     const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
     try {
       const report = await exportStore(store, flags.file)
-      this.log(`Exported ${report.records} records of ${report.entities} entities to ${report.file}`)
+      this.log(`Exported ${report.records} records (aspect versions and timeseries rows) of ${entitiesSentence(report.entitiesLive, report.entitiesSoftDeleted)} to ${report.file}`)
       return report
     } finally {
       await store.close()

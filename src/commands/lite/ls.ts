@@ -3,6 +3,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {withLocalStore} from '../../cli/local-store.js'
 import {lsPath, type LsEntry} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
+import {entitiesSentence} from '../../model/counts.js'
 
 export default class LiteLs extends BaseCommand {
   static override summary = 'Walk a stopped lite store like a file system (DataHub Lite\'s ls).'
@@ -22,7 +23,14 @@ directly; stop \`mdcli lite\` first.`
     const {args, flags} = await this.parse(LiteLs)
     return withLocalStore(flags.store, 'search "*"', (m) => this.warn(m), async (store) => {
       const entries = await lsPath(store, args.path)
-      if (!this.jsonEnabled()) for (const e of entries) this.log(e.kind === 'folder' ? `${e.name.padEnd(30)} ${e.count}` : e.name)
+      if (!this.jsonEnabled()) {
+        for (const e of entries) this.log(e.kind === 'folder' ? `${e.name.padEnd(30)} ${e.count}${e.softDeleted ? ` (+${e.softDeleted} soft-deleted)` : ''}` : e.name)
+        if (entries.some((e) => e.softDeleted !== undefined)) {
+          const live = entries.reduce((n, e) => n + (e.count ?? 0), 0)
+          const soft = entries.reduce((n, e) => n + (e.softDeleted ?? 0), 0)
+          this.log(`\n${entitiesSentence(live, soft)}`)
+        }
+      }
       return {path: args.path, entries}
     })
   }
