@@ -48,6 +48,6 @@ describe('--debug, first-use config file, Cli report', function () {
     expect(r.code, r.stderr).to.equal(0)
     expect(r.stdout).to.match(/^Cli report:\n  cli version: \d+\.\d+\.\d+\n  node version: v\d+/m)
     expect(r.stdout.indexOf('Cli report:')).to.be.lessThan(r.stdout.indexOf('Source (file) report:'))
-    expect(r.stdout).to.match(/Sink \(datahub-rest\) report:\n  aspects sent: 1 \(written or unchanged/)
+    expect(r.stdout).to.match(/Sink \(datahub-rest\) report:\n  aspects sent: 1 \(1 written \+ 0 unchanged\)\n  aspects written: 1 \(new versions\)\n  aspects unchanged: 0 .*\n  key aspects: 1 .*\n  rows: 1 aspects written \+ 1 key aspects = 2 rows/)
   })
 })
