@@ -174,7 +174,7 @@ export function formatProgressLine(p: Progress): string {
   const eta = p.etaMs === undefined ? '' : `, about ${formatTimespan(p.etaMs)} left`
   const sent = p.dryRun ? `${num(p.records)} aspects produced (dry run: none sent; ${num(Math.round(p.rate))}/s)` : `${num(p.recordsWritten)} aspects sent (${num(Math.round(p.rate))}/s)`
   const head = p.stage === 'flushing' ? 'Pipeline done reading' : 'Pipeline running'
-  return `${head}: ${num(p.workUnits)} work units${pct}, ${sent}, ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
+  return `${head}: ${num(p.workUnits)} work units read${pct}, ${sent}, ${num(p.warnings)} warnings, ${num(p.failures)} failures, ${formatTimespan(p.elapsedMs)} elapsed${eta}`
 }
 
 /** What to do after Ctrl-C: the run wrote part of its input, and how to take that back. */

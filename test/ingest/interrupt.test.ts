@@ -45,7 +45,7 @@ describe('mdcli ingest: ETA and Ctrl-C', function () {
     await new Promise<void>((resolve, reject) => {
       child.stderr.on('data', (d) => {
         stderr += d
-        if (/Pipeline running: [1-9][\d,]* work units/.test(stderr)) resolve()
+        if (/Pipeline running: [1-9][\d,]* work units read/.test(stderr)) resolve()
       })
       child.once('exit', () => reject(new Error(`ingest ended before it was interrupted:\n${stdout}\n${stderr}`)))
     })
