@@ -16,6 +16,7 @@ import {MUTATIONS, PRIVILEGED_ASPECTS, PRIVILEGED_ENTITIES, type Privileges, pri
 import {DEFAULT_POLICIES, ROLES} from '../../src/catalog/access/default-policies.js'
 import {encodeUrnPath} from '../../src/model/urn.js'
 import {http, type LiteProcess, startLite} from '../helpers/lite.js'
+import {requireNats, uniqueName} from '../helpers/requires.js'
 
 type Who = 'Admin' | 'Editor' | 'Reader' | 'plain'
 const WHO: Record<Who, string> = {Admin: 'ann', Editor: 'ed', Reader: 'rita', plain: 'paul'}
@@ -458,5 +459,51 @@ describe('authorization table: every door, every role', function () {
       expect(r.status).to.equal(403)
       expect(JSON.stringify(await entity(DS))).to.not.include('mixed')
     })
+  })
+
+  it('the queue consumer meets the same table: an Editor\'s privileged proposal is dead-lettered, their plain edit applied', async function () {
+    const url = await requireNats(this)
+    const {jetstreamManager, jetstream} = await import('@nats-io/jetstream')
+    const {connect, headers} = await import('@nats-io/transport-node')
+    const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
+    const stream = uniqueName('MDCLI_AUTHZ').replace(/[^A-Za-z0-9_]/g, '_')
+    const subject = `${stream.toLowerCase()}.proposals`
+    const jsm = await jetstreamManager(nc)
+    let consumer: LiteProcess | undefined
+    try {
+      await jsm.streams.add({name: stream, subjects: [subject, `${subject}.dead`]})
+      // A server of its own, seeded with the users and roles, then sent the Editor's proposals.
+      consumer = await startLite({args: ['--consume', `${url}/${stream}`]})
+      const seed = [
+        mcp(DS, 'schemaMetadata', schema),
+        mcp(ADMINS, 'corpGroupInfo', {displayName: 'Admins', admins: [], members: [], groups: []}),
+        mcp(ADMINS, 'roleMembership', {roles: [ROLES.Admin]}),
+        mcp(U(WHO.Editor), 'corpUserInfo', {active: true}),
+        mcp(U(WHO.Editor), 'roleMembership', {roles: [ROLES.Editor]}),
+      ]
+      const seeded = await http(`${consumer.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: seed}, token: consumer.token})
+      expect(seeded.status).to.equal(200)
+      const js = jetstream(nc)
+      const h = headers()
+      h.set('Mdcli-Actor', U(WHO.Editor))
+      await js.publish(subject, JSON.stringify(mcp(ADMINS, 'corpGroupInfo', {displayName: 'Admins', admins: [], members: [U(WHO.Editor)], groups: []})), {headers: h})
+      await js.publish(subject, JSON.stringify(mcp(DS, 'editableDatasetProperties', {description: 'through the queue'})), {headers: h})
+      const read = async (urn: string) => JSON.stringify((await http(`${consumer!.url}/entitiesV2/${encodeUrnPath(urn)}`, {token: consumer!.token})).body)
+      const deadline = Date.now() + 30_000
+      let dead = 0
+      while (Date.now() < deadline) {
+        const info = await jsm.streams.info(stream, {subjects_filter: '>'})
+        dead = (info.state.subjects as Record<string, number> | undefined)?.[`${subject}.dead`] ?? 0
+        if (dead > 0 && (await read(DS)).includes('through the queue')) break
+        await new Promise((r) => setTimeout(r, 200))
+      }
+      expect(dead).to.equal(1)
+      expect(await read(DS)).to.include('through the queue')
+      expect(await read(ADMINS)).to.not.include(U(WHO.Editor))
+    } finally {
+      await consumer?.stop()
+      await jsm.streams.delete(stream).catch(() => undefined)
+      await nc.close()
+    }
   })
 })
