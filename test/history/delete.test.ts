@@ -279,7 +279,8 @@ describe('delete', function () {
   })
 
   it('walks past the 10,000-entity search window when deleting by filter', async function () {
-    this.timeout(120_000)
+    // Ten thousand hard deletes: minutes on a busy machine's PostgreSQL; the test checks the walk, not its speed.
+    this.timeout(420_000)
     const n = 10_050
     const items: Array<[string, string, unknown]> = []
     for (let i = 0; i < n; i++) items.push([dataset('delbulk', `t${i}`), 'status', {removed: false}])
@@ -288,7 +289,7 @@ describe('delete', function () {
     expect(window.status).to.equal(400)
     expect(window.body.message).to.contain("'after' cursor")
 
-    const r = await mdcli(lite, ['delete', '--platform', 'delbulk', '--hard', '-f', '--json'])
+    const r = await mdcli(lite, ['delete', '--platform', 'delbulk', '--hard', '-f', '--json'], {timeoutMs: 300_000})
     expect(r.code, r.stderr).to.equal(0)
     const out = JSON.parse(r.stdout)
     expect(out).to.include({matched: n, entities: n, rows: 2 * n})

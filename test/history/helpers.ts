@@ -32,8 +32,8 @@ export async function proposeAll(lite: LiteProcess, items: Array<[string, string
   }
 }
 
-export function mdcli(lite: LiteProcess, args: string[], opts: {input?: string} = {}): Promise<CliResult> {
-  return runCli(args, {env: lite.env(), input: opts.input})
+export function mdcli(lite: LiteProcess, args: string[], opts: {input?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+  return runCli(args, {env: lite.env(), input: opts.input, timeoutMs: opts.timeoutMs})
 }
 
 /** `mdcli put` with the value written to a temporary file, as a user would. */
