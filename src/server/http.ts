@@ -359,9 +359,11 @@ export class Router {
     if (r !== STREAMED) {
       // A streaming handler that failed after its head went out cannot answer any more.
       if (res.headersSent) res.destroy()
-      // Answered before its body was all in (refused, too large, too slow): the connection
-      // closes rather than read the rest of a body nobody will use.
-      else writeResponse(res, req.complete ? r : {...r, headers: {...r.headers, connection: 'close'}})
+      // A body refused for arriving too slowly: the connection closes rather than wait for the
+      // rest. Any other early answer (too large, unauthorized) lets node read the rest away, so
+      // a client still sending reads its answer instead of a reset; the whole-request time limit
+      // bounds that read.
+      else writeResponse(res, req.complete || r.status !== 408 ? r : {...r, headers: {...r.headers, connection: 'close'}})
     }
     if (started !== 0n) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6
