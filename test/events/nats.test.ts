@@ -230,13 +230,16 @@ describe('events: the nats sink and a server that consumes the queue', function 
       const jsm = await jetstreamManager(nc)
       for (let i = 0; i < 300; i++) {
         const info = await jsm.consumers.info(stream, 'mdcli-lite')
-        if (info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= n) break
+        // n records, then each entity's status (auto status): 2n messages.
+        if (info.num_pending === 0 && info.num_ack_pending === 0 && info.delivered.stream_seq >= 2 * n) break
         await new Promise((res) => setTimeout(res, 200))
       }
       const count = async (l: LiteProcess) => {
         let total = -1
         for (let i = 0; i < 50; i++) {
-          const r = await http(`${l.url}/api/graphql`, {token: l.token, body: {query: 'query { search(input: {type: DATASET, query: "*", start: 0, count: 1}) { total } }'}})
+          // An entity's properties and its status may land on different replicas: count the
+          // datasets whose properties (description "table i") each replica wrote.
+          const r = await http(`${l.url}/api/graphql`, {token: l.token, body: {query: 'query { search(input: {type: DATASET, query: "table", start: 0, count: 1}) { total } }'}})
           const t = r.body.data.search.total
           if (t === total) return t
           total = t
