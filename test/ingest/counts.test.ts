@@ -6,6 +6,7 @@
 import {expect} from 'chai'
 import {join} from 'node:path'
 import {cleanup, ROOT, runCli, startLite, tempDir, TEST_STORE, type LiteProcess} from '../helpers/lite.js'
+import {skipWithReason} from '../helpers/requires.js'
 
 interface Listed {
   runId: string
@@ -98,7 +99,7 @@ describe('counts: every view of one run agrees', function () {
   })
 
   it('lite ls and lite export count the same entities: live + soft-deleted', async function () {
-    if (TEST_STORE === 'postgres') this.skip() // `lite ls` reads a store directory
+    if (TEST_STORE === 'postgres') skipWithReason(this, '`lite ls` reads a store directory; this run serves a PostgreSQL database')
     await lite.stop()
     const store = ['--store', lite.storeDir]
     const ls = JSON.parse((await cli(['lite', 'ls', '/', ...store, '--json'])).stdout) as {entries: Array<{count: number; softDeleted: number}>}
