@@ -45,7 +45,7 @@ describe('REST handlers in-process (request value → response value)', () => {
     const other = 'urn:li:dataset:(urn:li:dataPlatform:hive,handlers.other,PROD)'
     const ok = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {proposals: [proposal('datasetProperties', {description: 'fine'})]})
     expect(ok.status).to.equal(200)
-    expect(ok.json).to.deep.equal({value: {written: 1, failed: 0, results: [{index: 0, urn: DATASET, aspectName: 'datasetProperties', ok: true, changed: true}]}})
+    expect(ok.json).to.deep.equal({value: {written: 1, failed: 0, results: [{index: 0, urn: DATASET, aspectName: 'datasetProperties', ok: true, changed: true, keyAspect: true}]}})
 
     // Validation failures only: 422, as GMS answers an invalid proposal; the valid ones are written.
     const invalid = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {

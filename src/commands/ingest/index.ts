@@ -17,8 +17,8 @@ Counts, the same words in the report, the progress line, list-runs, show, rollba
 - aspects sent: delivered and accepted by the server, written or unchanged
 - aspects written: new versions stored
 - aspects unchanged: already stored, so only observed (list-runs' unchanged)
-- key aspects: stored with the first aspect of each entity the run created; never sent
-- rows: aspects written + key aspects (the "rows" of list-runs, what a rollback reverts)
+- key aspects: stored with each new entity's first aspect; never sent
+- rows: aspects written + key aspects; what a rollback reverts
 - failures: work units or aspects refused, each with its reason`
   static override examples = [
     {description: 'Ingest a change-event file into the server', command: '<%= config.bin %> ingest -c recipe.yml'},
