@@ -13,7 +13,8 @@
  *   one proposal per aspect; the file sink writes them as proposals.
  */
 import {containerUrn, type ContainerKey, type HttpClient, type HttpClientOptions, makeDatasetUrnWithPlatformInstance, makeSchemaFieldUrn, mcp, type PluginContext, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
-import {errorText, parseSelect, selectLineage, type SelectLineage, type TableRef} from '../sql-common/lineage.js'
+import {errorText, selectLineage, type TableRef} from '../sql-common/lineage.js'
+import {parseStatement} from '../sql-common/statement.js'
 
 export const UNKNOWN_ACTOR = 'urn:li:corpuser:unknown'
 
@@ -111,11 +112,7 @@ export function parseTimestampMs(value: unknown): number | undefined {
   return Number.isNaN(ms) ? undefined : ms
 }
 
-/** node-sql-parser's grammar for a warehouse platform (PostgreSQL's when it has none of its own). */
-export function parserDialect(platform: string): string {
-  const m: Record<string, string> = {postgres: 'postgresql', redshift: 'redshift', mysql: 'mysql', mariadb: 'mariadb', bigquery: 'bigquery', snowflake: 'snowflake', mssql: 'transactsql', trino: 'trino', presto: 'trino', athena: 'trino', hive: 'hive', sqlite: 'sqlite', db2: 'db2', spark: 'hive', databricks: 'hive'}
-  return m[platform] ?? 'postgresql'
-}
+export {parserDialect} from '../sql-common/statement.js'
 
 export interface WarehouseRef {
   /** The warehouse's DataHub platform (`postgres`, `bigquery`…). */
@@ -150,20 +147,15 @@ export function tableUrn(ref: TableRef, wh: WarehouseRef): string {
  * message when none can read it, so the caller reports that one chart and goes on.
  */
 export function sqlInputs(sql: string, wh: WarehouseRef): SqlInputs {
-  const text = sql.trim().replace(/;\s*$/, '')
-  let lineage: SelectLineage | undefined
-  let firstError: unknown
-  for (const dialect of [...new Set([parserDialect(wh.platform), 'postgresql', 'mysql'])]) {
-    try {
-      const stmt = parseSelect(text, dialect)
-      if (stmt?.type !== 'select') throw new Error(`not a SELECT (${String(stmt?.type)})`)
-      lineage = selectLineage(stmt)
-      break
-    } catch (e) {
-      firstError ??= e
-    }
+  // The statement parser every SQL-reading source shares (grammar fallbacks included).
+  let stmt
+  try {
+    stmt = parseStatement(sql, wh.platform)
+  } catch (e) {
+    throw new Error(errorText(e))
   }
-  if (!lineage) throw new Error(errorText(firstError))
+  if (stmt?.type !== 'select') throw new Error(`not a SELECT (${String(stmt?.type)})`)
+  const lineage = selectLineage(stmt)
   const tables = [...new Set(lineage.tables.map((t) => tableUrn(t, wh)))].sort()
   const columns = lineage.columns.map((c) => ({name: c.name, from: c.from.map((r) => ({dataset: tableUrn(r.table, wh), column: r.column}))}))
   return {tables, columns}

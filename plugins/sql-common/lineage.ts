@@ -31,8 +31,17 @@ export interface ColumnRef {
 export interface SelectLineage {
   /** Tables read, in order of appearance, each once. */
   tables: TableRef[]
-  /** Output columns in order, with the table columns each comes from. */
-  columns: Array<{name: string; from: ColumnRef[]}>
+  /**
+   * Output columns in order, with the table columns each comes from and the select item's
+   * expression (for callers that render it); unnamed ones (`'x'`, `now()` without an alias) only
+   * when asked for, with an empty name.
+   */
+  columns: Array<{name: string; from: ColumnRef[]; expr?: unknown}>
+}
+
+export interface LineageOptions {
+  /** Keep output columns without a name (a literal, a function without alias), named ''. */
+  keepUnnamed?: boolean
 }
 
 type Source = {kind: 'table'; ref: TableRef} | {kind: 'derived'; lineage: SelectLineage}
@@ -75,7 +84,7 @@ function fromItems(from: unknown): any[] {
 }
 
 /** Lineage of one SELECT (with its WITH clause and set-operation branches). */
-export function selectLineage(stmt: any, outer: Map<string, SelectLineage> = new Map()): SelectLineage {
+export function selectLineage(stmt: any, outer: Map<string, SelectLineage> = new Map(), opts: LineageOptions = {}): SelectLineage {
   const ctes = new Map(outer)
   for (const cte of Array.isArray(stmt?.with) ? stmt.with : []) {
     const name = nameOf(cte?.name)
@@ -87,9 +96,9 @@ export function selectLineage(stmt: any, outer: Map<string, SelectLineage> = new
   for (let s = stmt; s && branches.length < 1000; s = s._next) branches.push(s)
   const result: SelectLineage = {tables: [], columns: []}
   branches.forEach((branch, i) => {
-    const one = branchLineage(branch, ctes)
+    const one = branchLineage(branch, ctes, opts)
     for (const t of one.tables) addTable(result.tables, t)
-    if (i === 0) result.columns = one.columns.map((c) => ({name: c.name, from: [...c.from]}))
+    if (i === 0) result.columns = one.columns.map((c) => ({name: c.name, from: [...c.from], expr: c.expr}))
     else
       // Set operations line columns up by position; the first branch names them.
       one.columns.forEach((c, pos) => {
@@ -100,7 +109,20 @@ export function selectLineage(stmt: any, outer: Map<string, SelectLineage> = new
   return result
 }
 
-function branchLineage(stmt: any, ctes: Map<string, SelectLineage>): SelectLineage {
+/**
+ * The qualifier of a table as written (`db`, `db.schema`): node-sql-parser puts a three-part
+ * name's parts in `catalog`/`schema` (Snowflake's grammar) or `db`/`schema` (PostgreSQL's).
+ */
+export function qualifierOf(item: any): string | undefined {
+  const catalog = nameOf(item?.catalog)
+  const db = nameOf(item?.db)
+  const schema = nameOf(item?.schema)
+  if (catalog && schema) return `${catalog}.${schema}`
+  if (db && schema && db !== schema) return `${db}.${schema}`
+  return db ?? schema ?? undefined
+}
+
+function branchLineage(stmt: any, ctes: Map<string, SelectLineage>, opts: LineageOptions = {}): SelectLineage {
   const tables: TableRef[] = []
   const byAlias = new Map<string, Source>()
   const sources: Source[] = []
@@ -109,7 +131,7 @@ function branchLineage(stmt: any, ctes: Map<string, SelectLineage>): SelectLinea
     let source: Source | undefined
     if (sub) source = {kind: 'derived', lineage: selectLineage(sub, ctes)}
     else if (typeof item.table === 'string') {
-      const schema = nameOf(item.db) ?? nameOf(item.schema) ?? undefined
+      const schema = qualifierOf(item)
       const cte = schema ? undefined : ctes.get(item.table.toLowerCase())
       source = cte ? {kind: 'derived', lineage: cte} : {kind: 'table', ref: schema ? {schema, table: item.table} : {table: item.table}}
       if (!cte) byAlias.set(item.table, source)
@@ -156,13 +178,13 @@ function branchLineage(stmt: any, ctes: Map<string, SelectLineage>): SelectLinea
       // columns are unknown here, so it adds none.
       const qualifier = nameOf(c.expr.table) ?? undefined
       const expanded = qualifier ? [byAlias.get(qualifier)] : sources
-      for (const s of expanded) if (s?.kind === 'derived') for (const col of s.lineage.columns) columns.push({name: col.name, from: [...col.from]})
+      for (const s of expanded) if (s?.kind === 'derived') for (const col of s.lineage.columns) columns.push({name: col.name, from: [...col.from], expr: col.expr})
       continue
     }
-    if (!name) continue
+    if (!name && !opts.keepUnnamed) continue
     const from: ColumnRef[] = []
     for (const r of refs) for (const x of resolve(r.table, r.column)) if (!from.some((y) => refKey(y.table) === refKey(x.table) && y.column === x.column)) from.push(x)
-    columns.push({name, from})
+    columns.push({name: name ?? '', from, expr: c?.expr})
   }
   return {tables, columns}
 }
