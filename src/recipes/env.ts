@@ -41,6 +41,8 @@ export function expandEnv(doc: unknown, env: Env, file: string): unknown {
   const walk = (v: unknown, path: string): unknown => {
     if (typeof v === 'string') return expandString(v, env, () => keyPath('', path), file)
     if (Array.isArray(v)) return v.map((x, i) => walk(x, `${path}/${i}`))
+    // YAML reads an unquoted timestamp as a date; configs take times as ISO text.
+    if (v instanceof Date) return v.toISOString()
     if (v !== null && typeof v === 'object') {
       const out: Record<string, unknown> = {}
       for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = walk(x, `${path}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)

@@ -73,6 +73,7 @@ export const BUILTINS: PluginInfo[] = [
   builtin('source', 'nats', 'nats-source'),
   builtin('source', 'mode', 'mode'),
   builtin('source', 'metabase', 'metabase'),
+  builtin('source', 'sql-queries', 'sql-queries'),
   builtin('sink', 'console', 'console'),
   builtin('sink', 'file', 'file-sink'),
   builtin('sink', 'datahub-rest', 'datahub-rest'),

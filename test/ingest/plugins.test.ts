@@ -27,7 +27,7 @@ describe('plugins: registry, check plugins, third-party packages', function () {
     const [sources, sinks, transformers] = r.stdout.split('\n\n')
     const sourceNames = sources!.split('\n')
     expect(sourceNames[0]).to.equal('Sources:')
-    expect(sourceNames).to.include.members(['csv-enricher', 'datahub-business-glossary', 'datahub-lineage-file', 'dbt', 'delta-lake', 'file', 'lookml', 'metabase', 'mode', 's3'])
+    expect(sourceNames).to.include.members(['csv-enricher', 'datahub-business-glossary', 'datahub-lineage-file', 'dbt', 'delta-lake', 'file', 'lookml', 'metabase', 'mode', 's3', 'sql-queries'])
     expect(sourceNames.slice(1)).to.deep.equal([...sourceNames.slice(1)].sort())
     expect(sinks!.split('\n')).to.deep.equal(['Sinks:', 'console', 'datahub-rest', 'file', 'nats'])
     expect(transformers!.split('\n')).to.include.members(['Transformers:', 'simple_add_dataset_ownership', 'pattern_add_dataset_domain'])
