@@ -81,6 +81,29 @@ async function defaultStore(): Promise<string> {
   return db.url
 }
 
+/** Every `mdcli lite` the run started that has not exited yet. */
+const LIVE = new Set<ChildProcess>()
+
+/**
+ * Kills the servers a test left running (it failed before its own stop): their pipes would keep
+ * mocha from ever exiting, and their timers would go on costing CPU for the rest of the run.
+ */
+export async function killLeftoverServers(): Promise<number> {
+  const left = [...LIVE]
+  await Promise.all(
+    left.map(
+      (p) =>
+        new Promise<void>((resolve) => {
+          if (p.exitCode !== null || p.signalCode !== null) return resolve()
+          p.once('exit', () => resolve())
+          p.kill('SIGKILL')
+        }),
+    ),
+  )
+  LIVE.clear()
+  return left.length
+}
+
 /** Waits for the test databases `cleanup()` dropped (the mocha root hook calls it at the end). */
 export async function dropTestDatabases(): Promise<void> {
   for (const db of TEST_DATABASES.values()) DROPS.push(db.drop())
@@ -101,8 +124,15 @@ export async function startLite(opts: StartOptions = {}): Promise<LiteProcess> {
   proc.stdout!.on('data', (d) => (out += d.toString()))
   proc.stderr!.on('data', (d) => (out += d.toString()))
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  LIVE.add(proc)
+  proc.once('exit', () => LIVE.delete(proc))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mdcli lite did not start in time:\n${out}`)), opts.timeoutMs ?? 20000)
+    // A hang guard, not a measure: a start on a loaded 2-core machine (or a PostgreSQL store) may
+    // take tens of seconds. A server that did not start is killed, so it cannot outlive the run.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL')
+      reject(new Error(`mdcli lite did not start in time:\n${out}`))
+    }, opts.timeoutMs ?? 90_000)
     const check = () => {
       const m = /listening on (http:\/\/[^\s]+)/.exec(out)
       if (m) {
@@ -179,10 +209,11 @@ export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: s
     let stderr = ''
     p.stdout.on('data', (d) => (stdout += d.toString()))
     p.stderr.on('data', (d) => (stderr += d.toString()))
+    // A hang guard: a command on a loaded machine may take a minute; its speed is not checked here.
     const timer = setTimeout(() => {
       p.kill('SIGKILL')
       reject(new Error(`mdcli ${args.join(' ')} timed out\nstdout: ${stdout}\nstderr: ${stderr}`))
-    }, opts.timeoutMs ?? 60000)
+    }, opts.timeoutMs ?? 180_000)
     p.on('error', reject)
     p.on('close', (code) => {
       clearTimeout(timer)
