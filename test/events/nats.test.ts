@@ -142,13 +142,17 @@ describe('events: the nats sink and a server that consumes the queue', function 
     }
   })
 
-  it('kill -9 of the consuming server in the middle of 100,000 proposals loses nothing and writes nothing twice', async function () {
-    this.timeout(900_000)
+  // The same kill at 100,000 proposals is `npm run bench -- events` (its recovery time is a figure,
+  // not a check); here 10,000 keep the kill point (after t3000 is written, mid-stream) and every check.
+  it('kill -9 of the consuming server in the middle of 10,000 proposals loses nothing and writes nothing twice', async function () {
+    this.timeout(600_000)
     const stream = newStream()
-    const n = 100_000
+    const n = 10_000
     const file = writeJson(dir, 'crash.json', records('crash', n))
     const env = {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}
-    expect((await runCli(['ingest', '-c', natsRecipe('crash', file, stream)], {env, timeoutMs: 600_000})).code).to.equal(0)
+    expect((await runCli(['ingest', '-c', natsRecipe('crash', file, stream)], {env, timeoutMs: 300_000})).code).to.equal(0)
+    // n records, then each entity's status (auto status).
+    expect(await messages(stream)).to.equal(2 * n)
     const lite = await startLite({args: consume(stream)})
     // Kill as soon as some, not all, are written.
     for (let i = 0; i < 1200; i++) {
@@ -156,6 +160,8 @@ describe('events: the nats sink and a server that consumes the queue', function 
       await new Promise((res) => setTimeout(res, 50))
     }
     await lite.kill()
+    const floor = (await (await jetstreamManager(nc)).consumers.info(stream, 'mdcli-lite')).ack_floor.stream_seq
+    expect(floor, 'killed with messages still to write').to.be.lessThan(2 * n)
     const again = await startLite({storeDir: lite.storeDir, home: lite.home, args: consume(stream)})
     try {
       let ok = false
@@ -172,7 +178,7 @@ describe('events: the nats sink and a server that consumes the queue', function 
         if (total !== n) await new Promise((res) => setTimeout(res, 200))
       }
       expect(total).to.equal(n)
-      for (const i of [0, 2999, 3000, 50_000, n - 1]) {
+      for (const i of [0, 2999, 3000, 5000, n - 1]) {
         expect((await stored(again, datasetUrn(`crash.t${i}`))).status, `t${i}`).to.equal(200)
         expect((await stored(again, datasetUrn(`crash.t${i}`), 1)).status, `t${i} has no second version`).to.equal(404)
       }
