@@ -162,11 +162,33 @@ export class QueryAggregator {
     return out
   }
 
-  /** Adds a query from the log; a query that cannot be parsed is counted and reported, not thrown. */
-  addObserved(q: ObservedQuery): void {
+  /** The dataset urn of a table name as the queries write it (completed with the defaults). */
+  datasetUrn(name: string): string {
+    return this.urn(name)
+  }
+
+  /**
+   * The tables a query reads, by name (for a caller that looks their columns up before adding
+   * the query); none when it cannot be parsed.
+   */
+  tablesRead(q: ObservedQuery): string[] {
+    try {
+      return statementLineage(q.query, {platform: this.opts.platform, defaultDb: q.defaultDb, defaultSchema: q.defaultSchema}).inTables
+    } catch {
+      return []
+    }
+  }
+
+  /**
+   * Adds a query from the log; a query that cannot be parsed is counted and reported, not thrown.
+   * `known` are columns of real tables by name (from the server's schemas); the session's
+   * temporary tables take precedence.
+   */
+  addObserved(q: ObservedQuery, known?: Map<string, string[]>): void {
     this.report.observed++
     const sessionId = q.sessionId || MISSING_SESSION
-    const schemas = this.sessionSchemas(sessionId)
+    const temps = this.sessionSchemas(sessionId)
+    const schemas = known?.size ? new Map([...known, ...temps]) : temps
     let parsed
     try {
       parsed = statementLineage(q.query, {platform: this.opts.platform, defaultDb: q.defaultDb, defaultSchema: q.defaultSchema, schemas})
@@ -196,7 +218,7 @@ export class QueryAggregator {
       counts.set(bucket, (counts.get(bucket) ?? 0) + 1)
     }
 
-    this.addToQueryMap({id, text: q.query, sessionId, queryType: parsed.queryType, latestTimestamp: q.timestamp, actor: q.user, upstreams, columnLineage, columnUsage, confidence: parsed.confidence, usedTempTables: schemas.size > 0})
+    this.addToQueryMap({id, text: q.query, sessionId, queryType: parsed.queryType, latestTimestamp: q.timestamp, actor: q.user, upstreams, columnLineage, columnUsage, confidence: parsed.confidence, usedTempTables: temps.size > 0})
     if (!downstream) return
     if ((parsed.queryType === 'CREATE_TABLE_AS_SELECT' || parsed.queryType === 'CREATE_DDL') && parsed.temporary || this.isTempTable(downstream)) {
       if (inferred) this.tempSchemas.set(id, inferred)

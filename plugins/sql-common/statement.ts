@@ -248,7 +248,7 @@ function collectColumns(n: any, out: string[]): void {
  * `SELECT *` from one table whose columns the session knows (a temporary table created earlier):
  * its columns, each copied.
  */
-function starColumns(select: any, namer: Namer, schemas: Map<string, string[]> | undefined): Array<{name: string; from: Array<{table: string; column: string}>}> | undefined {
+function starColumns(select: any, namer: Namer, schemas: Map<string, string[]> | undefined): Array<{name: string; from: Array<{table: string; column: string}>; expr: unknown}> | undefined {
   const cols = Array.isArray(select?.columns) ? select.columns : []
   const isStar = cols.length === 1 && cols[0]?.expr?.type === 'column_ref' && nameOf(cols[0].expr.column) === '*'
   const from = Array.isArray(select?.from) ? select.from : []
@@ -258,7 +258,9 @@ function starColumns(select: any, namer: Namer, schemas: Map<string, string[]> |
   const table = namer.table(ref)
   const known = schemas.get(table)
   if (!known?.length) return undefined
-  return known.map((c) => ({name: c, from: [{table, column: c}]}))
+  const qualifier = nameOf(from[0]?.as) ?? ref.table
+  // Each expanded column is a copy, as sqlglot's `*` expansion makes it.
+  return known.map((c) => ({name: c, from: [{table, column: c}], expr: {type: 'column_ref', table: qualifier, column: c}}))
 }
 
 /** The alias or name sqlglot qualifies an unqualified column with: the only FROM item's. */

@@ -78,6 +78,14 @@ export function usageConfig(u: SqlQueriesConfig['usage'], now: number): UsageCon
   return {bucket_duration: duration, startTime: start, endTime: end, top_n_queries: u.top_n_queries, include_top_n_queries: u.include_top_n_queries, queries_character_limit: u.queries_character_limit}
 }
 
+/** A top-level column of a schemaMetadata field path (v2 paths carry `[version=2.0].[type=…].` parts). */
+function fieldName(path: string): string {
+  return path
+    .split('.')
+    .filter((p) => !p.startsWith('['))
+    .join('.')
+}
+
 /** A `timestamp` of a line: epoch seconds (DataHub's format) or a date text. */
 function lineTime(v: unknown): number | undefined {
   if (v === undefined || v === null) return undefined
@@ -124,6 +132,35 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
       isTempTable: patterns.length ? (name) => patterns.some((p) => p.test(name)) : undefined,
     })
     const urn = (t: string) => makeDatasetUrnWithPlatformInstance(config.platform, t, config.platform_instance, config.env)
+    // use_schema_resolver: the columns of the tables a query reads, from the server's
+    // schemaMetadata (DataHub's lazy schema resolver), so `SELECT *` expands; read once per table.
+    const columnsByUrn = new Map<string, string[] | undefined>()
+    let lookups = 0
+    const knownColumns = async (tables: string[]): Promise<Map<string, string[]> | undefined> => {
+      if (!config.use_schema_resolver || !tables.length) return undefined
+      const graph = await ctx.graph()
+      if (!graph) return undefined
+      const out = new Map<string, string[]>()
+      for (const t of tables) {
+        const u = aggregatorUrn(t)
+        if (!columnsByUrn.has(u)) {
+          lookups++
+          let cols: string[] | undefined
+          try {
+            const {aspect} = await graph.getAspect(u, 'schemaMetadata')
+            const fields = (aspect as {fields?: Array<{fieldPath?: unknown}>}).fields ?? (aspect as any)?.['com.linkedin.schema.SchemaMetadata']?.fields ?? []
+            cols = fields.map((f: {fieldPath?: unknown}) => fieldName(String(f.fieldPath ?? ''))).filter((c: string) => c && !c.includes('.'))
+          } catch {
+            cols = undefined // not known to the server: the query's own columns are used
+          }
+          columnsByUrn.set(u, cols?.length ? cols : undefined)
+        }
+        const cols = columnsByUrn.get(u)
+        if (cols) out.set(t, cols)
+      }
+      return out
+    }
+    const aggregatorUrn = (t: string) => aggregator.datasetUrn(t)
     let bytes = 0
     let size = 0
     return {
@@ -172,7 +209,8 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
             if (entry.upstreams.length && entry.downstreams.length) {
               for (const downstream of entry.downstreams) aggregator.addKnown({query: entry.query, downstream, upstreams: entry.upstreams, timestamp: entry.timestamp, sessionId: entry.sessionId})
             } else {
-              aggregator.addObserved({query: entry.query, timestamp: entry.timestamp, user: entry.user, sessionId: entry.sessionId, defaultDb: config.default_db, defaultSchema: config.default_schema})
+              const observed = {query: entry.query, timestamp: entry.timestamp, user: entry.user, sessionId: entry.sessionId, defaultDb: config.default_db, defaultSchema: config.default_schema}
+              aggregator.addObserved(observed, config.use_schema_resolver ? await knownColumns(aggregator.tablesRead(observed)) : undefined)
             }
           }
         } catch (e) {
@@ -186,6 +224,7 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
         report.info('num_entries_processed', entries)
         report.info('num_entries_failed', failed)
         report.info('num_queries_parse_failures', aggregator.report.failed)
+        if (lookups) report.info('schema_lookups', lookups)
         for (const f of aggregator.report.failures) report.warning('query not parsed', f)
         if (entries === 0 && failed > 0) report.failure('All entries failed to parse', `every line of ${config.query_file} failed to parse (expected JSON lines with a "query")`)
         else if (entries === 0) report.warning('Empty input', `no query entries in ${config.query_file}`)

@@ -4,7 +4,7 @@
  * queries), and one run into a real `mdcli lite` whose lineage is read back.
  */
 import {expect} from 'chai'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {cleanup, http, ROOT, tempDir, useLite} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
@@ -177,5 +177,24 @@ describe('sql-queries source into a real mdcli lite', function () {
     expect(query.status).to.equal(200)
     expect(query.body.aspects.queryProperties.value.statement.value).to.match(/^CREATE TEMPORARY TABLE stage_a/)
     expect(query.body.aspects.querySubjects.value.subjects.map((s: any) => s.entity)).to.include(ds('db.s.revenue_by_region'))
+  })
+
+  it("use_schema_resolver: a table's columns come from the server, so SELECT * has column lineage", async () => {
+    const field = (fieldPath: string) => ({fieldPath, nativeDataType: 'NUMBER', type: {type: {'com.linkedin.schema.NumberType': {}}}})
+    const schema = {schemaName: 'orders', platform: 'urn:li:dataPlatform:snowflake', version: 0, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}}, fields: [field('id'), field('amount')]}
+    const put = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {method: 'POST', body: {proposals: [{entityType: 'dataset', entityUrn: ds('db.s.orders'), changeType: 'UPSERT', aspectName: 'schemaMetadata', aspect: {json: schema}}]}})
+    expect(put.status, JSON.stringify(put.body)).to.equal(200)
+    const log = join(dir, 'q.jsonl')
+    writeFileSync(log, `${JSON.stringify({query: 'INSERT INTO db.s.orders_copy SELECT * FROM db.s.orders', timestamp: 1609459200, user: 'etl'})}\n`)
+    const {writeRecipe, ingestJson} = await import('./helpers.js')
+    const recipe = {source: {type: 'sql-queries', config: {query_file: log, platform: 'snowflake'}}, sink: {type: 'datahub-rest'}}
+    const r = await ingestJson(writeRecipe(dir, recipe), lite.env())
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    const entity = await http(`${lite.url}/entitiesV2/${encodeUrnPath(ds('db.s.orders_copy'))}`)
+    const fine = entity.body.aspects.upstreamLineage.value.fineGrainedLineages.map((f: any) => [f.upstreams[0], f.downstreams[0], f.transformOperation])
+    expect(fine).to.deep.equal([
+      [`urn:li:schemaField:(${ds('db.s.orders')},id)`, `urn:li:schemaField:(${ds('db.s.orders_copy')},id)`, 'COPY: "ORDERS"."ID" AS "ID"'],
+      [`urn:li:schemaField:(${ds('db.s.orders')},amount)`, `urn:li:schemaField:(${ds('db.s.orders_copy')},amount)`, 'COPY: "ORDERS"."AMOUNT" AS "AMOUNT"'],
+    ])
   })
 })
