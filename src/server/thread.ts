@@ -14,8 +14,7 @@
 import {setFlagsFromString} from 'node:v8'
 import {Worker} from 'node:worker_threads'
 import {BugError, errorFromWire, type MdcliError} from '../errors.js'
-import {serverHeapMb} from '../store/embedded/memory.js'
-import {isStoreUrl} from '../store/postgres/url.js'
+import {serverHeapMb, storeProfile} from '../store/profile.js'
 import type {HttpTimeouts} from './guard.js'
 
 /** What the server thread needs; plain data, since it crosses to the worker by structured clone. */
@@ -129,7 +128,7 @@ export const HEAP_GROWING_PERCENT = 75
 
 /** The V8 flag the server's process takes for a store (see HEAP_GROWING_PERCENT), if any. */
 export function heapGrowingFlag(store: string, execArgv: readonly string[]): string | undefined {
-  if (isStoreUrl(store) || execArgv.some((a) => a.startsWith('--heap-growing-percent'))) return undefined
+  if (!storeProfile(store).inHeap || execArgv.some((a) => a.startsWith('--heap-growing-percent'))) return undefined
   return `--heap-growing-percent=${HEAP_GROWING_PERCENT}`
 }
 

@@ -7,10 +7,9 @@
  * write of the first (that is what the conformance suite's reopen checks). Search uses the
  * embedded store's index (`search-index.ts`), in this thread, updated on every write.
  */
-import {buildSearchDoc} from '../model/search-doc.js'
-import {SearchIndex} from './search-index.js'
+import {MemorySearchIndex} from './search/memory-index.js'
 import {RunCounts} from './run-counts.js'
-import {observedAgain} from './types.js'
+import {applyWrite, type RowTable} from './core/write.js'
 import type {
   AuditStamp,
   EntityRecord,
@@ -67,15 +66,16 @@ export function emptyMemoryData(): MemoryStoreData {
 
 export class MemoryStore implements MetadataStore {
   readonly data: MemoryStoreData
-  private index = new SearchIndex()
+  private index: MemorySearchIndex
   private opened = false
 
   constructor(private readonly opts: MemoryStoreOptions) {
     this.data = opts.data ?? emptyMemoryData()
+    this.index = new MemorySearchIndex(opts.searchableTypes)
   }
 
   async open(): Promise<void> {
-    this.index = new SearchIndex()
+    this.index = new MemorySearchIndex(this.opts.searchableTypes)
     const byId = [...this.data.entities].sort((a, b) => a[1].id - b[1].id)
     for (const [urn, e] of byId) this.reindex(urn, e)
     this.opened = true
@@ -93,100 +93,88 @@ export class MemoryStore implements MetadataStore {
   }
 
   private apply(op: WriteOp): WriteResult {
-    const ents = this.data.entities
-    const existing = ents.get(op.urn)
-    const aspectName = 'aspectName' in op ? op.aspectName : undefined
-    const none: WriteResult = {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
-    switch (op.op) {
-      case 'upsert':
-      case 'timeseries': {
-        let e = existing
-        let createdEntity = false
-        if (!e) {
-          e = {id: this.data.nextId++, type: op.entityType, versions: new Map(), series: new Map()}
-          ents.set(op.urn, e)
-          createdEntity = true
-          if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            e.versions.set(op.keyAspect.name, [{text: op.keyAspect.value, created: {...op.created}, systemMetadata: {...op.systemMetadata}}])
-          }
-        }
-        const row: MemRow = {text: op.value, created: {...op.created}, systemMetadata: {...op.systemMetadata}}
-        let changed = true
-        if (op.op === 'upsert') {
-          const rows = e.versions.get(op.aspectName)
-          if (!rows) e.versions.set(op.aspectName, [row])
-          else if (rows[0]!.text === op.value) {
-            // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
-            const prev = rows[0]!.systemMetadata
-            rows[0]!.systemMetadata = observedAgain(prev, op.systemMetadata)
-            changed = false
-          } else {
-            rows.push(rows[0]!)
-            rows[0] = row
-          }
-        } else {
-          row.timestampMillis = op.timestampMillis
-          const rows = e.series.get(op.aspectName) ?? []
-          e.series.set(op.aspectName, rows)
-          const same = rows.findIndex((r) => r.timestampMillis === op.timestampMillis)
-          if (same >= 0) rows[same] = row
-          else rows.push(row)
-        }
-        if (createdEntity || (changed && op.op === 'upsert' && this.opts.rules.feedsSearch(e.type, op.aspectName))) this.reindex(op.urn, e)
-        return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
-      }
-      case 'deleteEntity': {
-        if (!existing) return none
-        let removed = 0
-        for (const rows of existing.versions.values()) removed += rows.length
-        for (const rows of existing.series.values()) removed += rows.length
-        this.forget(op.urn, existing)
-        return {...none, changed: true, rowsRemoved: removed}
-      }
-      case 'deleteAspect': {
-        if (!existing) return none
-        const rows = existing.versions.get(op.aspectName) ?? existing.series.get(op.aspectName) ?? []
-        existing.versions.delete(op.aspectName)
-        existing.series.delete(op.aspectName)
-        this.afterRemoval(op.urn, existing)
-        return {...none, changed: rows.length > 0, rowsRemoved: rows.length}
-      }
-      case 'revert': {
-        const rows = existing?.versions.get(op.aspectName)
-        if (!existing || !rows) return none
-        if (rows.length > 1) rows[0] = rows.pop()!
-        else existing.versions.delete(op.aspectName)
-        this.afterRemoval(op.urn, existing)
-        return {...none, changed: true, rowsRemoved: 1}
-      }
-      case 'deleteTimeseriesOfRun':
-      case 'deleteTimeseriesRange': {
-        const rows = existing?.series.get(op.aspectName)
-        if (!existing || !rows) return none
-        const goes = op.op === 'deleteTimeseriesOfRun' ? (r: MemRow) => r.systemMetadata.runId === op.runId : (r: MemRow) => r.timestampMillis! >= op.startTime && r.timestampMillis! <= op.endTime
-        const kept = rows.filter((r) => !goes(r))
-        if (kept.length > 0) existing.series.set(op.aspectName, kept)
-        else existing.series.delete(op.aspectName)
-        this.afterRemoval(op.urn, existing)
-        return {...none, changed: kept.length < rows.length, rowsRemoved: rows.length - kept.length}
-      }
-    }
+    return applyWrite(op, this.table, this.opts.rules, (e) => e.type)
   }
 
-  private afterRemoval(urn: string, e: MemEntity): void {
-    if (e.versions.size === 0 && e.series.size === 0) this.forget(urn, e)
-    else this.reindex(urn, e)
-  }
-
-  private forget(urn: string, e: MemEntity): void {
-    this.data.entities.delete(urn)
-    this.index.remove(e.id)
+  /** The memory map as the write core sees it (see core/write.ts). */
+  private readonly table: RowTable<MemEntity> = {
+    entity: (urn) => this.data.entities.get(urn),
+    createEntity: (urn, type) => {
+      const e: MemEntity = {id: this.data.nextId++, type, versions: new Map(), series: new Map()}
+      this.data.entities.set(urn, e)
+      return e
+    },
+    latestIs: (e, name, text) => {
+      const rows = e.versions.get(name)
+      return rows ? rows[0]!.text === text : undefined
+    },
+    latestSystemMetadata: (e, name) => e.versions.get(name)![0]!.systemMetadata,
+    setLatestSystemMetadata: (e, name, sm) => {
+      e.versions.get(name)![0]!.systemMetadata = sm
+    },
+    insertLatest: (_urn, e, name, text, created, sm) => {
+      e.versions.set(name, [{text, created: {...created}, systemMetadata: {...sm}}])
+    },
+    replaceLatest: (_urn, e, name, text, created, sm) => {
+      const rows = e.versions.get(name)!
+      rows.push(rows[0]!)
+      rows[0] = {text, created: {...created}, systemMetadata: {...sm}}
+    },
+    putSeries: (e, name, r) => {
+      const row: MemRow = {text: r.text, created: {...r.created}, systemMetadata: {...r.systemMetadata}, timestampMillis: r.timestampMillis}
+      const rows = e.series.get(name) ?? []
+      e.series.set(name, rows)
+      const same = rows.findIndex((x) => x.timestampMillis === r.timestampMillis)
+      if (same < 0) {
+        rows.push(row)
+        return undefined
+      }
+      const was = rows[same]!
+      rows[same] = row
+      return {runId: was.systemMetadata.runId, time: was.created.time}
+    },
+    removeEntity: (_urn, e) => {
+      let removed = 0
+      for (const rows of e.versions.values()) removed += rows.length
+      for (const rows of e.series.values()) removed += rows.length
+      return removed
+    },
+    removeAspect: (_urn, e, name) => {
+      const rows = e.versions.get(name) ?? e.series.get(name) ?? []
+      e.versions.delete(name)
+      e.series.delete(name)
+      return rows.length
+    },
+    revertLatest: (_urn, e, name) => {
+      const rows = e.versions.get(name)
+      if (!rows) return false
+      if (rows.length > 1) rows[0] = rows.pop()!
+      else e.versions.delete(name)
+      return true
+    },
+    removeSeries: (e, name, goes) => {
+      const rows = e.series.get(name)
+      if (!rows) return undefined
+      const kept = rows.filter((r) => !goes({runId: r.systemMetadata.runId, timestampMillis: r.timestampMillis!}))
+      if (kept.length > 0) e.series.set(name, kept)
+      else e.series.delete(name)
+      return rows.length - kept.length
+    },
+    isEmpty: (e) => e.versions.size === 0 && e.series.size === 0,
+    forget: (urn) => {
+      this.data.entities.delete(urn)
+    },
+    touched: (urn, e, search) => {
+      if (!search) return
+      if (this.data.entities.get(urn) === e) this.reindex(urn, e)
+      else this.index.applyNow([{id: e.id, urn, type: e.type, aspects: null}])
+    },
   }
 
   private reindex(urn: string, e: MemEntity): void {
-    const parsed: Record<string, unknown> = {}
-    for (const [name, rows] of e.versions) if (this.opts.rules.feedsSearch(e.type, name)) parsed[name] = JSON.parse(rows[0]!.text)
-    this.index.upsert(e.id, urn, e.type, buildSearchDoc(e.type, urn, parsed))
+    const aspects: Record<string, string> = {}
+    for (const [name, rows] of e.versions) if (this.opts.rules.feedsSearch(e.type, name)) aspects[name] = rows[0]!.text
+    this.index.applyNow([{id: e.id, urn, type: e.type, aspects}])
   }
 
   // ---------------------------------------------------------------- reads
@@ -274,7 +262,7 @@ export class MemoryStore implements MetadataStore {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    return this.index.query(req, this.opts.searchableTypes)
+    return this.index.query(req)
   }
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {

@@ -152,6 +152,37 @@ export interface SearchResponse {
   next?: string | null
 }
 
+/**
+ * One entity as a search index is fed it: its search id (a small integer, new when an entity is
+ * created again after a delete; cursor walks order by it), urn, type, and the latest values of
+ * the aspects that feed search, as JSON text. `aspects: null` takes the entity out.
+ */
+export interface IndexItem {
+  id: number
+  urn: string
+  type: string
+  aspects: Record<string, string> | null
+}
+
+/**
+ * The search contract, beside the store's: full text over names, descriptions, tags, owners and
+ * field paths (words split at camelCase, digits and `_ . - /`, the last query word a prefix),
+ * facets, filters, the 10,000 window and the scroll cursor. Implementations: the embedded
+ * store's thread (embedded/search-thread.ts), PostgreSQL's full text (postgres/search-index.ts)
+ * and one in this thread (search/memory-index.ts); `test/store/search-conformance.ts` runs on each.
+ */
+export interface SearchIndex {
+  /**
+   * Brings the documents of these entities up to date, in order. A query made after the
+   * promise resolves sees every item.
+   */
+  apply(items: IndexItem[]): Promise<void>
+  query(req: SearchRequest): Promise<SearchResponse>
+  /** Forgets every document (a rebuild is `clear`, then `apply` of every entity in id order). */
+  clear(): Promise<void>
+  close(): Promise<void>
+}
+
 export interface RunSummary {
   runId: string
   /** Time of the first row written by the run. */
@@ -280,6 +311,20 @@ export interface MetadataStore {
    * the urns it is about to fill in, so it sees what is there and overwrites nothing.
    */
   indexExisting?(urns: string[]): Promise<void>
+  /**
+   * What this store can do beyond the contract, declared by the store itself: a caller asks here,
+   * never by the store's class.
+   */
+  readonly capabilities?: StoreCapabilities
+}
+
+/** Optional work a store offers (see `MetadataStore.capabilities`). */
+export interface StoreCapabilities {
+  /**
+   * DataHub's "restore indices": rebuilds what derives from the stored rows (entity list, search
+   * documents, references), for a store whose rows another program may have written.
+   */
+  reindex?(onProgress?: (done: number) => void): Promise<{entities: number; removed: number}>
 }
 
 /** A named health check of a store (see `MetadataStore.healthChecks`). */

@@ -3,7 +3,6 @@ import {BaseCommand} from '../../cli/base.js'
 import {defaultStoreDir} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
 import {isStoreUrl, openStore} from '../../store/index.js'
-import {PgStore} from '../../store/postgres/pg-store.js'
 import {maskUrl} from '../../store/postgres/url.js'
 
 export default class StoreReindex extends BaseCommand {
@@ -27,7 +26,9 @@ on their next start.`
     if (!isStoreUrl(url)) throw new UsageError('store reindex works on a PostgreSQL store: pass --store postgres://… or set METADATA_STORE_URL')
     const store = await openStore({dir: url})
     try {
-      const r = await (store as PgStore).reindex()
+      const reindex = store.capabilities?.reindex
+      if (!reindex) throw new UsageError(`the store at ${maskUrl(url)} has nothing to reindex`)
+      const r = await reindex()
       this.log(`Reindexed ${r.entities} entities of ${maskUrl(url)}${r.removed > 0 ? ` (${r.removed} without rows dropped)` : ''}`)
       return {store: maskUrl(url), ...r}
     } finally {

@@ -17,7 +17,7 @@
  */
 import {Worker} from 'node:worker_threads'
 import type {FromWorker, IndexItem, ToWorker} from '../search-worker.js'
-import type {SearchRequest, SearchResponse} from '../types.js'
+import type {SearchIndex, SearchRequest, SearchResponse} from '../types.js'
 import {searchHeapMb} from './memory.js'
 
 /**
@@ -42,7 +42,7 @@ export interface SearchSource {
   urnsById(): string[]
 }
 
-export class SearchThread {
+export class SearchThread implements SearchIndex {
   private worker: Worker | null = null
   private readonly queries = new Map<number, {resolve: (r: SearchResponse) => void; reject: (e: Error) => void}>()
   private querySeq = 0
@@ -100,6 +100,30 @@ export class SearchThread {
       this.queries.set(seq, {resolve, reject})
       w.postMessage({kind: 'query', seq, req} satisfies ToWorker)
     })
+  }
+
+  /**
+   * Items pushed by a caller rather than pulled from the source (the SearchIndex contract): sent
+   * after whatever is pending, INDEX_BATCH to a message, as the thread has room. A restart's
+   * rebuild knows only the source: an index fed this way alone is fed again by its caller.
+   */
+  async apply(items: IndexItem[]): Promise<void> {
+    await this.ready
+    this.flush(true)
+    for (let i = 0; i < items.length; i += INDEX_BATCH) {
+      await this.room()
+      this.sendIndex(items.slice(i, i + INDEX_BATCH))
+    }
+  }
+
+  /** Forgets every document (the thread's index starts empty again). */
+  async clear(): Promise<void> {
+    await this.ready
+    this.pending.clear()
+    await this.room()
+    if (!this.worker) return
+    this.inFlight++
+    this.worker.postMessage({kind: 'clear'} satisfies ToWorker)
   }
 
   /** Stops the thread; queries still waiting fail. */

@@ -23,7 +23,8 @@
  * separate small pool, so edits of one entity on two replicas run one after the other.
  */
 import pg from 'pg'
-import {buildSearchDoc, type SearchDoc} from '../../model/search-doc.js'
+import {buildSearchDoc} from '../../model/search-doc.js'
+import {PgSearchIndex, type SearchDocRow, writeSearchDocs} from './search-index.js'
 import type {
   EntityRecord,
   EntityRules,
@@ -36,15 +37,16 @@ import type {
   SearchResponse,
   StoredAspect,
   StoreStats,
+  StoreCapabilities,
   StoreCheck,
   SystemMetadata,
   WriteOp,
   WriteResult,
 } from '../types.js'
-import {observedAgain, SEARCH_VALUE} from '../types.js'
+import {SEARCH_VALUE} from '../types.js'
+import {decideUpsert, noChange, removalResult, searchSeesChange, writesKeyRow} from '../core/write.js'
 import {fillSearchVectors, migrate} from './schema.js'
-import {nameKey, searchDocs, searchVectors} from './search-sql.js'
-import {hasNul, noNul} from './nul.js'
+import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
 import {guardPool, isConnectionFailure} from './unavailable.js'
@@ -183,7 +185,6 @@ interface Batch {
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
 
-const noNulOrNull = (s: string | undefined) => (s === undefined ? null : noNul(s))
 /** A key holding a NUL names nothing stored, and PostgreSQL refuses it as a parameter. */
 const storable = (s: string) => !hasNul(s)
 
@@ -214,6 +215,8 @@ export class PgStore implements MetadataStore {
   private listenTimer?: NodeJS.Timeout
 
   constructor(private readonly opts: PgStoreOptions) {}
+
+  readonly capabilities: StoreCapabilities = {reindex: (onProgress) => this.reindex(onProgress)}
 
   /** Each batch is a transaction on a connection of its own: as many as the pool holds. */
   get writeConcurrency(): number {
@@ -249,6 +252,7 @@ export class PgStore implements MetadataStore {
     }
     // Connection failures of every statement from here on are E_STORE_UNAVAILABLE (see unavailable.ts).
     this.pool = guardPool(pool)
+    this.searchIndex = new PgSearchIndex(this.pool, this.opts.searchableTypes)
     const lockPool = new pg.Pool(this.poolConfig(4, 'mdcli-locks'))
     lockPool.on('error', () => undefined)
     this.lockPool = guardPool(lockPool)
@@ -605,8 +609,7 @@ export class PgStore implements MetadataStore {
   }
 
   private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, b: Batch): Promise<WriteResult> {
-    const aspectName = 'aspectName' in op ? op.aspectName : undefined
-    const none: WriteResult = {urn: op.urn, aspectName, changed: false, createdEntity: false, rowsRemoved: 0}
+    const none = noChange(op)
     const exists = b.known.get(op.urn) === true
     // Everything but a new or unchanged latest value reads or changes rows one by one: the buffer goes first.
     if (op.op !== 'upsert') await this.flush(c, b)
@@ -617,14 +620,10 @@ export class PgStore implements MetadataStore {
         if (!exists) {
           b.entities.push([op.urn, op.entityType])
           createdEntity = true
-          dirty.add(op.urn)
-          if (op.keyAspect && op.keyAspect.name !== op.aspectName) {
-            // A key row already in DataHub's table (not indexed yet) stays as it is.
-            const k = pairKey(op.urn, op.keyAspect.name)
-            if (b.current.get(k) == null) {
-              this.bufferVersion(b, op.urn, op.keyAspect.name, op.keyAspect.value, op.systemMetadata, op.created)
-              this.bufferRefs(b, op.urn, op.keyAspect.name, op.keyAspect.value)
-            }
+          // A key row already in DataHub's table (not indexed yet) stays as it is.
+          if (op.keyAspect && writesKeyRow(op, b.current.get(pairKey(op.urn, op.keyAspect.name)) != null)) {
+            this.bufferVersion(b, op.urn, op.keyAspect.name, op.keyAspect.value, op.systemMetadata, op.created)
+            this.bufferRefs(b, op.urn, op.keyAspect.name, op.keyAspect.value)
           }
         }
         let changed = true
@@ -633,15 +632,14 @@ export class PgStore implements MetadataStore {
           const k = pairKey(op.urn, op.aspectName)
           const cur = b.current.get(k) ?? null
           const sm = JSON.stringify(op.systemMetadata)
-          if (cur === null) {
+          const d = decideUpsert(cur === null ? undefined : cur.metadata === op.value, () => JSON.parse(cur!.systemmetadata ?? '{}') as SystemMetadata, op.systemMetadata)
+          if (d.value === 'insert') {
             this.bufferVersion(b, op.urn, op.aspectName, op.value, op.systemMetadata, op.created, sm)
             this.bufferRefs(b, op.urn, op.aspectName, op.value)
-          } else if (cur.metadata === op.value) {
-            // As DataHub: an identical value writes no version; lastObserved and lastRunId move.
-            const prev = JSON.parse(cur.systemmetadata ?? '{}') as SystemMetadata
-            const next = JSON.stringify(observedAgain(prev, op.systemMetadata))
+          } else if (d.value === 'unchanged') {
+            const next = JSON.stringify(d.observed)
             b.observed.set(k, [op.urn, op.aspectName, next])
-            b.current.set(k, {metadata: cur.metadata, systemmetadata: next})
+            b.current.set(k, {metadata: cur!.metadata, systemmetadata: next})
             changed = false
           } else {
             await this.flush(c, b)
@@ -669,7 +667,6 @@ export class PgStore implements MetadataStore {
             if (projection !== undefined) b.projections.set(k, {text: op.value, projection})
             else b.projections.delete(k)
             if (op.aspectName === this.opts.rules.softDeleteAspect) b.removed.set(op.urn, this.opts.rules.isRemoved(op.value))
-            if (this.opts.rules.feedsSearch(op.entityType, op.aspectName)) dirty.add(op.urn)
           }
         } else {
           await c.query(
@@ -678,6 +675,7 @@ export class PgStore implements MetadataStore {
             [op.urn, op.aspectName, op.timestampMillis, op.value, JSON.stringify(op.systemMetadata), op.created.time, op.created.actor, op.systemMetadata.runId ?? null],
           )
         }
+        if (searchSeesChange(this.opts.rules, op.entityType, op, changed, createdEntity)) dirty.add(op.urn)
         return this.result({urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0})
       }
       case 'deleteEntity': {
@@ -685,7 +683,7 @@ export class PgStore implements MetadataStore {
         const a = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1', [op.urn])
         const t = await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1', [op.urn])
         await this.forget(c, op.urn, dirty)
-        return this.result({...none, changed: true, rowsRemoved: a.rowCount! + t.rowCount!})
+        return this.result(removalResult(op, a.rowCount! + t.rowCount!))
       }
       case 'deleteAspect': {
         if (!exists) return this.result(none)
@@ -694,7 +692,7 @@ export class PgStore implements MetadataStore {
         await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         const n = a.rowCount! + t.rowCount!
         await this.afterRemoval(c, op.urn, op.aspectName, dirty)
-        return this.result({...none, changed: n > 0, rowsRemoved: n})
+        return this.result(removalResult(op, n))
       }
       case 'revert': {
         if (!exists) return this.result(none)
@@ -710,7 +708,7 @@ export class PgStore implements MetadataStore {
           await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         }
         await this.afterRemoval(c, op.urn, op.aspectName, dirty)
-        return this.result({...none, changed: true, rowsRemoved: 1})
+        return this.result(removalResult(op, 1))
       }
       case 'deleteTimeseriesOfRun':
       case 'deleteTimeseriesRange': {
@@ -720,7 +718,7 @@ export class PgStore implements MetadataStore {
             ? await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND run_id = $3', [op.urn, op.aspectName, op.runId])
             : await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND ts BETWEEN $3 AND $4', [op.urn, op.aspectName, op.startTime, op.endTime])
         await this.afterRemoval(c, op.urn, op.aspectName, dirty)
-        return this.result({...none, changed: d.rowCount! > 0, rowsRemoved: d.rowCount!})
+        return this.result(removalResult(op, d.rowCount!))
       }
     }
   }
@@ -749,7 +747,8 @@ export class PgStore implements MetadataStore {
     }
     return urns.map((urn) => {
       const first = gone.delete(urn)
-      return {urn, changed: first, createdEntity: false, rowsRemoved: first ? (rows.get(urn) ?? 0) : 0}
+      const op: WriteOp = {op: 'deleteEntity', urn}
+      return first ? removalResult(op, rows.get(urn) ?? 0) : noChange(op)
     })
   }
 
@@ -819,25 +818,9 @@ export class PgStore implements MetadataStore {
       )
       for (const r of rows.rows) if (want.has(pairKey(r.urn, r.aspect))) byUrn.get(r.urn)![r.aspect] = JSON.parse(r.metadata)
     }
-    const docs: Array<{id: number; urn: string; type: string; doc: SearchDoc}> = []
+    const docs: SearchDocRow[] = []
     for (const e of ents.rows) docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, byUrn.get(e.urn) ?? {})})
-    // 17 parameters a row, under the protocol's 65,535 per statement.
-    for (let i = 0; i < docs.length; i += 1000) {
-      const part = docs.slice(i, i + 1000)
-      const params: unknown[] = []
-      const values = part.map((d) => {
-        const f = d.doc.facets
-        const at = params.length
-        params.push(d.id, d.urn, d.type, noNul(d.doc.name), noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), f.tags.map(noNul), f.owners.map(noNul), f.domains.map(noNul), f.glossaryTerms.map(noNul), f.typeNames.map(noNul))
-        const v = searchVectors(d.urn, d.doc.name, d.doc.text)
-        params.push(v.search, nameKey(noNul(d.doc.name)), v.name)
-        return `(${Array.from({length: 17}, (_x, j) => `$${at + j + 1}`).join(',')})`
-      })
-      await c.query(
-        `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names, tsv, name_key, name_tsv) VALUES ${values.join(',')}`,
-        params,
-      )
-    }
+    await writeSearchDocs(c, docs)
   }
 
   private bufferVersion(b: Batch, urn: string, aspect: string, text: string, sm: SystemMetadata, created: {time: number; actor: string}, smText = JSON.stringify(sm)): void {
@@ -1076,8 +1059,12 @@ export class PgStore implements MetadataStore {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    return searchDocs(this.db, req, this.opts.searchableTypes)
+    if (!this.searchIndex) throw new Error('store is not open')
+    return this.searchIndex.query(req)
   }
+
+  /** Search documents, written in each batch's transaction (writeSearchDocs) and read through the search contract. */
+  private searchIndex: PgSearchIndex | null = null
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     if (!targets.every(storable)) targets = targets.filter(storable)
