@@ -101,6 +101,8 @@ const CONFIG = configSchema({
     schema_pattern: ALLOW_DENY_SCHEMA,
     table_pattern: ALLOW_DENY_SCHEMA,
     view_pattern: ALLOW_DENY_SCHEMA,
+    // DataHub's place for it (SQLCommonConfig); `profiling.profile_pattern` is still read.
+    profile_pattern: ALLOW_DENY_SCHEMA,
     include_tables: {type: 'boolean', default: true},
     include_views: {type: 'boolean', default: true},
     include_view_lineage: {type: 'boolean', default: true},
@@ -136,7 +138,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
     const schemaOk = allowDeny(config.schema_pattern)
     const tableOk = allowDeny(config.table_pattern)
     const viewOk = allowDeny(config.view_pattern ?? config.table_pattern)
-    const profileOk = allowDeny(config.profiling.profile_pattern)
+    const profileOk = allowDeny(config.profile_pattern ?? config.profiling.profile_pattern)
     const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
     const instanceUrn = config.platform_instance ? `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${PLATFORM},${config.platform_instance})` : undefined
     const dbUrn = containerUrn({platform: PLATFORM, instance: config.platform_instance, env, database: catalog}, {envAsInstance: true})

@@ -28,9 +28,12 @@ import {validateConfig} from './validate.js'
 import type {ConfigOf} from '../sdk/config.js'
 
 /**
- * The default share (percent) of the previous run's entities a run may remove. DataHub's default,
- * 100, never triggers; a source that suddenly sees a fifth of its tables gone is more likely
- * broken (a lost permission, a failed page fetch) than cleaned up, so we stop and ask.
+ * The default share (percent) of the previous run's entities a run may remove: DataHub's current
+ * default (`StatefulStaleMetadataRemovalConfig.fail_safe_threshold`, 75.0; it was 100, which never
+ * triggers, up to 0.13). Checked as DataHub does: (1 − kept ÷ previous) × 100 above the threshold,
+ * and only when the threshold is below 100. A run that would remove more is more likely broken (a
+ * lost permission, a failed page fetch) than cleaned up: it fails, removes nothing, and its state
+ * is not kept, so the next run compares with the last good one.
  */
 export const DEFAULT_FAIL_SAFE_THRESHOLD = 75
 

@@ -149,6 +149,15 @@ describe('duckdb source', function () {
 
     const tableOnly = await run({schema_pattern: {allow: ['sales']}, include_views: false, profiling: {enabled: true, profile_table_level_only: true}})
     expect(aspect(tableOnly.records, ds('sales.customers'), 'datasetProfile')).to.deep.include({rowCount: 3, columnCount: 3, fieldProfiles: []})
+
+    // profile_pattern where DataHub's recipes put it (beside table_pattern): profiling only.
+    const limited = await run({schema_pattern: {allow: ['sales']}, include_views: false, profile_pattern: {deny: ['.*\\.customers$', '.*\\.orders\\.amount$']}, profiling: {enabled: true}})
+    expect(limited.code, limited.stderr).to.equal(0)
+    expect(aspect(limited.records, ds('sales.customers'), 'schemaMetadata')).to.not.equal(undefined)
+    expect(aspect(limited.records, ds('sales.customers'), 'datasetProfile')).to.equal(undefined)
+    const orders = aspect(limited.records, ds('sales.orders'), 'datasetProfile')
+    expect(orders.fieldProfiles.find((f: any) => f.fieldPath === 'amount')).to.deep.equal({fieldPath: 'amount'})
+    expect(orders.fieldProfiles.find((f: any) => f.fieldPath === 'placed')).to.include({nullCount: 1})
   })
 
   it('a missing file is one clear error; nothing is written', async () => {

@@ -303,6 +303,16 @@ describe('postgres source: our own database', function () {
     expect(aspect(tableOnly.records, ds('shop.customers'), 'datasetProfile')).to.deep.include({rowCount: 3, columnCount: 4, fieldProfiles: []})
   })
 
+  it('profile_pattern limits profiling only: a table it does not allow keeps its schema and gets no profile; matched on db.schema.table', async () => {
+    const {code, stderr, records, result} = await runRecipe(source({schema_pattern: {allow: ['shop']}, include_views: false, profile_pattern: {allow: [`^${dbName}\\.shop\\.orders`]}, profiling: {enabled: true}}), dir)
+    expect(code, stderr).to.equal(0)
+    expect(aspect(records, ds('shop.customers'), 'schemaMetadata').fields).to.have.length(4)
+    expect(aspect(records, ds('shop.customers'), 'datasetProfile')).to.equal(undefined)
+    expect(aspect(records, ds('shop.orders'), 'datasetProfile')).to.deep.include({rowCount: 3, columnCount: 4})
+    expect(records.filter((r) => r.aspectName === 'datasetProfile').map((r) => r.entityUrn)).to.deep.equal([ds('shop.orders')])
+    expect(result.source.report.warnings ?? []).to.deep.equal([])
+  })
+
   it('a server that does not answer, a wrong password and a missing database are one line each; the password is never printed', async () => {
     const refused = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:1', database: dbName, username: 'postgres', password: SECRET}}}, dir)
     expect(refused.code).to.equal(1)
@@ -398,14 +408,40 @@ describe("mysql / mariadb sources: DataHub's goldens on a real MariaDB", functio
     })
   }
 
-  it('mysql_profile_table_row_count_estimate_only.yml produces mysql_table_row_count_estimate_only.json (estimates apart)', async () => {
-    const {code, records} = await runRecipe(recipe('mysql_profile_table_row_count_estimate_only.yml'), dir)
-    expect(code).to.equal(0)
-    // The estimate decides what is computed: MySQL 8 estimated 0 rows (so only counts), MariaDB
-    // knows 5; everything but the profile's estimate-driven parts must match.
-    expectSameAspects(records, readJson(join(oracle, 'mysql_table_row_count_estimate_only.json')), {ignore: [...mariaIgnore, 'rowCount', 'fieldProfiles']})
+  /**
+   * The server's row estimate, as information_schema.TABLES.TABLE_ROWS reports it: written into
+   * InnoDB's persistent statistics and reloaded (a table renamed is reopened with them).
+   */
+  async function setEstimate(table: string, rows: number): Promise<void> {
+    await conn.query('UPDATE mysql.innodb_table_stats SET n_rows = ? WHERE database_name = ? AND table_name = ?', [rows, 'northwind', table])
+    await conn.query(`RENAME TABLE northwind.${table} TO northwind.${table}_mdcli_tmp, northwind.${table}_mdcli_tmp TO northwind.${table}`)
+    const [[r]] = (await conn.query('SELECT TABLE_ROWS AS n FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?', ['northwind', table])) as any
+    expect(Number(r.n), `the estimate of northwind.${table}`).to.equal(rows)
+  }
+
+  it('mysql_profile_table_row_count_estimate_only.yml produces mysql_table_row_count_estimate_only.json, profiles included, with the estimate MySQL 8 gave (0)', async () => {
+    // MySQL 8 answered 0 for the fresh tables; with that estimate the whole golden is reproduced:
+    // null counts clamp to 0, and no nullProportion, min/max or samples (DataHub's row_count > 0 rules).
+    await setEstimate('customers', 0)
+    await setEstimate('orders', 0)
+    try {
+      const {code, stderr, records} = await runRecipe(recipe('mysql_profile_table_row_count_estimate_only.yml'), dir)
+      expect(code, stderr).to.equal(0)
+      expectSameAspects(records, readJson(join(oracle, 'mysql_table_row_count_estimate_only.json')), {ignore: mariaIgnore})
+    } finally {
+      await conn.query('ANALYZE TABLE northwind.customers, northwind.orders')
+    }
+  })
+
+  it('estimate-only with an estimate above zero: nullProportion and the statistics against the estimate, as in DataHub\'s PostgreSQL golden', async () => {
+    await setEstimate('customers', 5)
+    const {code, stderr, records} = await runRecipe(recipe('mysql_profile_table_row_count_estimate_only.yml'), dir)
+    expect(code, stderr).to.equal(0)
     const p = aspect(records, 'urn:li:dataset:(urn:li:dataPlatform:mysql,northwind.customers,PROD)', 'datasetProfile')
-    expect(p.fieldProfiles.map((f: any) => f.fieldPath)).to.deep.equal(['id', 'company', 'last_name', 'first_name', 'email_address', 'priority'])
+    expect(p.rowCount).to.equal(5)
+    const priority = p.fieldProfiles.find((f: any) => f.fieldPath === 'priority')
+    expect(priority).to.deep.include({uniqueCount: 3, uniqueProportion: 0.75, nullCount: 1, nullProportion: 0.2, min: '3.8', max: '4.9'})
+    for (const f of p.fieldProfiles) expect(f, f.fieldPath).to.have.property('nullProportion')
   })
 
   it('the mariadb source is the same with platform mariadb', async () => {
@@ -510,6 +546,40 @@ describe('mysql / mariadb sources: our own databases', function () {
     expect(j.sampleValues).to.have.members(['{"a": 1}', '[1,2]'])
   })
 
+  it("browsePathsV2 as DataHub's auto_browse_path_v2 gives it: the database container at the root (under the platform instance when there is one), its tables and views under it", async () => {
+    const dbUrn = (instance?: string) => `urn:li:container:${createHash('md5').update(JSON.stringify({database: db, instance: instance ?? 'PROD', platform: 'mariadb'})).digest('hex')}`
+    const plain = await runRecipe(source({table_pattern: {allow: ['.*\\.orders$']}, view_pattern: {allow: ['.*\\.v_join$']}}), dir)
+    expect(plain.code, plain.stderr).to.equal(0)
+    const pathOf = (records: any[], urn: string) => records.filter((r) => r.entityUrn === urn && r.aspectName === 'browsePathsV2').map((r) => r.aspect.json)
+    expect(pathOf(plain.records, dbUrn())).to.deep.equal([{path: []}])
+    for (const t of ['orders', 'v_join']) expect(pathOf(plain.records, ds(`${db}.${t}`)), t).to.deep.equal([{path: [{id: dbUrn(), urn: dbUrn()}]}])
+
+    const inst = 'urn:li:dataPlatformInstance:(urn:li:dataPlatform:mariadb,eu1)'
+    const withInstance = await runRecipe(source({platform_instance: 'eu1', table_pattern: {allow: ['.*\\.orders$']}, include_views: false}), dir)
+    expect(withInstance.code, withInstance.stderr).to.equal(0)
+    const c = dbUrn('eu1')
+    expect(pathOf(withInstance.records, c)).to.deep.equal([{path: [{id: inst, urn: inst}]}])
+    expect(aspect(withInstance.records, c, 'dataPlatformInstance')).to.deep.equal({platform: 'urn:li:dataPlatform:mariadb', instance: inst})
+    expect(pathOf(withInstance.records, ds(`eu1.${db}.orders`))).to.deep.equal([{path: [{id: inst, urn: inst}, {id: c, urn: c}]}])
+  })
+
+  it('profile_pattern limits profiling only: denied tables keep their schema without a profile, a denied db.table.column is left unprofiled', async () => {
+    await conn.query(`INSERT INTO \`${db}\`.orders VALUES (1, 1, 10), (2, 1, 20), (3, NULL, 30)`)
+    try {
+      const {code, stderr, records} = await runRecipe(source({include_views: false, profile_pattern: {deny: ['.*\\.customers$', '.*\\.orders\\.amount$']}, profiling: {enabled: true}}), dir)
+      expect(code, stderr).to.equal(0)
+      expect(aspect(records, ds(`${db}.customers`), 'schemaMetadata').fields.map((f: any) => f.fieldPath)).to.deep.equal(['id', 'name'])
+      expect(aspect(records, ds(`${db}.customers`), 'datasetProfile')).to.equal(undefined)
+      const orders = aspect(records, ds(`${db}.orders`), 'datasetProfile')
+      expect(orders).to.deep.include({rowCount: 3, columnCount: 3})
+      expect(orders.fieldProfiles.find((f: any) => f.fieldPath === 'customer_id')).to.deep.include({nullCount: 1, uniqueCount: 1})
+      // As DataHub: a column the pattern denies keeps its place with its name only.
+      expect(orders.fieldProfiles.find((f: any) => f.fieldPath === 'amount')).to.deep.equal({fieldPath: 'amount'})
+    } finally {
+      await conn.query(`DELETE FROM \`${db}\`.orders`)
+    }
+  })
+
   it('a view the user may not SHOW is emitted without its definition, with a warning; the tables are all there', async () => {
     const {code, stderr, records, result} = await runRecipe(source({username: `${db}_r`, password: SECRET}), dir)
     expect(code, stderr + JSON.stringify(result?.source?.report)).to.equal(0)
@@ -520,5 +590,66 @@ describe('mysql / mariadb sources: our own databases', function () {
     expect(warning.count).to.equal(7)
     expect(warning.examples[0]).to.match(new RegExp(`^${db}\\.my view: the definition could not be read: .*SHOW VIEW`))
     expect(result.source.report.failures ?? []).to.deep.equal([])
+  })
+})
+
+describe("mysql / mariadb sources: stale tables removed, with DataHub's fail-safe default (75 %)", function () {
+  this.timeout(180_000)
+  let conn: mysql.Connection
+  let db: string
+  let dir: string
+  const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:mariadb,${db}.${name},PROD)`
+
+  before(async function () {
+    await requireMariadb(this)
+    db = uniqueName('mdcli_stale')
+    dir = tempDir('mdcli-mysql-stale-')
+    conn = await mysql.createConnection({host: '127.0.0.1', port: 3306, user: 'root', multipleStatements: true})
+    await conn.query(`CREATE DATABASE \`${db}\`; USE \`${db}\`; ${Array.from({length: 8}, (_, i) => `CREATE TABLE t${i + 1} (id INT);`).join(' ')}`)
+  })
+  after(async () => {
+    if (conn) {
+      await conn.query(`DROP DATABASE IF EXISTS \`${db}\``).catch(() => {})
+      await conn.end()
+    }
+    if (dir) cleanup(dir)
+  })
+
+  // The checkpoint in a file (DataHub's file state provider), the output in a file sink.
+  const run = (pipeline: string, name: string, config: Record<string, unknown> = {}) =>
+    runRecipe({pipeline_name: pipeline, run_id: name, source: {type: 'mariadb', config: {host_port: '127.0.0.1:3306', username: 'root', database: db, ...config, stateful_ingestion: {enabled: true, state_provider: {type: 'file', config: {filename: join(dir, `${pipeline}.state.json`)}}}}}}, dir)
+  const softDeleted = (records: any[]) => records.filter((r) => r.aspectName === 'status' && r.aspect.json.removed === true).map((r) => r.entityUrn)
+
+  it('a run that drops one table of two removes it', async () => {
+    const two = {table_pattern: {allow: ['.*\\.t7$', '.*\\.t8$']}}
+    const first = await run('stale_two', 'two-1', two)
+    expect(first.code, first.stderr).to.equal(0)
+    await conn.query(`DROP TABLE \`${db}\`.t8`)
+    const second = await run('stale_two', 'two-2', two)
+    expect(second.code, second.stderr + JSON.stringify(second.result?.source?.report)).to.equal(0)
+    expect(softDeleted(second.records)).to.deep.equal([ds('t8')])
+    expect(second.result.source.report.info.softDeletedStaleEntities).to.deep.equal([ds('t8')])
+  })
+
+  it('a run that would remove more than 75 % of the last run fails and removes nothing; exactly 75 % is still removed', async () => {
+    const seven = {table_pattern: {allow: ['.*\\.t[1-7]$']}}
+    // The database's container and seven tables: 8 entities.
+    expect((await run('stale_edge', 'edge-1', seven)).code).to.equal(0)
+    // One table left: 6 of 8 would go, 75.0 %, not more than the threshold.
+    const edge = await run('stale_edge', 'edge-2', {table_pattern: {allow: ['.*\\.t1$']}})
+    expect(edge.code, edge.stderr + JSON.stringify(edge.result?.source?.report)).to.equal(0)
+    expect(softDeleted(edge.records)).to.have.members(['t2', 't3', 't4', 't5', 't6', 't7'].map(ds))
+
+    expect((await run('stale_many', 'many-1', seven)).code).to.equal(0)
+    // No table left (as after a lost permission): 7 of 8 would go, 87.5 %.
+    const lost = await run('stale_many', 'many-2', {table_pattern: {allow: ['.*\\.no_such_table$']}})
+    expect(lost.code).to.equal(1)
+    const failure = lost.result.source.report.failures.find((f: {key: string}) => f.key === 'stale-entity-removal')
+    expect(failure.examples[0]).to.match(/deleting 87\.5% .*fail_safe_threshold' \(currently 75\)/)
+    expect(softDeleted(lost.records)).to.deep.equal([])
+    // The failed run's state was not kept: the next run compares with the last good one.
+    const again = await run('stale_many', 'many-3', seven)
+    expect(again.code, again.stderr).to.equal(0)
+    expect(softDeleted(again.records)).to.deep.equal([])
   })
 })
