@@ -13,8 +13,11 @@ export class Duck {
   private async conn(): Promise<DuckDBConnection> {
     this.opened ??= (async () => {
       const {DuckDBInstance} = await import('@duckdb/node-api')
-      // A lake run must not grow with the files it reads: DuckDB's own memory is capped too.
-      const instance = await DuckDBInstance.create(':memory:', {memory_limit: '256MB', threads: '2'})
+      // A lake run must not grow with the files it reads: DuckDB's own memory is capped too, and
+      // its external file cache is off — it kept blocks of every file read (about 16 KB a small
+      // Parquet file, up to the memory limit), which is what made a lake run's RSS grow with its
+      // file count; each file is read once here, so the cache never served a second read.
+      const instance = await DuckDBInstance.create(':memory:', {memory_limit: '256MB', threads: '2', enable_external_file_cache: 'false'})
       return {instance, conn: await instance.connect()}
     })()
     return (await this.opened).conn

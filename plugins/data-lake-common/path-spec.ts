@@ -14,6 +14,7 @@
  */
 import picomatch from 'picomatch'
 import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, type AllowDeny} from '../../src/sdk/index.js'
+import {COMPRESSION_EXTENSIONS} from './compression.js'
 
 /** The formats schema inference and profiling read (DataHub's list, plus JSON lines). */
 export const SUPPORTED_FILE_TYPES = ['csv', 'tsv', 'json', 'jsonl', 'parquet', 'avro'] as const
@@ -44,6 +45,7 @@ export interface PathSpecConfig {
   exclude?: string[]
   file_types?: string[]
   default_extension?: string
+  enable_compression?: boolean
   table_name?: string
   include_hidden_folders?: boolean
   allow_double_stars?: boolean
@@ -122,16 +124,23 @@ export class PathSpec {
     if (!this.globInclude(path)) return false
     if (this.excludes.some((e) => e(path))) return false
     if (!this.tablesOk(this.tableOf(path)?.name ?? '')) return false
-    const ext = extensionOf(path)
+    const ext = this.extensionRead(path)
     // As DataHub: `file_types` does not filter files with an extension; files of formats we
     // cannot read are left out (they would make datasets without a schema).
     if (ext === '') return this.config.default_extension !== undefined
     return (SUPPORTED_FILE_TYPES as readonly string[]).includes(ext)
   }
 
-  /** The format a file is read as: its extension, or `default_extension` when it has none. */
+  /** The extension that names the format: `csv` for `a.csv`, and for `a.csv.gz` too unless `enable_compression: false`. */
+  private extensionRead(path: string): string {
+    const ext = extensionOf(path)
+    if (this.config.enable_compression !== false && (COMPRESSION_EXTENSIONS as readonly string[]).includes(ext.toLowerCase())) return extensionOf(path.slice(0, -(ext.length + 1)))
+    return ext
+  }
+
+  /** The format a file is read as: its extension (before a compression's), or `default_extension` when it has none. */
   formatOf(path: string): string {
-    return extensionOf(path) || this.config.default_extension || ''
+    return this.extensionRead(path) || this.config.default_extension || ''
   }
 
   private vars(path: string): Map<string, string> | undefined {

@@ -22,6 +22,7 @@ import xxhash from 'xxhash-wasm'
 import type {Duck} from './duck.js'
 import {sqlString} from './duck.js'
 import type {FileSystem} from './fs.js'
+import {compressionOf, openStream, readPrefix} from './compression.js'
 import {FULL_TABLE, pyFloat} from './aspects.js'
 
 export type SparkType = 'int' | 'long' | 'short' | 'byte' | 'float' | 'double' | 'decimal' | 'string' | 'boolean' | 'date' | 'timestamp' | 'binary' | 'struct' | 'array' | 'map' | 'null'
@@ -111,12 +112,19 @@ function sparkCsvType(prev: SparkType, v: string): SparkType {
 }
 
 async function* lines(fs: FileSystem, path: string): AsyncGenerator<string> {
-  const rl = createInterface({input: fs.stream(path), crlfDelay: Infinity})
+  const input = openStream(fs, path) as NodeJS.ReadableStream & {destroy?(): void}
+  const rl = createInterface({input, crlfDelay: Infinity})
   let first = true
-  for await (let line of rl) {
-    if (first && line.charCodeAt(0) === 0xfeff) line = line.slice(1)
-    first = false
-    yield line
+  try {
+    for await (let line of rl) {
+      if (first && line.charCodeAt(0) === 0xfeff) line = line.slice(1)
+      first = false
+      yield line
+    }
+  } finally {
+    // A reader that stops early (a sampled profile, Ctrl-C) releases the file now, not at GC.
+    rl.close()
+    input.destroy?.()
   }
 }
 
@@ -205,9 +213,9 @@ async function jsonRecords(fs: FileSystem, path: string, maxJsonBytes: number): 
       }
     })()
   }
-  const st = await fs.stat(path)
-  if ((st?.size ?? 0) > maxJsonBytes) throw new Error(`a JSON document of ${st?.size} bytes is larger than ${maxJsonBytes}`)
-  const doc = JSON.parse((await fs.readRange(path, 0, st!.size)).toString('utf8'))
+  const {bytes, whole} = await readPrefix(fs, path, maxJsonBytes)
+  if (!whole) throw new Error(`a JSON document larger than ${maxJsonBytes} bytes is not profiled`)
+  const doc = JSON.parse(bytes.toString('utf8'))
   return (async function* () {
     yield* explode(doc)
   })()
@@ -305,9 +313,9 @@ export async function sparkRows(fs: FileSystem, path: string, format: string, op
     case 'jsonl':
       return jsonSource(fs, path, opts.maxJsonBytes)
     case 'parquet':
-      return parquetSource(fs, path, opts.duck)
     case 'avro':
-      return avroSource(fs, path)
+      if (compressionOf(path)) throw new Error(`a compressed ${format === 'avro' ? 'Avro' : 'Parquet'} file is not read (it compresses inside the file)`)
+      return format === 'avro' ? avroSource(fs, path) : parquetSource(fs, path, opts.duck)
     default:
       throw new Error(`files of type '${format}' cannot be profiled`)
   }

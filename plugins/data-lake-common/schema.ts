@@ -9,7 +9,7 @@
  * - Parquet: the footer's schema (DuckDB reads it), named as pyarrow names types.
  * - Avro: the file header's writer schema (avsc reads it), with version-2 field paths.
  * Only the start of a CSV or JSON-lines file is read; a JSON document is read whole up to
- * `maxJsonBytes`.
+ * `maxJsonBytes`. A gzip-compressed text file (`.csv.gz`) is decompressed only as far as read.
  */
 import avro from 'avsc'
 import {parse as parseCsv} from 'csv-parse/sync'
@@ -17,6 +17,7 @@ import {avroSchemaFields, type AvroSchema, type SchemaFieldOut} from './avro-fie
 import type {Duck} from './duck.js'
 import {sqlString} from './duck.js'
 import type {FileSystem} from './fs.js'
+import {compressionOf, readPrefix} from './compression.js'
 
 const cls = (name: string, body: Record<string, unknown> = {}) => ({type: {[`com.linkedin.schema.${name}`]: body}})
 
@@ -105,12 +106,10 @@ export function csvHeader(raw: string[]): string[] {
 }
 
 async function csvFields(fs: FileSystem, path: string, delimiter: string, maxRows: number): Promise<SchemaFieldOut[]> {
-  const st = await fs.stat(path)
-  let size = Math.min(st?.size ?? 0, 1 << 20)
+  let size = 1 << 20
   for (;;) {
-    const buf = await fs.readRange(path, 0, size)
-    let text = buf.toString('utf8')
-    const whole = size >= (st?.size ?? 0)
+    const {bytes, whole} = await readPrefix(fs, path, size)
+    let text = bytes.toString('utf8')
     if (!whole) text = text.slice(0, text.lastIndexOf('\n') + 1)
     let records: string[][]
     try {
@@ -118,7 +117,7 @@ async function csvFields(fs: FileSystem, path: string, delimiter: string, maxRow
     } catch (e) {
       // A quoted value crossing the end of what was read: read more, up to the whole file.
       if (!whole) {
-        size = Math.min(st!.size, size * 4)
+        size *= 4
         continue
       }
       throw e
@@ -176,10 +175,10 @@ export function jsonFields(docs: unknown[]): SchemaFieldOut[] {
 }
 
 async function jsonDocs(fs: FileSystem, path: string, lines: boolean, maxRows: number, maxJsonBytes: number): Promise<unknown[]> {
-  const st = await fs.stat(path)
-  const size = st?.size ?? 0
   if (lines) {
-    const text = (await fs.readRange(path, 0, Math.min(size, 16 << 20))).toString('utf8')
+    const {bytes, whole} = await readPrefix(fs, path, 16 << 20)
+    let text = bytes.toString('utf8')
+    if (!whole) text = text.slice(0, text.lastIndexOf('\n') + 1)
     const out: unknown[] = []
     for (const line of text.split('\n')) {
       if (out.length >= maxRows) break
@@ -187,8 +186,9 @@ async function jsonDocs(fs: FileSystem, path: string, lines: boolean, maxRows: n
     }
     return out
   }
-  if (size > maxJsonBytes) throw new Error(`a JSON document of ${size} bytes is larger than ${maxJsonBytes} (use .jsonl for JSON lines)`)
-  const doc = JSON.parse((await fs.readRange(path, 0, size)).toString('utf8')) as unknown
+  const {bytes, whole} = await readPrefix(fs, path, maxJsonBytes)
+  if (!whole) throw new Error(`a JSON document larger than ${maxJsonBytes} bytes is not read whole (use .jsonl for JSON lines)`)
+  const doc = JSON.parse(bytes.toString('utf8')) as unknown
   return Array.isArray(doc) ? doc : [doc]
 }
 
@@ -309,6 +309,7 @@ export async function inferSchema(fs: FileSystem, path: string, format: string, 
     case 'jsonl':
       return jsonFields(await jsonDocs(fs, path, format === 'jsonl', opts.maxRows, opts.maxJsonBytes))
     case 'parquet': {
+      if (compressionOf(path)) throw new Error('a compressed Parquet file is not read (Parquet compresses inside the file)')
       const local = fs.localPath(path)
       if (!local) throw new Error('Parquet needs a local copy of the file')
       const cols = await opts.duck.describe(`SELECT * FROM read_parquet(${sqlString(local)})`)
@@ -318,6 +319,7 @@ export async function inferSchema(fs: FileSystem, path: string, format: string, 
       })
     }
     case 'avro':
+      if (compressionOf(path)) throw new Error('a compressed Avro file is not read (Avro compresses inside the file)')
       // DataHub's Avro inference names each field's native type after the field.
       return avroSchemaFields(await avroWriterSchema(fs, path), {nativeOf: (f) => f.name})
     default:

@@ -11,11 +11,16 @@ import {expect} from 'chai'
 import {spawn} from 'node:child_process'
 import {cpSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {gzipSync} from 'node:zlib'
 import yaml from 'js-yaml'
 import {BIN, cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
 import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {Duck} from '../../plugins/data-lake-common/duck.js'
+import {LocalFileSystem} from '../../plugins/data-lake-common/fs.js'
+import {profileFile} from '../../plugins/data-lake-common/profile.js'
+import {inferSchema} from '../../plugins/data-lake-common/schema.js'
 
 /** DataHub's test: mtimes FROZEN + 10 s, + 20 s, … in `os.walk` order (files sorted, then folders). */
 function freezeMtimes(root: string): void {
@@ -178,10 +183,96 @@ describe('s3 source: our own lake', function () {
     expect(datasets.size).to.be.greaterThan(0).and.lessThan(600)
   })
 
+  it('gzip-compressed CSV, JSON lines and JSON are read as their format, with the schema and profile of the plain file; enable_compression: false leaves them out', async () => {
+    cpSync(join(ROOT, 'test', 'fixtures', 'lake', 'mixed'), join(dir, 'plain'), {recursive: true})
+    mkdirSync(join(dir, 'packed'))
+    for (const [from, to] of [['people.csv', 'people.csv.gz'], ['events.jsonl', 'events.jsonl.gzip']]) writeFileSync(join(dir, 'packed', to), gzipSync(readFileSync(join(dir, 'plain', from))))
+    writeFileSync(join(dir, 'plain', 'doc.json'), JSON.stringify([{a: 1, b: 'x'}, {a: 2}]))
+    writeFileSync(join(dir, 'packed', 'doc.json.gz'), gzipSync(readFileSync(join(dir, 'plain', 'doc.json'))))
+    const plain = await run({path_specs: [{include: 'plain/*.*'}], profiling: {enabled: true}})
+    const packed = await run({path_specs: [{include: 'packed/*.*'}], profiling: {enabled: true}})
+    expect(packed.code, packed.stderr + packed.stdout).to.equal(0)
+    expect(packed.result.source.report.warnings ?? []).to.deep.equal([])
+    for (const [from, to] of [['people.csv', 'people.csv.gz'], ['events.jsonl', 'events.jsonl.gzip'], ['doc.json', 'doc.json.gz']]) {
+      const mine = (aspect: string) => aspectOf(packed.records, urnOf(`packed/${to}`), aspect)
+      const theirs = (aspect: string) => aspectOf(plain.records, urnOf(`plain/${from}`), aspect)
+      expect(mine('schemaMetadata').fields, to).to.deep.equal(theirs('schemaMetadata').fields)
+      expect(mine('schemaMetadata').fields.length, to).to.be.greaterThan(0)
+      expect(mine('datasetProfile').fieldProfiles, to).to.deep.equal(theirs('datasetProfile').fieldProfiles)
+      expect(mine('datasetProfile').rowCount, to).to.equal(theirs('datasetProfile').rowCount)
+      expect(mine('datasetProperties').customProperties.schema_inferred_from).to.equal(`packed/${to}`)
+    }
+    const off = await run({path_specs: [{include: 'packed/*.*', enable_compression: false}]})
+    expect(off.code, off.stderr + off.stdout).to.equal(0)
+    expect(off.records.filter((x) => x.entityType === 'dataset')).to.deep.equal([])
+  })
+
+  it('a corrupt or bz2-compressed file is a warning naming it; the rest of the lake is ingested', async () => {
+    mkdirSync(join(dir, 'packed'))
+    writeFileSync(join(dir, 'packed', 'good.csv.gz'), gzipSync('id,name\n1,a\n'))
+    writeFileSync(join(dir, 'packed', 'bad.csv.gz'), 'id,name\n1,a\n')
+    writeFileSync(join(dir, 'packed', 'other.csv.bz2'), 'BZh9')
+    const r = await run({path_specs: [{include: 'packed/*.*'}], profiling: {enabled: true}})
+    expect(r.code, r.stderr + r.stdout).to.equal(0)
+    expect(aspectOf(r.records, urnOf('packed/good.csv.gz'), 'schemaMetadata').fields.map((f: any) => f.fieldPath)).to.deep.equal(['id', 'name'])
+    expect(aspectOf(r.records, urnOf('packed/bad.csv.gz'), 'schemaMetadata')).to.equal(undefined)
+    const warnings = JSON.stringify(r.result.source.report.warnings)
+    expect(warnings).to.match(/packed\/bad\.csv\.gz: not a readable gzip file/)
+    expect(warnings).to.match(/packed\/other\.csv\.bz2: .*bz2-compressed files are not read/)
+  })
+
   it("'**' without allow_double_stars is a one-line config error, nothing written", async () => {
     const r = await run({path_specs: [{include: 'lake/**/*.csv'}]})
     expect(r.code).to.not.equal(0)
     expect(r.stderr + r.stdout).to.match(/cannot contain '\*\*'/)
     expect(r.records).to.deep.equal([])
+  })
+})
+
+describe('data-lake readers: what one file leaves behind', function () {
+  this.timeout(120_000)
+  let dir: string
+  before(() => {
+    dir = tempDir('mdcli-lake-release-')
+  })
+  after(() => cleanup(dir))
+
+  it("Parquet: DuckDB keeps nothing of a file once it is read (its external file cache held ~16 KB a file, so a lake run's memory grew with its file count)", async () => {
+    const fs = new LocalFileSystem(dir)
+    const duck = new Duck()
+    try {
+      await duck.all(`COPY (SELECT range AS id, 'name-' || (range % 7) AS name FROM range(25)) TO '${join(dir, 't.parquet').replaceAll("'", "''")}' (FORMAT parquet)`)
+      for (let i = 0; i < 40; i++) cpSync(join(dir, 't.parquet'), join(dir, `p${i}.parquet`))
+      for (let i = 0; i < 40; i++) {
+        expect(await inferSchema(fs, `p${i}.parquet`, 'parquet', {maxRows: 100, maxJsonBytes: 1 << 20, duck})).to.have.length(2)
+        expect((await profileFile(fs, `p${i}.parquet`, 'parquet', {}, {duck, maxJsonBytes: 1 << 20, now: 0})).profile.rowCount).to.equal(25)
+      }
+      const held = await duck.all('SELECT tag, memory_usage_bytes::BIGINT AS bytes FROM duckdb_memory() WHERE memory_usage_bytes > 0')
+      expect(held.filter((r: any) => r.tag !== 'OBJECT_CACHE'), JSON.stringify(held, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))).to.deep.equal([])
+    } finally {
+      duck.close()
+    }
+  })
+
+  it('CSV and JSON: a profile that stops early (a file too large to profile whole) closes the file at once', async () => {
+    const fs = new LocalFileSystem(dir)
+    writeFileSync(join(dir, 'big.csv'), ['n,label', ...Array.from({length: 20_000}, (_, i) => `${i},x${i % 5}`)].join('\n') + '\n')
+    writeFileSync(join(dir, 'big.jsonl.gz'), gzipSync(Array.from({length: 20_000}, (_, i) => JSON.stringify({n: i})).join('\n') + '\n'))
+    const openFds = () => readdirSync('/proc/self/fd').length
+    const duck = new Duck()
+    try {
+      const before = openFds()
+      for (let i = 0; i < 30; i++) {
+        for (const [file, format] of [['big.csv', 'csv'], ['big.jsonl.gz', 'jsonl']]) {
+          const {sampled} = await profileFile(fs, file, format, {}, {duck, maxJsonBytes: 1 << 20, now: 0, maxRows: 10})
+          expect(sampled).to.equal(true)
+        }
+      }
+      // Closing is asynchronous: let the last close land.
+      await new Promise((r) => setTimeout(r, 200))
+      expect(openFds() - before).to.be.below(5)
+    } finally {
+      duck.close()
+    }
   })
 })
