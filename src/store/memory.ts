@@ -9,6 +9,7 @@
  */
 import {MemorySearchIndex} from './search/memory-index.js'
 import {RunCounts} from './run-counts.js'
+import {existsFor, latestSeriesRow, listingPage, seriesWindow} from './core/read.js'
 import {applyWrite, type RowTable} from './core/write.js'
 import type {
   AuditStamp,
@@ -184,9 +185,7 @@ export class MemoryStore implements MetadataStore {
   }
 
   private latestTs(rows: MemRow[] | undefined): MemRow | undefined {
-    let best: MemRow | undefined
-    for (const r of rows ?? []) if (!best || r.timestampMillis! > best.timestampMillis! || (r.timestampMillis === best.timestampMillis && r.created.time >= best.created.time)) best = r
-    return best
+    return latestSeriesRow(rows, (r) => r.timestampMillis!, (r) => r.created.time)
   }
 
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
@@ -236,11 +235,7 @@ export class MemoryStore implements MetadataStore {
     const e = this.data.entities.get(urn)
     const rows = e?.series.get(aspectName)
     if (!e || !rows) return []
-    return rows
-      .filter((r) => (opts.startTime === undefined || r.timestampMillis! >= opts.startTime) && (opts.endTime === undefined || r.timestampMillis! <= opts.endTime))
-      .sort((a, b) => b.timestampMillis! - a.timestampMillis!)
-      .slice(0, opts.limit ?? 10000)
-      .map((r) => this.aspect(urn, e, aspectName, r, 0, 'timeseries'))
+    return seriesWindow(rows, (r) => r.timestampMillis!, opts).map((r) => this.aspect(urn, e, aspectName, r, 0, 'timeseries'))
   }
 
   private removed(e: MemEntity): boolean {
@@ -250,15 +245,14 @@ export class MemoryStore implements MetadataStore {
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
     const e = this.data.entities.get(urn)
     if (!e) return false
-    return opts.includeSoftDeleted === false ? !this.removed(e) : true
+    return existsFor(() => this.removed(e), opts)
   }
 
   async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
-    const all = [...this.data.entities]
-      .filter(([, e]) => (!req.entityType || e.type === req.entityType) && (req.includeSoftDeleted || !this.removed(e)))
-      .sort((a, b) => a[1].id - b[1].id)
-    const start = req.start ?? 0
-    return {total: all.length, urns: all.slice(start, start + (req.count ?? all.length)).map(([u]) => u)}
+    return listingPage(
+      [...this.data.entities].filter(([, e]) => (!req.entityType || e.type === req.entityType) && (req.includeSoftDeleted || !this.removed(e))),
+      req,
+    )
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {

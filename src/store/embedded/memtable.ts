@@ -12,6 +12,7 @@
  *   replay skips ops a loaded shard reflects already.
  * - touch: the entity changed; `search` when search must see it again.
  */
+import {existsFor, latestSeriesRow, listingPage, seriesWindow} from '../core/read.js'
 import {applyWrite, noChange, type RowTable} from '../core/write.js'
 import {ReferenceIndex} from '../reference-index.js'
 import {RunCounts} from '../run-counts.js'
@@ -331,10 +332,7 @@ export class Memtable {
   }
 
   private latestTs(rows: TsRow[] | undefined): TsRow | undefined {
-    if (!rows || rows.length === 0) return undefined
-    let best = rows[0]!
-    for (const r of rows) if (r[4] > best[4] || (r[4] === best[4] && r[1] >= best[1])) best = r
-    return best
+    return latestSeriesRow(rows, (r) => r[4], (r) => r[1])
   }
 
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
@@ -388,11 +386,7 @@ export class Memtable {
     const e = this.ents.get(urn)
     const rows = own(e?.s, aspectName)
     if (!e || !rows) return []
-    return rows
-      .filter((r) => (opts.startTime === undefined || r[4] >= opts.startTime) && (opts.endTime === undefined || r[4] <= opts.endTime))
-      .sort((a, b) => b[4] - a[4])
-      .slice(0, opts.limit ?? 10000)
-      .map((r) => this.envelope(urn, e, aspectName, r, 0, 'timeseries'))
+    return seriesWindow(rows, (r) => r[4], opts).map((r) => this.envelope(urn, e, aspectName, r, 0, 'timeseries'))
   }
 
   private removed(e: Ent): boolean {
@@ -403,7 +397,7 @@ export class Memtable {
   async exists(urn: string, opts: {includeSoftDeleted?: boolean} = {}): Promise<boolean> {
     const e = this.ents.get(urn)
     if (!e) return false
-    return opts.includeSoftDeleted === false ? !this.removed(e) : true
+    return existsFor(() => this.removed(e), opts)
   }
 
   async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
@@ -413,9 +407,7 @@ export class Memtable {
       if (!req.includeSoftDeleted && this.removed(e)) continue
       all.push([urn, e])
     }
-    all.sort((a, b) => a[1].id - b[1].id)
-    const start = req.start ?? 0
-    return {total: all.length, urns: all.slice(start, start + (req.count ?? all.length)).map(([u]) => u)}
+    return listingPage(all, req)
   }
 
 

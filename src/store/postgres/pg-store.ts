@@ -44,6 +44,7 @@ import type {
   WriteResult,
 } from '../types.js'
 import {SEARCH_VALUE} from '../types.js'
+import {existsFor} from '../core/read.js'
 import {decideUpsert, noChange, removalResult, searchSeesChange, writesKeyRow} from '../core/write.js'
 import {fillSearchVectors, migrate} from './schema.js'
 import {hasNul} from './nul.js'
@@ -1030,7 +1031,7 @@ export class PgStore implements MetadataStore {
     const w = waiting
     const removed = await new Promise<boolean | undefined>((resolve, reject) => w.push({resolve, reject}))
     if (removed === undefined) return false
-    return opts.includeSoftDeleted === false ? !removed : true
+    return existsFor(() => removed, opts)
   }
 
   /** Urns whose existence was asked this turn; each answer is the entity's removed flag, or undefined. */
