@@ -13,8 +13,8 @@
  *   one proposal per aspect; the file sink writes them as proposals.
  */
 import {containerUrn, type ContainerKey, type HttpClient, type HttpClientOptions, makeDatasetUrnWithPlatformInstance, makeSchemaFieldUrn, mcp, type PluginContext, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
-import {errorText, selectLineage, type TableRef} from '../sql-common/lineage.js'
-import {parseStatement} from '../sql-common/statement.js'
+import {errorText} from '../sql-common/lineage.js'
+import {statementLineage} from '../sql-common/statement.js'
 
 export const UNKNOWN_ACTOR = 'urn:li:corpuser:unknown'
 
@@ -132,32 +132,23 @@ export interface SqlInputs {
   columns: Array<{name: string; from: Array<{dataset: string; column: string}>}>
 }
 
-/** The urn of a table the SQL names, completed with the warehouse's defaults. */
-export function tableUrn(ref: TableRef, wh: WarehouseRef): string {
-  const parts = ref.schema?.split('.') ?? []
-  const db = parts.length >= 2 ? parts[0] : wh.defaultDb
-  const schema = parts.length >= 2 ? parts.slice(1).join('.') : (parts[0] ?? wh.defaultSchema)
-  const name = [db, schema, ref.table].filter((p) => p !== undefined && p !== '').join('.')
-  return makeDatasetUrnWithPlatformInstance(wh.platform, name, wh.platformInstance, wh.env)
-}
-
 /**
  * The warehouse tables (and column lineage) of a SELECT, through the parser the SQL sources use
  * for view lineage. Tries the warehouse's grammar, then PostgreSQL's and MySQL's. Throws a short
  * message when none can read it, so the caller reports that one chart and goes on.
  */
 export function sqlInputs(sql: string, wh: WarehouseRef): SqlInputs {
-  // The statement parser every SQL-reading source shares (grammar fallbacks included).
-  let stmt
+  // The statement parser and table resolver every SQL-reading source shares (sql-queries too).
+  let lineage
   try {
-    stmt = parseStatement(sql, wh.platform)
+    lineage = statementLineage(sql, {platform: wh.platform, defaultDb: wh.defaultDb, defaultSchema: wh.defaultSchema, unnamedColumns: false, keepCase: true})
   } catch (e) {
     throw new Error(errorText(e))
   }
-  if (stmt?.type !== 'select') throw new Error(`not a SELECT (${String(stmt?.type)})`)
-  const lineage = selectLineage(stmt)
-  const tables = [...new Set(lineage.tables.map((t) => tableUrn(t, wh)))].sort()
-  const columns = lineage.columns.map((c) => ({name: c.name, from: c.from.map((r) => ({dataset: tableUrn(r.table, wh), column: r.column}))}))
+  if (lineage.queryType !== 'SELECT') throw new Error(`not a SELECT (${lineage.queryType})`)
+  const urn = (name: string) => makeDatasetUrnWithPlatformInstance(wh.platform, name, wh.platformInstance, wh.env)
+  const tables = [...new Set(lineage.inTables.map(urn))].sort()
+  const columns = lineage.columns.map((c) => ({name: c.downstream, from: c.upstreams.map((r) => ({dataset: urn(r.table), column: r.column}))}))
   return {tables, columns}
 }
 

@@ -48,6 +48,10 @@ export interface StatementOptions {
   defaultSchema?: string
   /** Columns of tables known to the session (temporary tables), by table name. */
   schemas?: Map<string, string[]>
+  /** Keep output columns without a name (a literal, a function): DataHub's parser names them. Default true. */
+  unnamedColumns?: boolean
+  /** Keep the case of names as written (the BI sources name tables as their tool wrote them). */
+  keepCase?: boolean
 }
 
 /** Platforms whose unquoted identifiers are case-insensitive: DataHub names their datasets in lower case. */
@@ -91,7 +95,7 @@ const nameOf = (v: unknown): string | undefined => {
 export class Namer {
   readonly lower: boolean
   constructor(readonly opts: StatementOptions) {
-    this.lower = LOWER_CASE_PLATFORMS.has(opts.platform)
+    this.lower = !opts.keepCase && LOWER_CASE_PLATFORMS.has(opts.platform)
   }
   ident(s: string): string {
     return this.lower ? s.toLowerCase() : s
@@ -137,7 +141,7 @@ export function statementLineage(sql: string, opts: StatementOptions): Statement
   const keyword = String(stmt.keyword ?? '').toLowerCase()
   const inTables = new Set<string>()
   const readSelect = (select: any): SelectLineage => {
-    const lineage = selectLineage(select, new Map(), {keepUnnamed: true})
+    const lineage = selectLineage(select, new Map(), {keepUnnamed: opts.unnamedColumns !== false})
     for (const t of lineage.tables) inTables.add(namer.table(t))
     return lineage
   }
