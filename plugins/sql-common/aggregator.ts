@@ -17,11 +17,13 @@
  */
 import {encodeUrnKeyPart, makeDatasetUrnWithPlatformInstance, makeSchemaFieldUrn, mcp, parseUrn, type WorkUnit} from '../../src/sdk/index.js'
 import {queryFingerprint, sha256} from './fingerprint.js'
-import {statementLineage, type QueryType} from './statement.js'
+import {statementLineage, type QueryType, type StatementLineage} from './statement.js'
 
 const MISSING_SESSION = '__MISSING_SESSION_ID'
 const INGESTION_ACTOR = 'urn:li:corpuser:_ingestion'
 const FULL_TABLE = {partition: 'FULL_TABLE_SNAPSHOT', type: 'FULL_TABLE'}
+/** Parsed statements kept by fingerprint (cleared when full, so memory stays bounded). */
+const PARSE_CACHE_SIZE = 20_000
 
 export interface UsageConfig {
   bucket_duration: 'DAY' | 'HOUR'
@@ -120,6 +122,7 @@ export class QueryAggregator {
   private readonly queryUsage = new Map<string, Map<number, number>>()
   /** composite id → the query it was resolved from (whose usage it shows). */
   private readonly compositeOf = new Map<string, string>()
+  private readonly parsed = new Map<string, StatementLineage | Error>()
 
   constructor(private readonly opts: AggregatorOptions) {}
 
@@ -172,11 +175,31 @@ export class QueryAggregator {
    * the query); none when it cannot be parsed.
    */
   tablesRead(q: ObservedQuery): string[] {
+    const parsed = this.parse(q, queryFingerprint(q.query, this.opts.platform), new Map())
+    return parsed instanceof Error ? [] : parsed.inTables
+  }
+
+  /**
+   * A query's lineage. Queries with the same fingerprint have the same lineage (DataHub's
+   * invariant), so a log's repeated queries are parsed once — unless tables with known columns
+   * are involved, which can change it.
+   */
+  private parse(q: ObservedQuery, id: string, schemas: Map<string, string[]>): StatementLineage | Error {
+    const key = `${id}\u0000${q.defaultDb ?? ''}\u0000${q.defaultSchema ?? ''}`
+    const cacheable = schemas.size === 0
+    const hit = cacheable ? this.parsed.get(key) : undefined
+    if (hit) return hit
+    let out: StatementLineage | Error
     try {
-      return statementLineage(q.query, {platform: this.opts.platform, defaultDb: q.defaultDb, defaultSchema: q.defaultSchema}).inTables
-    } catch {
-      return []
+      out = statementLineage(q.query, {platform: this.opts.platform, defaultDb: q.defaultDb, defaultSchema: q.defaultSchema, schemas})
+    } catch (e) {
+      out = e instanceof Error ? e : new Error(String(e))
     }
+    if (cacheable && (out instanceof Error || !out.literalNames)) {
+      if (this.parsed.size >= PARSE_CACHE_SIZE) this.parsed.clear()
+      this.parsed.set(key, out)
+    }
+    return out
   }
 
   /**
@@ -189,15 +212,13 @@ export class QueryAggregator {
     const sessionId = q.sessionId || MISSING_SESSION
     const temps = this.sessionSchemas(sessionId)
     const schemas = known?.size ? new Map([...known, ...temps]) : temps
-    let parsed
-    try {
-      parsed = statementLineage(q.query, {platform: this.opts.platform, defaultDb: q.defaultDb, defaultSchema: q.defaultSchema, schemas})
-    } catch (e) {
+    const id = queryFingerprint(q.query, this.opts.platform)
+    const parsed = this.parse(q, id, schemas)
+    if (parsed instanceof Error) {
       this.report.failed++
-      if (this.report.failures.length < 10) this.report.failures.push(`${(e as Error).message} on query: ${q.query.slice(0, 100)}`)
+      if (this.report.failures.length < 10) this.report.failures.push(`${parsed.message} on query: ${q.query.slice(0, 100)}`)
       return
     }
-    const id = queryFingerprint(q.query, this.opts.platform)
     const upstreams = parsed.inTables.map((t) => this.urn(t))
     const downstream = parsed.outTables[0] !== undefined ? this.urn(parsed.outTables[0]) : undefined
     const columnLineage: ColumnLineageInfo[] = downstream || parsed.queryType === 'SELECT' ? parsed.columns.map((c) => ({downstream: c.downstream, upstreams: c.upstreams.map((u) => ({table: this.urn(u.table), column: u.column})), ...(c.logic ? {logic: c.logic} : {})})) : []

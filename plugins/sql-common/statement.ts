@@ -39,6 +39,8 @@ export interface StatementLineage {
   confidence: number
   /** Why column lineage is missing, when the tables are known but the columns are not. */
   columnError?: string
+  /** An output column is named by a literal's value (`SELECT 'x'`): the same query with other values has other names. */
+  literalNames?: boolean
 }
 
 export interface StatementOptions {
@@ -209,10 +211,12 @@ export function statementLineage(sql: string, opts: StatementOptions): Statement
   }
 
   let columnError: string | undefined
+  let literalNames = false
   if (select) {
     const lineage = readSelect(select)
     const star = starColumns(select, namer, opts.schemas)
-    const outColumns = star ?? lineage.columns.map((c, i) => ({name: c.name || unnamed(c.expr, namer), from: c.from.map((r) => ({table: namer.table(r.table), column: namer.ident(r.column)})), expr: c.expr, i}))
+    const outColumns = star ?? lineage.columns.map((c) => ({name: c.name || unnamed(c.expr, namer), from: c.from.map((r) => ({table: namer.table(r.table), column: namer.ident(r.column)})), expr: c.expr}))
+    literalNames = !star && lineage.columns.some((c) => !c.name && isStringLiteral(c.expr))
     const qualifier = singleSource(select)
     columns = outColumns.map((c, i) => {
       const downstream = namer.ident(targetColumns?.[i] ?? c.name)
@@ -224,7 +228,7 @@ export function statementLineage(sql: string, opts: StatementOptions): Statement
 
   const outTables = out ? [namer.table(out)] : []
   const confidence = [...inTables].every((t) => (opts.schemas?.get(t)?.length ?? 0) > 0) && inTables.size > 0 ? 0.9 : 0.2
-  return {queryType, temporary, inTables: [...inTables].sort(), outTables, columns, confidence, ...(columnError ? {columnError} : {})}
+  return {queryType, temporary, inTables: [...inTables].sort(), outTables, columns, confidence, ...(columnError ? {columnError} : {}), ...(literalNames ? {literalNames} : {})}
 }
 
 function dedupe(refs: Array<{table: string; column: string}>): Array<{table: string; column: string}> {
@@ -274,9 +278,11 @@ function singleSource(select: any): string | undefined {
   return nameOf(from[0]?.as) ?? nameOf(from[0]?.table)
 }
 
+const isStringLiteral = (expr: any): boolean => expr?.type === 'single_quote_string' || expr?.type === 'string' || expr?.type === 'double_quote_string'
+
 /** sqlglot's name of an unaliased output column: a string literal's value, else the expression's text. */
 function unnamed(expr: any, namer: Namer): string {
-  if (expr?.type === 'single_quote_string' || expr?.type === 'string' || expr?.type === 'double_quote_string') return String(expr.value)
+  if (isStringLiteral(expr)) return String(expr.value)
   const text = renderExpr(expr, {quote: false, upper: false, platform: ''})
   return text === undefined ? '' : namer.lower ? text.toLowerCase() : text
 }

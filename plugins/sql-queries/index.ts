@@ -136,10 +136,12 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
     // schemaMetadata (DataHub's lazy schema resolver), so `SELECT *` expands; read once per table.
     const columnsByUrn = new Map<string, string[] | undefined>()
     let lookups = 0
+    // Asked once; without a server (a file sink and no datahub_api) nothing is looked up.
+    let serverPromise: ReturnType<PluginContext['graph']> | undefined
+    const serverOf = () => (serverPromise ??= config.use_schema_resolver ? ctx.graph() : Promise.resolve(undefined))
     const knownColumns = async (tables: string[]): Promise<Map<string, string[]> | undefined> => {
-      if (!config.use_schema_resolver || !tables.length) return undefined
-      const graph = await ctx.graph()
-      if (!graph) return undefined
+      const graph = await serverOf()
+      if (!graph || !tables.length) return undefined
       const out = new Map<string, string[]>()
       for (const t of tables) {
         const u = aggregatorUrn(t)
@@ -210,7 +212,7 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
               for (const downstream of entry.downstreams) aggregator.addKnown({query: entry.query, downstream, upstreams: entry.upstreams, timestamp: entry.timestamp, sessionId: entry.sessionId})
             } else {
               const observed = {query: entry.query, timestamp: entry.timestamp, user: entry.user, sessionId: entry.sessionId, defaultDb: config.default_db, defaultSchema: config.default_schema}
-              aggregator.addObserved(observed, config.use_schema_resolver ? await knownColumns(aggregator.tablesRead(observed)) : undefined)
+              aggregator.addObserved(observed, (await serverOf()) ? await knownColumns(aggregator.tablesRead(observed)) : undefined)
             }
           }
         } catch (e) {
