@@ -45,6 +45,16 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
   }
 
   describe('partial data', () => {
+    it('listPolicies takes the settings page’s orFilters on the policy state', async () => {
+      const q = `query p($state: String!, $negated: Boolean) { listPolicies(input: {start: 0, count: 100, orFilters: [{and: [{field: "state", values: [$state], negated: $negated}]}]}) { total policies { state } } }`
+      const active = (await ok(q, {state: 'ACTIVE'})).listPolicies
+      expect(active.total).to.be.greaterThan(0)
+      expect(active.policies.every((p: {state: string}) => p.state === 'ACTIVE')).to.equal(true)
+      const all = (await ok('{ listPolicies(input: {start: 0, count: 100}) { total } }')).listPolicies.total
+      const notActive = (await ok(q, {state: 'ACTIVE', negated: true})).listPolicies.total
+      expect(active.total + notActive).to.equal(all)
+    })
+
     it('a refused listPolicies is null with a 403 at its path; the other fields still answer', async () => {
       const b = await asBob('{ listPolicies(input: {start: 0, count: 5}) { total } me { corpUser { urn } } }')
       expect(b.data).to.deep.equal({listPolicies: null, me: {corpUser: {urn: U('bob')}}})
@@ -152,6 +162,9 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
       ])
       const latestOne = (await ok(`{ dataset(urn: "${DS}") { datasetProfiles(limit: 1, filter: {or: [{and: [{field: "partitionSpec.partition", values: ["2024-01-02"]}]}]}) { rowCount } } }`)).dataset.datasetProfiles
       expect(latestOne).to.deep.equal([{rowCount: 20}])
+      // DataHub's web app sends one AND-group as `and`, with its negations.
+      const others = (await ok(q, {filter: {and: [{field: 'partitionSpec.partition', values: ['2024-01-01'], negated: true}]}})).dataset.datasetProfiles
+      expect(others.map((p: any) => p.timestampMillis)).to.deep.equal([2000])
     })
 
     it('operations take a filter too', async () => {

@@ -93,7 +93,11 @@ export class PolicyService {
     return urn
   }
 
-  async list(actor: Actor, opts: {start?: number; count?: number; query?: string} = {}): Promise<{total: number; policies: Policy[]}> {
+  /**
+   * Policies, matching `query` (name or description) and `orFilters` — an OR of AND-groups of
+   * conditions on `state`, `type` or `editable`, as DataHub's settings page sends them.
+   */
+  async list(actor: Actor, opts: {start?: number; count?: number; query?: string; orFilters?: PolicyFilter[][]} = {}): Promise<{total: number; policies: Policy[]}> {
     await this.mayManage(actor)
     const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
     const all: Policy[] = []
@@ -102,8 +106,24 @@ export class PolicyService {
       if (info) all.push({urn: e.urn, ...info})
     }
     const q = opts.query?.trim().toLowerCase()
-    const matched = q ? all.filter((p) => p.displayName.toLowerCase().includes(q) || p.description.toLowerCase().includes(q)) : all
+    const byText = q ? all.filter((p) => p.displayName.toLowerCase().includes(q) || p.description.toLowerCase().includes(q)) : all
+    const groups = (opts.orFilters ?? []).filter((g) => g.length > 0)
+    const matched = groups.length === 0 ? byText : byText.filter((p) => groups.some((g) => g.every((c) => policyMatches(p, c))))
     const start = opts.start ?? 0
     return {total: matched.length, policies: matched.slice(start, start + (opts.count ?? 20))}
   }
+}
+
+/** One condition of a policy filter: the policy's `field` equals one of `values` (or, negated, none). */
+export interface PolicyFilter {
+  field: string
+  values: string[]
+  negated?: boolean
+}
+
+function policyMatches(p: Policy, c: PolicyFilter): boolean {
+  const value = c.field === 'state' ? p.state : c.field === 'type' ? p.type : c.field === 'editable' ? String(p.editable !== false) : undefined
+  // A field policies do not have matches nothing, as a search on an unknown field does.
+  const hit = value !== undefined && c.values.some((v) => v.toUpperCase() === String(value).toUpperCase())
+  return c.negated ? !hit : hit
 }

@@ -70,7 +70,10 @@ export const ACCESS_QUERY_FIELDS: Record<string, Resolver> = {
   listPolicies: async (_s, {input}: {input: Obj}, ctx: GqlContext) => {
     const start = input.start ?? 0
     const count = input.count ?? 20
-    const r = await policies(ctx).list(ctx.actor, {start, count, query: input.query ?? undefined})
+    const orFilters = ((input.orFilters ?? []) as Array<{and?: Obj[] | null}>).map((g) =>
+      (g.and ?? []).map((f) => ({field: f.field as string, values: (f.values ?? (f.value != null ? [f.value] : [])) as string[], negated: f.negated === true})),
+    )
+    const r = await policies(ctx).list(ctx.actor, {start, count, query: input.query ?? undefined, orFilters})
     return {start, count, total: r.total, policies: r.policies.map(policyView)}
   },
 }

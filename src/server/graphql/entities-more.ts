@@ -147,6 +147,9 @@ function holds(row: Obj, f: Obj): boolean {
     case 'CONTAIN':
       ok = each.some((x) => x != null && values.some((w) => String(x).includes(w)))
       break
+    case 'START_WITH':
+      ok = each.some((x) => x != null && values.some((w) => String(x).startsWith(w)))
+      break
     case 'GREATER_THAN':
       ok = values.some((w) => num(v) > num(w))
       break
@@ -165,9 +168,12 @@ function holds(row: Obj, f: Obj): boolean {
   return f.negated === true ? !ok : ok
 }
 
-/** A FilterInput (an OR of AND-groups) as a predicate on stored rows; undefined when empty. */
+/**
+ * A FilterInput as a predicate on stored rows; undefined when empty. DataHub's app sends one
+ * AND-group (`and`); `or` takes an OR of AND-groups.
+ */
 function rowFilter(filter: Obj | null | undefined): ((row: Obj) => boolean) | undefined {
-  const groups: Obj[] = (filter?.or ?? []).filter((g: Obj) => (g.and ?? []).length > 0)
+  const groups: Obj[] = [...(filter?.or ?? []), ...(filter?.and ? [{and: filter.and}] : [])].filter((g: Obj) => (g.and ?? []).length > 0)
   if (groups.length === 0) return undefined
   return (row) => groups.some((g) => g.and.every((f: Obj) => holds(row, f)))
 }
