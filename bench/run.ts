@@ -2,7 +2,7 @@
  * `npm run bench [-- store graphql ingest]`: runs the named benchmarks (all by default), one
  * after another, each printing its figures and a final JSON line.
  */
-const all = ['store', 'graphql', 'ingest', 'sql-source', 'lake', 'metabase', 'history', 'startup-lite', 'startup', 'web', 'events', 'pg-store']
+const all = ['store', 'graphql', 'ingest', 'sql-source', 'lake', 'metabase', 'sql-queries', 'history', 'startup-lite', 'startup', 'web', 'events', 'pg-store']
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'))
 for (const name of wanted.length > 0 ? wanted : all) {
   if (!all.includes(name)) {

@@ -28,6 +28,8 @@ const TABLE_CONTEXT = new Set(['INTO', 'TABLE', 'FROM', 'JOIN', 'UPDATE', 'VIEW'
 /** Keywords after which a table name may take an alias. */
 const ALIAS_CONTEXT = new Set(['FROM', 'JOIN'])
 const FUNCTION_NAMES: Record<string, Record<string, string>> = {snowflake: {DATE: 'TO_DATE'}}
+/** Tokens after which a `-` is a sign, not a subtraction. */
+const UNARY_AFTER = new Set(['(', ',', '=', '<>', '!=', '<', '>', '<=', '>=', '+', '-', '*', '/', 'AND', 'OR', 'NOT', 'SELECT', 'IN', 'VALUES', 'THEN', 'ELSE', 'WHEN', 'BETWEEN', 'IS', 'RETURN', 'SET'])
 
 export function tokenize(sql: string): Token[] {
   const out: Token[] = []
@@ -102,10 +104,13 @@ export function generalizeQuery(sql: string, platform: string): string {
     const t = tokens[i]!
     const next = tokens[i + 1]
     if (t.kind === 'string' || t.kind === 'number') {
-      // `-1` is a literal too.
-      if (out.length && out[out.length - 1] === '-' && (out.length < 2 || ['(', ',', '=', 'AND', 'OR', 'SELECT', 'IN', 'VALUES'].includes(out[out.length - 2]!))) {
+      // A negative number prints as `-?` (the sign stays, the literal goes).
+      const before = out[out.length - 2]
+      if (out[out.length - 1] === '-' && (before === undefined || UNARY_AFTER.has(before))) {
         out.pop()
         isCall.pop()
+        push('-?')
+        continue
       }
       push('?')
       continue
@@ -168,10 +173,11 @@ export function generalizeQuery(sql: string, platform: string): string {
       push('<>')
       continue
     }
-    if (t.text === ',' && aliasContext) {
+    if (t.text === ',' && (aliasContext || prevKeyword === 'FROM')) {
       // `FROM a x, b y`: the next item may be aliased too; stay in table context.
       push(',')
       tableContext = true
+      aliasContext = true
       continue
     }
     if (t.text === '(' && (prevKeyword === 'FROM' || prevKeyword === 'JOIN') && out[out.length - 1] === prevKeyword) {

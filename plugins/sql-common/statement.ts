@@ -72,15 +72,47 @@ export function parseStatement(sql: string, platform: string): any {
   // Snowflake's `CREATE TEMP TABLE` is `TEMPORARY` to the grammar.
   const text = sql.trim().replace(/;\s*$/, '').replace(/^(\s*create\s+(?:or\s+replace\s+)?)(?:local\s+|global\s+)?temp\s+table\b/i, '$1TEMPORARY TABLE')
   let firstError: unknown
-  for (const dialect of [...new Set([parserDialect(platform), 'postgresql', 'mysql'])]) {
-    try {
-      const stmt = parseSelect(text, dialect)
-      if (stmt && typeof stmt === 'object') return stmt
-    } catch (e) {
-      firstError ??= e
+  const texts = [text]
+  const moved = withIntoInsert(text)
+  if (moved) texts.push(moved)
+  for (const t of texts) {
+    for (const dialect of [...new Set([parserDialect(platform), 'postgresql', 'mysql'])]) {
+      try {
+        const stmt = parseSelect(t, dialect)
+        if (stmt && typeof stmt === 'object') return stmt
+      } catch (e) {
+        firstError ??= e
+      }
     }
   }
   throw new Error(errorText(firstError))
+}
+
+/**
+ * `WITH x AS (…) INSERT INTO t SELECT …` (Snowflake's, SQL Server's order) as
+ * `INSERT INTO t WITH x AS (…) SELECT …`, the order the grammars read; undefined when the
+ * statement is not of that shape.
+ */
+export function withIntoInsert(sql: string): string | undefined {
+  if (!/^\s*with\b/i.test(sql)) return undefined
+  let depth = 0
+  let quote = ''
+  let insertAt = -1
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i]!
+    if (quote) {
+      if (c === quote) quote = ''
+      continue
+    }
+    if (c === "'" || c === '"' || c === '`') quote = c
+    else if (c === '(') depth++
+    else if (c === ')') depth--
+    else if (depth === 0 && insertAt < 0 && /^insert\s+(into|overwrite)\b/i.test(sql.slice(i, i + 24)) && /\W/.test(sql[i - 1] ?? ' ')) insertAt = i
+    else if (depth === 0 && insertAt >= 0 && /^(select|\()/i.test(sql.slice(i, i + 7)) && /\W/.test(sql[i - 1] ?? ' ')) {
+      return `${sql.slice(insertAt, i)}${sql.slice(0, insertAt).trim()} ${sql.slice(i)}`
+    }
+  }
+  return undefined
 }
 
 const nameOf = (v: unknown): string | undefined => {

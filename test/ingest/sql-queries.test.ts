@@ -148,6 +148,17 @@ describe('sql-queries source: our cases', function () {
     ])
   })
 
+  it("WITH … INSERT, DELETE; a statement the parser cannot read is reported and the run goes on", async () => {
+    const run = await runRecipe(dir, recipeFor('statements.jsonl'), offlineEnv(dir))
+    expect(run.code, run.stderr + run.stdout).to.equal(0)
+    const [lineage] = aspects(run.records, ds('db.s.big_orders'), 'upstreamLineage')
+    expect(lineage.upstreams.map((u: any) => u.dataset)).to.deep.equal([ds('db.s.orders')])
+    expect(lineage.fineGrainedLineages.map((f: any) => f.upstreams[0].replace(/.*,/, ''))).to.deep.equal(['id)', 'amount)'])
+    expect(aspects(run.records, ds('db.s.orders'), 'operation').map((o: any) => o.operationType)).to.deep.equal(['DELETE'])
+    expect(run.result.source.report.info.num_queries_parse_failures).to.equal(1)
+    expect(run.result.source.report.warnings.flatMap((w: any) => w.examples).join('\n')).to.match(/on query: MERGE INTO db\.s\.t/)
+  })
+
   it('a bad config value is refused before anything runs', async () => {
     const run = await runRecipe(dir, recipeFor('duplicates.jsonl', {temp_table_patterns: ['(']}), offlineEnv(dir))
     expect(run.code).to.not.equal(0)
