@@ -13,14 +13,18 @@
  * the file in memory.
  *
  * Both work on a stopped store: opening it takes the store's lock, so a running server holding
- * it makes them refuse with E_STORE_LOCKED.
+ * it makes them refuse with E_STORE_LOCKED. Both go through the Catalog on it: an export reads
+ * every row as stored (secret aspects too: it is a backup), an import writes under a grant and
+ * leaves the change-log entries of its writes like any other write.
  */
 import {once} from 'node:events'
 import {createWriteStream} from 'node:fs'
 import {FileError, MdcliError, ParseError} from '../errors.js'
 import {keyAspectName} from '../model/registry.js'
-import type {MetadataStore, StoredAspect, SystemMetadata, WriteOp} from '../store/types.js'
-import {prepareProposal, toWriteOp, type ProposalInput} from './proposal.js'
+import type {StoredAspect, SystemMetadata, WriteOp} from '../store/types.js'
+import type {Catalog, Grant} from './catalog.js'
+import {prepareProposal, toWriteOp} from './proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 
 const CREATED_TIME = 'mdcli.createdTime'
 const CREATED_ACTOR = 'mdcli.createdActor'
@@ -53,8 +57,8 @@ function recordOf(a: StoredAspect): Record<string, unknown> {
 }
 
 /** Every record of one entity, in the order that rebuilds it: per aspect, oldest version first. */
-async function* entityRecords(store: MetadataStore, urn: string): AsyncGenerator<Record<string, unknown>> {
-  const e = await store.getEntity(urn)
+async function* entityRecords(catalog: Catalog, urn: string): AsyncGenerator<Record<string, unknown>> {
+  const e = await catalog.rawEntity(urn)
   if (!e) return
   // The key aspect first: it is what a later record of the entity would otherwise create.
   const key = keyAspectName(e.entityType)
@@ -62,18 +66,18 @@ async function* entityRecords(store: MetadataStore, urn: string): AsyncGenerator
   for (const name of names) {
     const latest = e.aspects[name]!
     if (latest.kind === 'timeseries') {
-      const rows = await store.listTimeseries(urn, name, {limit: Number.MAX_SAFE_INTEGER})
+      const rows = await catalog.listTimeseries(urn, name, {limit: Number.MAX_SAFE_INTEGER})
       for (const r of rows.reverse()) yield recordOf(r)
       continue
     }
-    const versions = await store.listVersions(urn, name)
+    const versions = await catalog.rawVersions(urn, name)
     // listVersions: 0, 1, 2, … n; written as 1, 2, … n, then 0.
     for (const v of [...versions.slice(1), versions[0]!]) yield recordOf(v)
   }
 }
 
 /** Writes the whole store to `file` as a JSON array of MCPs, one per line. */
-export async function exportStore(store: MetadataStore, file: string, onProgress?: (records: number) => void): Promise<ExportReport> {
+export async function exportStore(catalog: Catalog, file: string, onProgress?: (records: number) => void): Promise<ExportReport> {
   const out = createWriteStream(file, {flags: 'wx'})
   const failed = new Promise<never>((_, reject) => out.once('error', (e) => reject(new FileError(`Cannot write ${file}: ${e.message}`))))
   failed.catch(() => undefined)
@@ -88,11 +92,11 @@ export async function exportStore(store: MetadataStore, file: string, onProgress
     await put('[')
     const PAGE = 1000
     for (let start = 0; ; start += PAGE) {
-      const page = await store.listUrns({start, count: PAGE, includeSoftDeleted: true})
+      const page = await catalog.rawUrns({start, count: PAGE, includeSoftDeleted: true})
       for (const urn of page.urns) {
         entities++
-        if (((await store.getAspect(urn, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) softDeleted++
-        for await (const rec of entityRecords(store, urn)) {
+        if (((await catalog.rawAspect(urn, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) softDeleted++
+        for await (const rec of entityRecords(catalog, urn)) {
           await put(`${records === 0 ? '\n' : ',\n'}${JSON.stringify(rec)}`)
           records++
         }
@@ -119,11 +123,12 @@ export interface FileElement {
 
 /**
  * Writes every record of `elements` into the store, in order and in batches, each record checked
- * like any proposal (registry, aspect schema). Records that are not valid proposals are counted
+ * like any proposal (registry, aspect schema) and written under `grant` (a restore is the
+ * system's own job: `catalog.systemGrant()`). Records that are not valid proposals are counted
  * and the first few reported; they never stop the import.
  */
-export async function importRecords(store: MetadataStore, file: string, elements: AsyncIterable<FileElement>, opts: {now?: () => number; batch?: number} = {}): Promise<ImportReport> {
-  const now = opts.now ?? Date.now
+export async function importRecords(catalog: Catalog, grant: Grant, file: string, elements: AsyncIterable<FileElement>, opts: {batch?: number} = {}): Promise<ImportReport> {
+  const now = catalog.now
   const BATCH = opts.batch ?? 2000
   const report: ImportReport = {file, records: 0, failed: 0, failures: [], entities: 0}
   const fail = (index: number, message: string): void => {
@@ -133,7 +138,7 @@ export async function importRecords(store: MetadataStore, file: string, elements
   let ops: WriteOp[] = []
   const flush = async (): Promise<void> => {
     if (ops.length === 0) return
-    const results = await store.write(ops)
+    const results = await catalog.writeOps(grant, ops)
     for (const r of results) if (r.createdEntity) report.entities++
     ops = []
   }

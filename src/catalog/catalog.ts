@@ -15,14 +15,17 @@
  */
 import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from './changes.js'
-import type {LoggedChange} from '../events/changelog.js'
+import type {LoggedChange} from '../model/changelog.js'
 import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
 import {aspectSpec, isKeyAspect, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
 import {
   DEFAULT_RUN_ID,
   type EntityRecord,
+  type ListUrnsRequest,
   type MetadataStore,
   type ReferenceQuery,
+  type RunRow,
+  type RunSummary,
   type SearchRequest,
   type SearchResponse,
   type StoredAspect,
@@ -31,7 +34,8 @@ import {
   type WriteResult,
 } from '../store/types.js'
 import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
-import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, type ProposalInput, toWriteOp} from './proposal.js'
+import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, toWriteOp} from './proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import {KeyedMutex} from './edits/lock.js'
 import {positionOf, type QueuePosition} from './position.js'
 import {needsBefore, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
@@ -76,7 +80,7 @@ export interface ProposalOutcome {
 }
 
 export class Catalog {
-  /** Private: routes and resolvers read through the methods below (see `storeOf` for src/catalog). */
+  /** Private: everything reaches the store through the methods below, and only through them. */
   private readonly store: MetadataStore
   private readonly authorizer: Authorizer
   private readonly locks: KeyedMutex
@@ -362,7 +366,7 @@ export class Catalog {
   }
 
   private async write(ops: WriteOp[], actor: Actor): Promise<WriteResult[]> {
-    if (this.changeListeners.length === 0) {
+    if (this.changeListeners.length === 0 && this.outbox === undefined) {
       const results = await this.storeWrite(ops)
       const urns = ops.map((o) => o.urn)
       for (const listen of this.writeListeners) listen(urns)
@@ -437,12 +441,35 @@ export class Catalog {
   }
 
   // ------------------------------------------------------------------ reads
+  //
+  // The read model, one for every reader above the catalog (REST routes, GraphQL resolvers, the
+  // local `lite` verbs): stored values with the model's defaults filled in (model/defaults.ts)
+  // and secret aspects left out. `getEntity`/`getAspect` add REST's checks and not-found
+  // answers; `readEntities`/`readAspect` answer absent or null, for GraphQL's loaders.
+
+  /** The entities of `urns` that exist, with all or the named aspects, as the read model has them. */
+  async readEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    const found = await this.store.getEntities(urns, aspectNames)
+    for (const [urn, e] of found) {
+      const read = readModelOf(e)
+      if (read !== e) found.set(urn, read)
+    }
+    return found
+  }
+
+  /** One version of an aspect (0 = latest) as the read model has it, or null. */
+  async readAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, version)
+    if (!a) return null
+    const v = withModelDefaults(aspectName, a.value)
+    return v === a.value ? a : {...a, value: v}
+  }
 
   async getEntity(urn: string, aspects?: string[]): Promise<EntityRecord | null> {
     const {spec} = validateUrn(urn)
     if (aspects) for (const a of aspects) if (!aspectSpec(a)) throw new BadRequestError(`Unknown aspect ${a} for entity ${spec.name}`)
     const e = await this.store.getEntity(urn, aspects)
-    return e ? entityWithModelDefaults(withoutSecrets(e)) : e
+    return e ? readModelOf(e) : e
   }
 
   async requireEntity(urn: string, aspects?: string[]): Promise<EntityRecord> {
@@ -455,13 +482,12 @@ export class Catalog {
     validateUrn(urn)
     if (!aspectSpec(aspectName)) throw new BadRequestError(`Unknown aspect ${aspectName}`)
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got ${version}`)
-    const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, version)
+    const a = await this.readAspect(urn, aspectName, version)
     if (!a) throw new NotFoundError(`Did not find urn: ${urn} aspect: ${aspectName} version: ${version}`)
-    const v = withModelDefaults(aspectName, a.value)
-    return v === a.value ? a : {...a, value: v}
+    return a
   }
 
-  /** Latest value of an aspect, parsed, or undefined. */
+  /** Latest value of an aspect as stored (what an edit reads to modify and write back), or undefined. */
   async aspectValue<T = Record<string, unknown>>(urn: string, aspectName: string): Promise<T | undefined> {
     const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, 0)
     return a ? (a.value as T) : undefined
@@ -471,15 +497,10 @@ export class Catalog {
     return isTimeseries(aspectName)
   }
 
-  // Reads as stored: no urn checks, no model defaults — what the GraphQL resolvers and REST
-  // routes read today, passed through so they never hold the store itself.
-
-  /** One version of an aspect as stored (0 = latest), or null. */
-  async aspectAsStored(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
-    return SECRET_ASPECTS.has(aspectName) ? null : this.store.getAspect(urn, aspectName, version)
-  }
-
-  /** The entities of `urns` that exist, as stored, with all or the named aspects (secret aspects never). */
+  /**
+   * The entities of `urns` that exist, as stored (no model defaults), with all or the named
+   * aspects, secret aspects never: what the change log carries (a re-publish rebuilds from it).
+   */
   async entitiesAsStored(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
     const found = await this.store.getEntities(urns, aspectNames)
     for (const [urn, e] of found) {
@@ -519,17 +540,63 @@ export class Catalog {
   referencesTo(targets: string[], opts?: ReferenceQuery): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     return this.store.referencesTo(targets, opts)
   }
+
+  // ------------------------------------------------ reads for the catalog's own services
+  //
+  // As stored, secret aspects included, soft-deleted entities where asked: what delete, rollback,
+  // migration and access control (the modules of src/catalog) decide from. Routes, resolvers and
+  // commands read through the methods above; test/server/layering.test.ts holds them to it.
+
+  /** One version of an aspect as stored (0 = latest), secrets included, or null. */
+  rawAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
+    return this.store.getAspect(urn, aspectName, version)
+  }
+
+  /** An entity as stored (all or the named aspects, secrets included), or null. */
+  rawEntity(urn: string, aspectNames?: string[]): Promise<EntityRecord | null> {
+    return this.store.getEntity(urn, aspectNames)
+  }
+
+  /** The entities of `urns` that exist, as stored (secrets included). */
+  rawEntities(urns: string[], aspectNames?: string[]): Promise<Map<string, EntityRecord>> {
+    return this.store.getEntities(urns, aspectNames)
+  }
+
+  /** Every version of an aspect as stored (secrets included). */
+  rawVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
+    return this.store.listVersions(urn, aspectName)
+  }
+
+  /** Urns by type (or of every type), soft-deleted ones included unless asked otherwise. */
+  rawUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
+    return this.store.listUrns({includeSoftDeleted: true, ...req})
+  }
+
+  /** Every entity of one type with the named aspects as stored: the small types access control and edits scan (policies, tokens, domains). */
+  async rawEntitiesOfType(entityType: string, aspectNames: string[], opts: {includeSoftDeleted?: boolean} = {}): Promise<EntityRecord[]> {
+    const {urns} = await this.store.listUrns({entityType, includeSoftDeleted: opts.includeSoftDeleted ?? true})
+    return [...(await this.store.getEntities(urns, aspectNames)).values()]
+  }
+
+  /** The runs with rows in the store's run index (see `MetadataStore.listRuns`). */
+  runIndex(opts?: {start?: number; count?: number}): Promise<RunSummary[]> {
+    return this.store.listRuns(opts)
+  }
+
+  /** Every row a run wrote (any version, and timeseries rows). */
+  runRows(runId: string): Promise<RunRow[]> {
+    return this.store.runRows(runId)
+  }
+
+  /** Makes rows another program wrote to a shared store visible (see `MetadataStore.indexExisting`). */
+  async indexExisting(urns: string[]): Promise<void> {
+    await this.store.indexExisting?.(urns)
+  }
 }
 
-/**
- * The store behind a catalog, for the modules of src/catalog that implement the service on top
- * of it (delete, runs, migrate, lineage, relationships, access, edits): they need store
- * operations the service does not offer its callers (listUrns, runRows, raw writes). Server code
- * and commands read through Catalog's methods; test/server/layering.test.ts holds them to it.
- */
-export function storeOf(catalog: Catalog): MetadataStore {
-  // Element access is TypeScript's sanctioned way past `private`, kept to this one place.
-  return catalog['store']
+/** An entity as the read model has it (see the reads of Catalog): secrets out, defaults in. */
+function readModelOf(e: EntityRecord): EntityRecord {
+  return entityWithModelDefaults(withoutSecrets(e))
 }
 
 /** The entity without its secret aspects (the same object when it has none). */

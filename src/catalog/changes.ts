@@ -2,7 +2,7 @@
  * Turns a committed batch of store ops into change-log entries (MCL + entity change events).
  * Needs the values before the write (`before`) and, for reverts, after it (`after`).
  */
-import {Change, type LoggedChange, type MetadataChangeLog} from '../events/changelog.js'
+import {Change, type LoggedChange, type MetadataChangeLog} from '../model/changelog.js'
 import {entityTypeOf} from '../model/urn.js'
 import {SECRET_ASPECTS} from '../model/registry.js'
 import type {EntityRecord, WriteOp, WriteResult} from '../store/types.js'

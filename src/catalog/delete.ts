@@ -15,7 +15,7 @@ import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
 import {aspectSpec, aspectsOf, entitySpecs, isTimeseries, nearest, validateUrn} from '../model/registry.js'
 import {aspectProblems} from '../model/schemas.js'
 import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
-import {type Actor, type Catalog, type Grant, storeOf} from './catalog.js'
+import {type Actor, type Catalog, type Grant} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export const DELETE_RUN_ID = '__mdcli-delete-cli'
@@ -169,8 +169,8 @@ export async function searchUrns(store: Pick<MetadataStore, 'search'>, req: UrnS
 // ------------------------------------------------------------------ references
 
 /** Aspects of other entities that hold any of `urns` (one pass), leaving out entities in `exclude`. */
-export async function findReferences(store: MetadataStore, urns: string[], exclude?: ReadonlySet<string>): Promise<RelatedAspect[]> {
-  const refs = await store.referencesTo(urns)
+export async function findReferences(catalog: Pick<Catalog, 'referencesTo'>, urns: string[], exclude?: ReadonlySet<string>): Promise<RelatedAspect[]> {
+  const refs = await catalog.referencesTo(urns)
   return refs
     .filter((r) => !exclude?.has(r.urn))
     .map((r) => ({relationship: RELATIONSHIPS[r.aspectName] ?? 'References', entity: r.urn, aspect: r.aspectName, urn: r.target}))
@@ -212,7 +212,7 @@ function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: 
  */
 export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn: string; dryRun?: boolean}): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
   validateUrn(req.urn)
-  const related = await findReferences(storeOf(catalog), [req.urn])
+  const related = await findReferences(catalog, [req.urn])
   const out = {total: related.length, relatedAspects: related}
   if (req.dryRun !== false || related.length === 0) return out
   const grant = await catalog.authorize(actor, [
@@ -222,7 +222,7 @@ export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn
   const time = catalog.now()
   const ops: WriteOp[] = []
   for (const r of related) {
-    const current = await storeOf(catalog).getAspect(r.entity, r.aspect)
+    const current = await catalog.rawAspect(r.entity, r.aspect)
     if (!current) continue
     const {value, stillHeld} = withoutReference(current.value, req.urn)
     if (stillHeld || aspectProblems(r.aspect, value).length > 0) {
@@ -238,14 +238,14 @@ export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn
 
 // ------------------------------------------------------------------ delete
 
-async function countRows(store: MetadataStore, urn: string, withTimeseries: boolean): Promise<{versioned: number; timeseries: number} | null> {
-  const e = await store.getEntity(urn)
+async function countRows(catalog: Catalog, urn: string, withTimeseries: boolean): Promise<{versioned: number; timeseries: number} | null> {
+  const e = await catalog.rawEntity(urn)
   if (!e) return null
   let versioned = 0
   let timeseries = 0
   for (const a of Object.values(e.aspects)) {
-    if (a.kind === 'versioned') versioned += (await store.listVersions(urn, a.aspectName)).length
-    else if (withTimeseries) timeseries += (await store.listTimeseries(urn, a.aspectName, {limit: Number.MAX_SAFE_INTEGER})).length
+    if (a.kind === 'versioned') versioned += (await catalog.rawVersions(urn, a.aspectName)).length
+    else if (withTimeseries) timeseries += (await catalog.listTimeseries(urn, a.aspectName, {limit: Number.MAX_SAFE_INTEGER})).length
   }
   return {versioned, timeseries}
 }
@@ -271,7 +271,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
 
   const report: DeleteReport = {soft, dryRun, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   if (!soft && req.checkReferences) {
-    report.references = referenceReport(await findReferences(storeOf(catalog), urns, new Set(urns)))
+    report.references = referenceReport(await findReferences(catalog, urns, new Set(urns)))
   }
 
   for (let i = 0; i < urns.length; i += DELETE_BATCH) {
@@ -282,12 +282,12 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
     const time = catalog.now()
     for (const u of batch) {
       if (soft) {
-        if (!(await storeOf(catalog).exists(u))) {
+        if (!(await catalog.exists(u))) {
           report.notFound.push(u)
           continue
         }
         // A second soft delete would write nothing new; it is reported as what it is.
-        if (((await storeOf(catalog).getAspect(u, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) {
+        if (((await catalog.rawAspect(u, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) {
           ;(report.alreadyDeleted ??= []).push(u)
           continue
         }
@@ -295,7 +295,7 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
         const prepared = prepareProposal({entityUrn: u, aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: true}}})
         ops.push(toWriteOp(prepared, {time, actor: actor.urn}, {runId: DELETE_RUN_ID, lastObserved: time}))
       } else {
-        const counts = await countRows(storeOf(catalog), u, dryRun)
+        const counts = await countRows(catalog, u, dryRun)
         if (!counts) {
           report.notFound.push(u)
           continue
@@ -339,7 +339,7 @@ async function deleteTimeseriesRows(catalog: Catalog, grant: Grant, urns: string
   const report: DeleteReport = {soft: false, dryRun: req.dryRun === true, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   const ops: WriteOp[] = []
   for (const u of urns) {
-    const rows = (await storeOf(catalog).listTimeseries(u, aspect, {startTime: start, endTime: end, limit: Number.MAX_SAFE_INTEGER})).length
+    const rows = (await catalog.listTimeseries(u, aspect, {startTime: start, endTime: end, limit: Number.MAX_SAFE_INTEGER})).length
     if (rows === 0) {
       report.notFound.push(u)
       continue

@@ -14,7 +14,7 @@
  * aspects, so one hop costs what refers to that entity, never a pass over the catalog.
  */
 import {LINEAGE_ASPECTS} from '../model/lineage-aspects.js'
-import {type Catalog, storeOf} from './catalog.js'
+import {type Catalog} from './catalog.js'
 
 export type LineageDirection = 'UPSTREAM' | 'DOWNSTREAM'
 
@@ -72,7 +72,7 @@ export async function neighbours(catalog: Catalog, urn: string, direction: Linea
   const own = (await lineageAspects(catalog, urn)) ?? {}
   const out: Array<{urn: string; relationship: string}> = []
   // Only the lineage aspects: the stores index those, so a hop costs its neighbours.
-  const refs = await storeOf(catalog).referencesTo([urn], {aspects: LINEAGE_ASPECTS})
+  const refs = await catalog.referencesTo([urn], {aspects: LINEAGE_ASPECTS})
   if (direction === 'UPSTREAM') {
     out.push(...upstreamsIn(own))
     // Jobs that write this entity are upstream of it.

@@ -1,6 +1,7 @@
 /**
  * DataHub Lite's local verbs (`mdcli lite ls|get|search|list-urns|nuke`) on a stopped store
- * directory, as DataHub Lite works on its local file without a server.
+ * directory, as DataHub Lite works on its local file without a server. They read through a
+ * Catalog on the store, as the server does.
  *
  * Glossary:
  * - path: what `ls` walks, `/` then `/<entityType>` then `/<entityType>/<platform>` for entity
@@ -10,7 +11,7 @@ import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {UsageError} from '../errors.js'
 import {parseUrn} from '../model/urn.js'
-import type {MetadataStore} from '../store/types.js'
+import type {Catalog} from './catalog.js'
 
 /** The platform named in an urn's key (datasets, charts, dashboards, flows…), if any. */
 export function platformOf(urn: string): string | undefined {
@@ -37,26 +38,26 @@ export interface LsEntry {
 
 const PAGE = 1000
 
-async function* allUrns(store: MetadataStore, entityType?: string, includeSoftDeleted = false): AsyncGenerator<string> {
+async function* allUrns(catalog: Catalog, entityType?: string, includeSoftDeleted = false): AsyncGenerator<string> {
   for (let start = 0; ; start += PAGE) {
-    const page = await store.listUrns({...(entityType ? {entityType} : {}), start, count: PAGE, ...(includeSoftDeleted ? {includeSoftDeleted} : {})})
+    const page = await catalog.rawUrns({...(entityType ? {entityType} : {}), start, count: PAGE, includeSoftDeleted})
     for (const u of page.urns) yield u
     if (page.urns.length < PAGE || start + PAGE >= page.total) return
   }
 }
 
 /** The entries under a path; throws UsageError naming a path that does not exist. */
-export async function lsPath(store: MetadataStore, path: string): Promise<LsEntry[]> {
+export async function lsPath(catalog: Catalog, path: string): Promise<LsEntry[]> {
   const parts = path.split('/').filter(Boolean)
   if (parts.length === 0) {
     const counts = new Map<string, number>()
-    for await (const urn of allUrns(store)) {
+    for await (const urn of allUrns(catalog)) {
       const t = parseUrn(urn).entityType
       counts.set(t, (counts.get(t) ?? 0) + 1)
     }
     // Every entity, soft-deleted ones too, so the totals add up to what `lite export` writes.
     const all = new Map<string, number>()
-    for await (const urn of allUrns(store, undefined, true)) {
+    for await (const urn of allUrns(catalog, undefined, true)) {
       const t = parseUrn(urn).entityType
       all.set(t, (all.get(t) ?? 0) + 1)
     }
@@ -68,7 +69,7 @@ export async function lsPath(store: MetadataStore, path: string): Promise<LsEntr
   if (rest.length > 0) throw new UsageError(`No such path: ${path} (paths are /, /<entityType> and /<entityType>/<platform>)`)
   const byPlatform = new Map<string, number>()
   const leaves: string[] = []
-  for await (const urn of allUrns(store, type)) {
+  for await (const urn of allUrns(catalog, type)) {
     const p = platformOf(urn)
     if (platform !== undefined) {
       if (p === platform) leaves.push(urn)
@@ -82,9 +83,24 @@ export async function lsPath(store: MetadataStore, path: string): Promise<LsEntr
   ]
 }
 
-/** An entity's latest aspects as `{urn, aspects: {name: value}}`, or null. */
-export async function getLocal(store: MetadataStore, urn: string, aspects?: string[]): Promise<{urn: string; entityType: string; aspects: Record<string, unknown>} | null> {
-  const e = await store.getEntity(urn, aspects && aspects.length > 0 ? aspects : undefined)
+/** Whether the store holds any entity, soft-deleted ones included. */
+export async function hasEntities(catalog: Catalog): Promise<boolean> {
+  return (await catalog.rawUrns({count: 1, includeSoftDeleted: true})).urns.length > 0
+}
+
+/** Every urn (of one type), soft-deleted ones only when asked: `lite list-urns`. */
+export async function listLocalUrns(catalog: Catalog, opts: {entityType?: string; includeSoftDeleted?: boolean} = {}): Promise<string[]> {
+  const urns: string[] = []
+  for await (const u of allUrns(catalog, opts.entityType, opts.includeSoftDeleted === true)) urns.push(u)
+  return urns
+}
+
+/**
+ * An entity's latest aspects as `{urn, aspects: {name: value}}`, or null: read as `mdcli get`
+ * reads it from a server (the model's defaults filled in, secret aspects left out).
+ */
+export async function getLocal(catalog: Catalog, urn: string, aspects?: string[]): Promise<{urn: string; entityType: string; aspects: Record<string, unknown>} | null> {
+  const e = await catalog.getEntity(urn, aspects && aspects.length > 0 ? aspects : undefined)
   if (!e) return null
   const out: Record<string, unknown> = {}
   for (const [name, a] of Object.entries(e.aspects)) out[name] = a.value

@@ -18,9 +18,9 @@
 import {randomUUID} from 'node:crypto'
 import {BadRequestError} from '../errors.js'
 import {FABRIC_TYPES, datasetUrn, parseUrn} from '../model/urn.js'
-import type {MetadataStore, SystemMetadata, WriteOp} from '../store/types.js'
+import type {SystemMetadata, WriteOp} from '../store/types.js'
 import type {AuthzRequest} from './authorize.js'
-import {type Actor, type Catalog, storeOf} from './catalog.js'
+import {type Actor, type Catalog} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
 export interface MigrateRequest {
@@ -121,12 +121,12 @@ function validate(req: MigrateRequest): {platformName: string; env: string} {
   return {platformName, env}
 }
 
-async function walkDatasets(store: MetadataStore, platformUrn: string, env: string | undefined, onPage: (urns: string[]) => Promise<void> | void): Promise<number> {
+async function walkDatasets(catalog: Catalog, platformUrn: string, env: string | undefined, onPage: (urns: string[]) => Promise<void> | void): Promise<number> {
   let after: string | null = null
   let total = 0
   for (;;) {
     const filters = [{field: 'platform' as const, values: [platformUrn]}, ...(env ? [{field: 'origin' as const, values: [env]}] : [])]
-    const res = await store.search({types: ['dataset'], query: '*', filters: [filters], count: PAGE, after})
+    const res = await catalog.search({types: ['dataset'], query: '*', filters: [filters], count: PAGE, after})
     total = res.total
     await onPage(res.hits.map((h) => h.urn))
     if (!res.next) return total
@@ -142,16 +142,15 @@ const yieldToServer = (): Promise<void> => new Promise((r) => setImmediate(r))
  */
 export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Actor, req: MigrateRequest): Promise<MigrationReport> {
   const {platformName, env} = validate(req)
-  const store = storeOf(catalog)
   const platformUrn = `urn:li:dataPlatform:${platformName}`
   const instanceUrn = `urn:li:dataPlatformInstance:(${platformUrn},${req.instance})`
   const mode: MigrationReport['mode'] = req.keep ? 'keep' : req.hard ? 'hard' : 'soft'
 
   const mapping = new Map<string, string>()
   const skipped: string[] = []
-  const found = await walkDatasets(store, platformUrn, env, async (urns) => {
+  const found = await walkDatasets(catalog, platformUrn, env, async (urns) => {
     for (const u of urns) {
-      const dpi = await store.getAspect(u, 'dataPlatformInstance')
+      const dpi = await catalog.rawAspect(u, 'dataPlatformInstance')
       if (typeof (dpi?.value as {instance?: unknown} | undefined)?.instance === 'string') {
         skipped.push(u)
         continue
@@ -162,8 +161,8 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
       mapping.set(u, datasetUrn(platformUrn, newName, env))
     }
   })
-  if (found === 0 && !(await store.exists(platformUrn))) {
-    const anyEnv = await store.search({types: ['dataset'], query: '*', filters: [[{field: 'platform', values: [platformUrn]}]], count: 0, includeSoftDeleted: true})
+  if (found === 0 && !(await catalog.exists(platformUrn))) {
+    const anyEnv = await catalog.search({types: ['dataset'], query: '*', filters: [[{field: 'platform', values: [platformUrn]}]], count: 0, includeSoftDeleted: true})
     if (anyEnv.total === 0) {
       throw new BadRequestError(`Unknown platform '${platformName}': there are no datasets of it and no data platform entity ${platformUrn}. Nothing was changed.`)
     }
@@ -173,7 +172,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
   const olds = new Set(mapping.keys())
   const moved = [...mapping].filter(([o, n]) => o !== n)
   const refsByEntity = new Map<string, Set<string>>()
-  for (const r of await store.referencesTo(moved.map(([old]) => old))) {
+  for (const r of await catalog.referencesTo(moved.map(([old]) => old))) {
     if (olds.has(r.urn)) continue
     let aspects = refsByEntity.get(r.urn)
     if (!aspects) refsByEntity.set(r.urn, (aspects = new Set()))
@@ -215,7 +214,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     const ops: WriteOp[] = []
     for (const [oldUrn, newUrn] of entries.slice(i, i + CHUNK)) {
       if (oldUrn !== newUrn) {
-        const entity = await store.getEntity(oldUrn)
+        const entity = await catalog.rawEntity(oldUrn)
         for (const a of Object.values(entity?.aspects ?? {})) {
           if (a.kind !== 'versioned' || a.aspectName === 'datasetKey' || a.aspectName === 'dataPlatformInstance') continue
           ops.push(upsert(newUrn, a.aspectName, rewriteUrns(a.value, mapping)))
@@ -233,7 +232,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     const ops: WriteOp[] = []
     for (const [urn, aspects] of refs.slice(i, i + CHUNK)) {
       for (const aspectName of aspects) {
-        const current = await store.getAspect(urn, aspectName)
+        const current = await catalog.rawAspect(urn, aspectName)
         if (current) ops.push(upsert(urn, aspectName, rewriteUrns(current.value, mapping)))
       }
     }

@@ -20,7 +20,6 @@ import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
 import {SEARCH_VALUE, type AuditStamp, type SystemMetadata, type WriteOp} from '../store/types.js'
 
-export type {ProposalInput} from '../model/wire.js'
 import type {ProposalInput} from '../model/wire.js'
 
 export interface PreparedProposal {

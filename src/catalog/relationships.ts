@@ -6,7 +6,7 @@
  * Outgoing edges come from the entity's own aspects. Incoming ones from the store's references
  * to the entity, so their cost is what refers to it, not the catalog.
  */
-import {type Catalog, storeOf} from './catalog.js'
+import {type Catalog} from './catalog.js'
 
 type Obj = Record<string, any>
 
@@ -95,13 +95,13 @@ export async function relationshipsOf(catalog: Catalog, urn: string, q: Relation
   const wanted = new Set(q.types)
   const found: Edge[] = []
   if (q.direction === 'OUTGOING') {
-    const e = await storeOf(catalog).getEntity(urn, [...RELATIONSHIP_ASPECTS])
+    const e = await catalog.rawEntity(urn, [...RELATIONSHIP_ASPECTS])
     if (!e) return []
     for (const e2 of keyEdges(urn)) if (wanted.has(e2.type)) found.push(e2)
     for (const [name, a] of Object.entries(e.aspects)) for (const edge of edgesOf(name, a.value)) if (wanted.has(edge.type)) found.push(edge)
   } else {
-    const refs = (await storeOf(catalog).referencesTo([urn])).filter((r) => r.urn !== urn && (r.aspectName in FROM_ASPECT || r.aspectName.endsWith('Key')))
-    const others = await storeOf(catalog).getEntities([...new Set(refs.map((r) => r.urn))], [...RELATIONSHIP_ASPECTS])
+    const refs = (await catalog.referencesTo([urn])).filter((r) => r.urn !== urn && (r.aspectName in FROM_ASPECT || r.aspectName.endsWith('Key')))
+    const others = await catalog.rawEntities([...new Set(refs.map((r) => r.urn))], [...RELATIONSHIP_ASPECTS])
     for (const [other, e] of others) {
       const edges = [...keyEdges(other), ...Object.entries(e.aspects).flatMap(([name, a]) => edgesOf(name, a.value))]
       for (const edge of edges) if (edge.urn === urn && wanted.has(edge.type)) found.push({type: edge.type, urn: other})
@@ -112,7 +112,7 @@ export async function relationshipsOf(catalog: Catalog, urn: string, q: Relation
     const k = `${x.type} ${x.urn}`
     return !seen.has(k) && (seen.add(k), true)
   })
-  const ends = await storeOf(catalog).getEntities([...new Set(unique.map((x) => x.urn))], ['status'])
+  const ends = await catalog.rawEntities([...new Set(unique.map((x) => x.urn))], ['status'])
   return unique.filter((x) => {
     const end = ends.get(x.urn)
     // Users, groups and tags are often named before anything describes them: an edge to an

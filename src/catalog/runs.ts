@@ -17,7 +17,7 @@
 import {BadRequestError} from '../errors.js'
 import {isKeyAspect, SOFT_DELETE_ASPECT, supportsSoftDelete} from '../model/registry.js'
 import {DEFAULT_RUN_ID, type RunRow, type RunSummary, type SystemMetadata, type WriteOp} from '../store/types.js'
-import {type Actor, type Catalog, storeOf} from './catalog.js'
+import {type Actor, type Catalog} from './catalog.js'
 
 /** Run id stamped on the status rows a soft-deleting rollback writes. */
 export const ROLLBACK_RUN_ID = '__mdcli-rollback'
@@ -98,9 +98,9 @@ interface Observations {
 /** One pass over the latest aspects: what runs observed, and which runs were rolled back. */
 async function observations(catalog: Catalog, onlyRun?: string): Promise<Observations> {
   const out: Observations = {unchanged: new Map(), rolledBack: new Map(), keyAspects: new Map()}
-  const {urns} = await storeOf(catalog).listUrns({includeSoftDeleted: true})
+  const {urns} = await catalog.rawUrns({includeSoftDeleted: true})
   for (let i = 0; i < urns.length; i += 500) {
-    const ents = await storeOf(catalog).getEntities(urns.slice(i, i + 500))
+    const ents = await catalog.rawEntities(urns.slice(i, i + 500))
     for (const e of ents.values()) {
       for (const a of Object.values(e.aspects)) {
         const sm = a.systemMetadata
@@ -125,7 +125,7 @@ const REPORT_ROWS = 100
  * index, and runs that only observed (a re-run of unchanged data) from the aspects' lastRunId.
  */
 export async function listRuns(catalog: Catalog, opts: {start?: number; count?: number} = {}): Promise<RunListing[]> {
-  const written = await storeOf(catalog).listRuns({start: 0, count: Number.MAX_SAFE_INTEGER})
+  const written = await catalog.runIndex({start: 0, count: Number.MAX_SAFE_INTEGER})
   const obs = await observations(catalog)
   const byId = new Map<string, RunListing>()
   for (const r of written) {
@@ -156,7 +156,7 @@ function sortRows(rows: RunRow[]): RunRow[] {
 
 export async function describeRun(catalog: Catalog, runId: string, opts: {start?: number; count?: number; includeAspect?: boolean} = {}): Promise<AspectRowSummary[]> {
   if (!runId) throw new BadRequestError('runId is required')
-  const rows = sortRows(await storeOf(catalog).runRows(runId))
+  const rows = sortRows(await catalog.runRows(runId))
   // What the run observed without writing follows what it wrote.
   const seen = ((await observations(catalog, runId)).unchanged.get(runId) ?? []).sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : a.aspectName < b.aspectName ? -1 : 1))
   const all: Array<{row?: RunRow; seen?: {urn: string; aspectName: string; time: number}}> = [...rows.map((row) => ({row})), ...seen.map((s) => ({seen: s}))]
@@ -166,12 +166,12 @@ export async function describeRun(catalog: Catalog, runId: string, opts: {start?
   for (const {row: r, seen: o} of page) {
     if (o) {
       const s: AspectRowSummary = {runId, aspectName: o.aspectName, urn: o.urn, timestamp: o.time, version: 0, keyAspect: false, unchanged: true}
-      if (opts.includeAspect) s.aspect = (await storeOf(catalog).getAspect(o.urn, o.aspectName, 0))?.value
+      if (opts.includeAspect) s.aspect = (await catalog.rawAspect(o.urn, o.aspectName, 0))?.value
       out.push(s)
       continue
     }
     const s = summary(runId, r!)
-    if (opts.includeAspect && r!.kind === 'versioned') s.aspect = (await storeOf(catalog).getAspect(r!.urn, r!.aspectName, r!.version))?.value
+    if (opts.includeAspect && r!.kind === 'versioned') s.aspect = (await catalog.rawAspect(r!.urn, r!.aspectName, r!.version))?.value
     out.push(s)
   }
   return out
@@ -193,7 +193,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
   if (runId === DEFAULT_RUN_ID) {
     throw new BadRequestError(`${DEFAULT_RUN_ID} is a default run-id provided for non labeled ingestion runs. You cannot delete using this reserved run-id`)
   }
-  const rows = sortRows(await storeOf(catalog).runRows(runId))
+  const rows = sortRows(await catalog.runRows(runId))
   const keyRows = new Map(rows.filter((r) => r.keyAspect).map((r) => [r.urn, r]))
   const created = new Set(keyRows.keys())
   const ops: WriteOp[] = []
@@ -231,7 +231,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
       g.forEach(note)
       continue
     }
-    const versions = topDown(await storeOf(catalog).listVersions(urn, aspectName))
+    const versions = topDown(await catalog.rawVersions(urn, aspectName))
     let n = 0
     while (n < versions.length && versions[n]!.systemMetadata.runId === runId) n++
     for (let i = 0; i < n; i++) ops.push({op: 'revert', urn, aspectName})
@@ -248,7 +248,7 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
   let entitiesDeleted = 0
   const time = catalog.now()
   for (const urn of created) {
-    const entity = await storeOf(catalog).getEntity(urn)
+    const entity = await catalog.rawEntity(urn)
     if (!entity) continue
     const status = entity.aspects.status
     // Already soft-deleted by an earlier rollback of this run: nothing left to do.

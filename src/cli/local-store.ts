@@ -1,14 +1,18 @@
 /**
  * Opening a stopped lite store from a command, with the way out when a running server holds it.
+ * Commands get a Catalog on it, never the store: local verbs read and write as the server does
+ * (the model's defaults, secret aspects left out, grants and the change log on writes).
  */
-import {readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {defaultStoreDir} from '../config/settings.js'
+import {Catalog} from '../catalog/catalog.js'
 import {FileError, MdcliError, StoreLockedError} from '../errors.js'
-import {openStore} from '../store/index.js'
+import {ChangeOutbox, OUTBOX_FILE} from '../events/outbox.js'
+import {isStoreUrl, openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 
-export async function withLocalStore<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (store: MetadataStore) => Promise<T>): Promise<T> {
+export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
   const storeDir = dir ?? defaultStoreDir()
   // These verbs only read: a mistyped path must not leave a new, empty store behind.
   let entries: string[]
@@ -28,8 +32,32 @@ export async function withLocalStore<T>(dir: string | undefined, serverVerb: str
     throw error
   }
   try {
-    return await fn(store)
+    return await fn(new Catalog({store}))
   } finally {
+    await store.close()
+  }
+}
+
+/**
+ * Runs `fn` with a Catalog on the store at `dir` (a directory, created when missing, or a
+ * PostgreSQL URL), for the verbs that write a whole store (`lite import`) or read one whole
+ * (`lite export`). Where a server published this store's change log (`lite --changelog`, an
+ * outbox file beside it), the writes go into the same outbox, so that server publishes them
+ * when it next starts.
+ */
+export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
+  const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {})})
+  let outbox: {close(): void} | undefined
+  try {
+    const catalog = new Catalog({store})
+    if (opts.outbox && !isStoreUrl(dir) && existsSync(join(dir, OUTBOX_FILE))) {
+      const o = ChangeOutbox.open(dir)
+      catalog.setOutbox(o)
+      outbox = o
+    }
+    return await fn(catalog)
+  } finally {
+    outbox?.close()
     await store.close()
   }
 }

@@ -2,7 +2,7 @@ import {InvalidAspectError, MdcliError} from '../errors.js'
 import {normalizeAspectValue} from '../model/normalize.js'
 import {requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 
 /** Builds the UPSERT proposal `put` sends, after checking urn, aspect and value locally. */
 export function buildPutProposal(urn: string, aspectName: string, value: unknown, source: string): ProposalInput {

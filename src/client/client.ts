@@ -12,10 +12,10 @@ import {Agent as HttpAgent, request as httpRequest, type IncomingMessage} from '
 import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
 import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
 import {encodeUrnPath} from '../model/urn.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import type {DeleteReport, RelatedAspect} from '../catalog/delete.js'
 import type {MigrateRequest, MigrationReport} from '../catalog/migrate.js'
-import type {ChangeCategory, ChangeTransaction} from '../catalog/timeline.js'
+import type {ChangeCategory, ChangeTransaction} from '../model/change-events.js'
 import type {Settings} from '../config/settings.js'
 
 export interface ClientOptions {

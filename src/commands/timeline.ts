@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {prettyJson} from '../cli/json.js'
-import {CHANGE_CATEGORIES, fieldPathV1, parseCategories, type ChangeTransaction} from '../catalog/timeline.js'
+import {CHANGE_CATEGORIES, fieldPathV1, parseCategories, type ChangeTransaction} from '../model/change-events.js'
 import {MdcliError, UsageError} from '../errors.js'
 import {parseUrn} from '../model/urn.js'
 

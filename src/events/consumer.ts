@@ -21,12 +21,10 @@ import {AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type Consumer, ty
 import type {NatsConnection} from '@nats-io/transport-node'
 import {type Actor, type Catalog, SYSTEM_ACTOR} from '../catalog/catalog.js'
 import {withPosition} from '../catalog/position.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import {MdcliError} from '../errors.js'
 import {connectNats, DEDUPE_WINDOW_NS, subjectMatches} from './jetstream.js'
 import {parseQueueUrl, redact} from './queue.js'
-import type {Health} from '../server/health.js'
-import type {Metrics} from '../server/metrics.js'
 
 export const DEFAULT_CONSUMER = 'mdcli-lite'
 /** How soon JetStream redelivers what a crashed server took but never acknowledged. */
@@ -51,9 +49,9 @@ export interface ConsumerOptions {
   batch?: number
   log: {info(m: string): void; warn(m: string): void}
   /** The server's /metrics registry: report lag and dead letters here (see src/server/metrics.ts). */
-  metrics?: Metrics
+  metrics?: ConsumerMetrics
   /** The server's /health: add a `consumer` check saying when it is not consuming (see src/server/health.ts). */
-  health?: Health
+  health?: ConsumerHealthChecks
 }
 
 export interface ConsumerStats {
@@ -65,6 +63,18 @@ export interface ConsumerStats {
   redelivered: number
   /** Messages the stream held for this consumer beyond the last one received. */
   pending: number
+}
+
+/**
+ * What the consumer needs of the server's /metrics registry and /health (src/server/metrics.ts,
+ * src/server/health.ts): declared here, so events/ depends on nothing above it.
+ */
+export interface ConsumerMetrics {
+  counter(name: string, help: string, opts: {collect: () => number}): unknown
+  gauge(name: string, help: string, opts: {collect: () => number}): unknown
+}
+export interface ConsumerHealthChecks {
+  add(name: string, check: () => {ok: boolean; reason?: string}): () => void
 }
 
 /** What `/health` says of the consumer. */

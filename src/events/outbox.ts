@@ -21,7 +21,7 @@ import {closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, wr
 import {join} from 'node:path'
 import type {EntityRecord, WriteOp} from '../store/types.js'
 import {entityTypeOf} from '../model/urn.js'
-import type {LoggedChange} from './changelog.js'
+import type {LoggedChange} from '../model/changelog.js'
 
 export const OUTBOX_FILE = 'changelog-outbox.jsonl'
 /** Past this size, a file whose commits were all published is rewritten to its header. */

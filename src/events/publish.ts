@@ -8,7 +8,8 @@
 import {randomUUID} from 'node:crypto'
 import type {Catalog} from '../catalog/catalog.js'
 import {rebuildChanges, type ChangeOutbox} from './outbox.js'
-import type {ChangeLog, LoggedChange} from './changelog.js'
+import type {ChangeLog} from './changelog.js'
+import type {LoggedChange} from '../model/changelog.js'
 import {JetStreamPublisher} from './jetstream.js'
 import {parseQueueUrl} from './queue.js'
 

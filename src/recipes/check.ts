@@ -4,7 +4,7 @@
  * urn, entity type, aspect name, value against the aspect's schema).
  */
 import {prepareProposal} from '../catalog/proposal.js'
-import {eventFiles, readEventRecords} from './events-file.js'
+import {eventFiles, readEventRecords} from '../sdk/events-file.js'
 
 export interface BadRecord {
   file: string

@@ -10,7 +10,7 @@
  * - `$$` stands for a literal `$` in both forms.
  */
 import {ConfigError} from '../errors.js'
-import {keyPath} from './validate.js'
+import {keyPath} from '../sdk/validate.js'
 
 type Env = Record<string, string | undefined>
 

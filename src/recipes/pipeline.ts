@@ -19,18 +19,20 @@
  * one at a time and the sink applies backpressure through `await sink.write()`.
  */
 import {MdcliClient} from '../client/client.js'
-import {prepareProposal, type ProposalInput} from '../catalog/proposal.js'
+import {prepareProposal} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import {resolveSettings} from '../config/settings.js'
 import {ConfigError, MdcliError} from '../errors.js'
 import {isAbsolute, resolve} from 'node:path'
-import type {PluginContext, RequestLog, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from './plugin.js'
+import type {RequestLog} from '../sdk/http.js'
+import type {PluginContext, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from '../sdk/plugin.js'
 import {autoStatus, take} from './processors.js'
 import {extractStateful, statefulRun, type StatefulConfig, type StatefulRun} from './stateful.js'
 import {defaultRunId, type PluginRef, type Recipe} from './recipe.js'
 import {PluginRegistry} from './registry.js'
-import {Report, type ReportData} from './report.js'
-import {validateConfig} from './validate.js'
-import {stripWhere} from './messages.js'
+import {Report, type ReportData} from '../sdk/report.js'
+import {validateConfig} from '../sdk/validate.js'
+import {stripWhere} from '../sdk/messages.js'
 import type {RunCounts} from '../model/counts.js'
 
 export interface PipelineOptions {

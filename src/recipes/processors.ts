@@ -9,7 +9,7 @@
  *   entity the stream deletes (a DELETE proposal), which a status would bring back to life.
  */
 import {findEntity} from '../model/registry.js'
-import {mcp, type WorkUnit, type WorkUnitStream} from './plugin.js'
+import {mcp, type WorkUnit, type WorkUnitStream} from '../sdk/plugin.js'
 
 function acceptsStatus(urn: string): boolean {
   const type = urn.split(':')[2] ?? ''

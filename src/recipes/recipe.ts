@@ -16,10 +16,10 @@
 import {existsSync, statSync} from 'node:fs'
 import {dirname, extname, resolve} from 'node:path'
 import {ConfigError, FileError, ParseError} from '../errors.js'
-import {formatOf, parseData, readText} from '../cli/files.js'
+import {formatOf, parseData, readText} from '../sdk/files.js'
 import {expandEnv} from './env.js'
-import type {JsonSchema} from './plugin.js'
-import {validateConfig} from './validate.js'
+import type {JsonSchema} from '../sdk/plugin.js'
+import {validateConfig} from '../sdk/validate.js'
 
 export interface PluginRef {
   type: string

@@ -19,7 +19,7 @@ import {dirname, join, parse as parsePath, resolve} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {PluginError} from '../errors.js'
 import {nearest} from '../model/registry.js'
-import type {AnyPlugin, PluginKind} from './plugin.js'
+import type {AnyPlugin, PluginKind} from '../sdk/plugin.js'
 
 export interface PluginInfo {
   kind: PluginKind

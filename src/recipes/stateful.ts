@@ -22,9 +22,9 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import compressjs from 'compressjs'
 import {ConfigError} from '../errors.js'
 import type {MdcliClient} from '../client/client.js'
-import {mcp, type PluginContext, type ProposalInput, type WorkUnit, type WorkUnitStream} from './plugin.js'
-import type {Report} from './report.js'
-import {validateConfig} from './validate.js'
+import {mcp, type PluginContext, type ProposalInput, type WorkUnit, type WorkUnitStream} from '../sdk/plugin.js'
+import type {Report} from '../sdk/report.js'
+import {validateConfig} from '../sdk/validate.js'
 import type {ConfigOf} from '../sdk/config.js'
 
 /**

@@ -3,8 +3,8 @@
  * writes `makeDatasetUrn('postgres', 'shop.public.orders')` instead of assembling strings.
  */
 import {datasetUrn} from '../model/urn.js'
-import {mcp} from '../recipes/plugin.js'
-import type {ProposalInput, WorkUnit} from '../recipes/plugin.js'
+import {mcp} from './plugin.js'
+import type {ProposalInput, WorkUnit} from './plugin.js'
 
 /** `urn:li:dataPlatform:<platform>` (an urn passes through). */
 export function makeDataPlatformUrn(platform: string): string {

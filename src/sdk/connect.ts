@@ -7,7 +7,7 @@
 import type {MdcliClient} from '../client/client.js'
 import type {QueuePublisher} from '../events/queue.js'
 import {resolveSettings} from '../config/settings.js'
-import type {RequestLog} from '../recipes/plugin.js'
+import type {RequestLog} from './http.js'
 
 export type {BatchOutcome, MdcliClient as ServerClient} from '../client/client.js'
 export type {PublishAck, QueuePublisher} from '../events/queue.js'

@@ -11,7 +11,9 @@
  */
 import type {Agent, Dispatcher} from 'undici'
 import {ConnectionError, ParseError, ServerError} from '../errors.js'
-import type {RequestLog} from '../recipes/plugin.js'
+
+/** Told of each request a server client makes: method, URL, status and time (for `--debug`). */
+export type RequestLog = (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
 
 export interface RetryOptions {
   /** Requests per call, first one included (DataHub's Mode `max_attempts`: 5). */

@@ -13,7 +13,6 @@ export type {
   PluginContext,
   PluginKind,
   ProposalInput,
-  RequestLog,
   Sink,
   SinkPlugin,
   Source,
@@ -22,10 +21,10 @@ export type {
   TransformerPlugin,
   WorkUnit,
   WorkUnitStream,
-} from '../recipes/plugin.js'
-export {mcp} from '../recipes/plugin.js'
-export {Report} from '../recipes/report.js'
-export {validateConfig} from '../recipes/validate.js'
+} from './plugin.js'
+export {mcp} from './plugin.js'
+export {Report} from './report.js'
+export {validateConfig} from './validate.js'
 export {datasetUrn, encodeUrnKeyPart, entityTypeOf, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
 export {
   ConfigError,
@@ -36,7 +35,7 @@ export {
   PluginError,
   isMdcliError,
 } from '../errors.js'
-export {readDataFile, readText} from '../cli/files.js'
+export {readDataFile, readText} from './files.js'
 export {containerUrn, datahubGuid, type ContainerKey} from './container.js'
 export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
 export {
@@ -59,11 +58,11 @@ export {runSource, type SourceRun} from './testing.js'
 export type {AuditStamp, SystemMetadata} from '../model/wire.js'
 export {findEntity} from '../model/registry.js'
 export {mceToProposals} from '../model/mce.js'
-export {toFileRecord} from '../recipes/records.js'
-export {parseCsv} from '../recipes/csv.js'
-export {eventFiles, readEventRecords, totalBytes} from '../recipes/events-file.js'
-export {transformerPair, type AspectEdit} from '../recipes/transform.js'
-export {stripWhere} from '../recipes/messages.js'
+export {toFileRecord} from './records.js'
+export {parseCsv} from './csv.js'
+export {eventFiles, readEventRecords, totalBytes} from './events-file.js'
+export {transformerPair, type AspectEdit} from './transform.js'
+export {stripWhere} from './messages.js'
 export {
   configuredServer,
   connectServer,
@@ -76,4 +75,4 @@ export {
   type ServerClient,
 } from './connect.js'
 export {configSchema, type ConfigOf, type JSONSchema} from './config.js'
-export {HttpClient, HttpError, offsetItems, pagedItems, redactSecrets, retryAfterMs, type HttpClientOptions, type JsonResponse, type RequestOptions, type RetryOptions} from './http.js'
+export {HttpClient, HttpError, offsetItems, pagedItems, redactSecrets, retryAfterMs, type HttpClientOptions, type RequestLog, type JsonResponse, type RequestOptions, type RetryOptions} from './http.js'

@@ -3,9 +3,9 @@
  * against its schema, defaults filled) and returns its work units and report, with no server.
  */
 import {tmpdir} from 'node:os'
-import type {PluginContext, ProposalInput, SourcePlugin, WorkUnit} from '../recipes/plugin.js'
-import {Report} from '../recipes/report.js'
-import {validateConfig} from '../recipes/validate.js'
+import type {PluginContext, ProposalInput, SourcePlugin, WorkUnit} from './plugin.js'
+import {Report} from './report.js'
+import {validateConfig} from './validate.js'
 
 export interface SourceRun {
   workUnits: WorkUnit[]

@@ -5,7 +5,8 @@
  * starts with an `event: gap` so the client knows to re-read.
  */
 import type {ServerResponse} from 'node:http'
-import {type ChangeFilter, type ChangeLog, type LoggedChange, matches} from '../events/changelog.js'
+import type {ChangeLog} from '../events/changelog.js'
+import {type ChangeFilter, type LoggedChange, matches} from '../model/changelog.js'
 import {type Router, STREAMED} from './http.js'
 import {BugError} from '../errors.js'
 

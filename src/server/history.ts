@@ -11,7 +11,8 @@ import {BadRequestError} from '../errors.js'
 import type {Catalog} from '../catalog/catalog.js'
 import {deleteEntities, deleteReferences, searchUrns, type UrnSearchRequest} from '../catalog/delete.js'
 import {migrateDataPlatformToInstance} from '../catalog/migrate.js'
-import {getTimeline, parseCategories} from '../catalog/timeline.js'
+import {getTimeline} from '../catalog/timeline.js'
+import {parseCategories} from '../model/change-events.js'
 import {json, type RequestContext, type Router} from './http.js'
 
 function optionalInt(ctx: RequestContext, name: string): number | undefined {

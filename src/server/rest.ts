@@ -12,7 +12,7 @@ import {relationshipsOf} from '../catalog/relationships.js'
 import {mceToProposals} from '../model/mce.js'
 import {aspectSpec, validateUrn} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import {Gate} from '../catalog/edits/gate.js'
 import {json, type RequestContext, type Router} from './http.js'
 

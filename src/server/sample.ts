@@ -4,7 +4,7 @@
  * glossary term and a domain. Loaded only into a store that does not hold it yet.
  */
 import {type Catalog, SYSTEM_ACTOR} from '../catalog/catalog.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 
 const ds = (name: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${name},PROD)`
 const TIME = 1700000000000

@@ -10,7 +10,7 @@ import {readFileSync} from 'node:fs'
 import {arch, freemem, platform, release, totalmem} from 'node:os'
 import {fileURLToPath} from 'node:url'
 import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
-import type {ReportData, ReportEntry} from '../recipes/report.js'
+import type {ReportData, ReportEntry} from '../sdk/report.js'
 import {rowsSentence} from '../model/counts.js'
 
 export interface ReportRow {

@@ -5,7 +5,7 @@
 import {Box, Text} from 'ink'
 import {createElement, type ReactElement} from 'react'
 import {formatTimespan, type PipelineResult, type Progress} from '../recipes/pipeline.js'
-import type {ReportEntry} from '../recipes/report.js'
+import type {ReportEntry} from '../sdk/report.js'
 import {reportSections} from './ingest-report.js'
 import {colorOf} from './theme.js'
 

@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
-import {JsonArrayScanner, readJsonElements, type JsonElement} from '../../src/recipes/json-stream.js'
+import {JsonArrayScanner, readJsonElements, type JsonElement} from '../../src/sdk/json-stream.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 
 function scanInPieces(text: string, size: number): JsonElement[] {

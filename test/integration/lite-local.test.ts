@@ -17,6 +17,7 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     const file = writeJson(dir, 'events.json', [
       mcpRecord(A, 'datasetProperties', {name: 'orders', description: 'Every order', customProperties: {}, tags: []}),
       mcpRecord(B, 'datasetProperties', {name: 'customers', customProperties: {}, tags: []}),
+      mcpRecord(B, 'ownership', {owners: [{owner: 'urn:li:corpuser:ann', type: 'TECHNICAL_OWNER'}]}),
       mcpRecord(C, 'status', {removed: false}),
       mcpRecord('urn:li:tag:pii', 'tagProperties', {name: 'pii'}),
     ])
@@ -58,6 +59,11 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     expect(Object.keys(got)).to.deep.equal(['datasetProperties'])
     const none = await runCli(['lite', 'get', '--urn', datasetUrn('no.such'), ...store], {env})
     expect(none.code).to.equal(1)
+    // Read as `mdcli get` reads it from the server: the model's defaults filled in (an ownership
+    // written without lastModified has DataHub's unknown stamp), as stored otherwise.
+    const owned = JSON.parse((await runCli(['lite', 'get', '--urn', B, '-a', 'ownership', ...store, '--json'], {env})).stdout)
+    expect(owned.ownership.lastModified).to.deep.equal({time: 0, actor: 'urn:li:corpuser:unknown'})
+    expect(owned.ownership.owners).to.deep.equal([{owner: 'urn:li:corpuser:ann', type: 'TECHNICAL_OWNER'}])
 
     const found = JSON.parse((await runCli(['lite', 'search', 'orders', ...store, '--json'], {env})).stdout)
     expect(found.hits.map((h: {urn: string}) => h.urn)).to.include(A)

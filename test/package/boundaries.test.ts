@@ -21,7 +21,104 @@ function tsFiles(dir: string): string[] {
   return out
 }
 
+/**
+ * The layers of src/, lowest first (README "How it is built"): a module imports only its own
+ * folder and the layers below it, so no arrow runs back up and no two folders import each other.
+ * `plugins/` sits beside the top and imports only the SDK (tested below).
+ */
+const LAYERS: ReadonlyArray<readonly string[]> = [
+  ['errors', 'types', 'model'],
+  ['store'],
+  ['config'],
+  ['catalog'],
+  ['events'],
+  ['server'],
+  ['client'],
+  ['sdk'],
+  ['recipes'],
+  ['cli'],
+  ['ui'],
+  ['commands', 'hooks'],
+]
+
+/** `src/<folder>/…` or `src/<file>.ts` → the folder (or file) name; undefined outside src/. */
+function srcFolder(target: string): string | undefined {
+  const parts = target.split('/')
+  if (parts[0] !== 'src') return undefined
+  return parts.length > 2 ? parts[1] : parts[1]!.replace(/\.(ts|tsx|js)$/, '')
+}
+
+const rankOf = (folder: string): number => LAYERS.findIndex((layer) => layer.includes(folder))
+
+/** Every import from one folder of src/ into another, as `from -> to` with the file that makes it. */
+function folderImports(): Array<{from: string; to: string; line: string}> {
+  const out: Array<{from: string; to: string; line: string}> = []
+  for (const file of tsFiles(join(ROOT, 'src'))) {
+    const from = srcFolder(relative(ROOT, file))!
+    for (const spec of relativeImports(file)) {
+      const target = relative(ROOT, join(file, '..', spec))
+      const to = srcFolder(target)
+      if (to !== undefined && to !== from) out.push({from, to, line: `${relative(ROOT, file)} -> ${target}`})
+    }
+  }
+  return out
+}
+
 describe('module boundaries', () => {
+  it('every folder of src/ has a place in the layer order', () => {
+    const unplaced = [...new Set(readdirSync(join(ROOT, 'src')).map((n) => n.replace(/\.(ts|tsx)$/, '')))].filter((f) => rankOf(f) < 0)
+    expect(unplaced).to.deep.equal([])
+  })
+
+  it('no import runs back up the layers (and so no two folders import each other)', () => {
+    const upward = folderImports()
+      .filter(({from, to}) => rankOf(to) > rankOf(from))
+      .map(({line}) => line)
+    expect(upward).to.deep.equal([])
+  })
+
+  it('folders sharing a layer do not import each other', () => {
+    const sideways = folderImports()
+      .filter(({from, to}) => rankOf(to) === rankOf(from) && folderImports().some((o) => o.from === to && o.to === from))
+      .map(({line}) => line)
+    expect(sideways).to.deep.equal([])
+  })
+
+  it('the folder graph of src/ has no cycle', () => {
+    // Held by the layer order already; checked on the graph itself, so a change to LAYERS cannot hide one.
+    const edges = new Map<string, Set<string>>()
+    for (const {from, to} of folderImports()) {
+      if (!edges.has(from)) edges.set(from, new Set())
+      edges.get(from)!.add(to)
+    }
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const visit = (n: string, path: string[]): void => {
+      if (state.get(n) === 'done') return
+      if (state.get(n) === 'open') {
+        cycles.push([...path.slice(path.indexOf(n)), n].join(' -> '))
+        return
+      }
+      state.set(n, 'open')
+      for (const m of edges.get(n) ?? []) visit(m, [...path, n])
+      state.set(n, 'done')
+    }
+    for (const n of edges.keys()) visit(n, [])
+    expect(cycles).to.deep.equal([])
+  })
+
+  it('the proposal shape (ProposalInput) comes from model/wire.ts (or the SDK that re-exports it), never through the catalog', () => {
+    const offenders: string[] = []
+    for (const file of tsFiles(join(ROOT, 'src'))) {
+      const text = readFileSync(file, 'utf8')
+      for (const m of text.matchAll(/(?:import|export)\s+(?:type\s+)?\{[^}]*\bProposalInput\b[^}]*\}\s*from\s*'([^']+)'/g)) {
+        const target = relative(ROOT, join(file, '..', m[1]!))
+        if (target.startsWith('src/catalog/')) offenders.push(`${relative(ROOT, file)} -> ${target}`)
+      }
+    }
+    expect(offenders).to.deep.equal([])
+  })
+
   it('plugins import nothing of ours but the public SDK (src/sdk/index.js)', () => {
     const offenders: string[] = []
     for (const file of tsFiles(join(ROOT, 'plugins'))) {

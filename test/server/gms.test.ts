@@ -145,7 +145,7 @@ describe('GMS REST: POST /entities?action=ingest (an MCE, as DataHub\'s emitter 
       expect(r.status, JSON.stringify(r.json)).to.equal(200)
       // What the change-event file reader would have written for the same record.
       for (const p of mceToProposals(mce)) {
-        const stored = await a.catalog.aspectAsStored(p.entityUrn!, p.aspectName!)
+        const stored = await a.catalog.rawAspect(p.entityUrn!, p.aspectName!)
         expect(stored?.value, `${p.entityUrn} ${p.aspectName}`).to.deep.equal(JSON.parse(JSON.stringify((p.aspect as {json: unknown}).json)))
         expect(stored?.systemMetadata.runId).to.equal('bootstrap')
       }

@@ -6,6 +6,7 @@
 import {expect} from 'chai'
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {ChangeOutbox, OUTBOX_FILE} from '../../src/events/outbox.js'
 import {openStore} from '../../src/store/index.js'
 import {cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
 
@@ -88,6 +89,21 @@ describe('mdcli lite export / import', function () {
     expect(first.stderr).to.not.match(/already holds entities/)
     const again = await runCli(['lite', 'import', '--store', storeDir, '--file', file], {env})
     expect(again.stderr).to.include(`Note: ${storeDir} already holds entities; the file's records are added to them`)
+  })
+
+  it('an import into a store whose change log a server publishes leaves its changes in that outbox', async () => {
+    // What `lite --changelog` leaves beside its store; the next such server publishes what it holds.
+    const storeDir = join(work, 'publishing')
+    const store = await openStore({dir: storeDir})
+    await store.close()
+    ChangeOutbox.open(storeDir).close()
+    const file = join(work, 'outbox-in.json')
+    writeFileSync(file, JSON.stringify([{entityType: 'tag', entityUrn: 'urn:li:tag:out', changeType: 'UPSERT', aspectName: 'tagProperties', aspect: {json: {name: 'out'}}}]))
+    const imp = await runCli(['lite', 'import', '--store', storeDir, '--file', file], {env: {...process.env, HOME: work}})
+    expect(imp.code, imp.stderr).to.equal(0)
+    const lines = readFileSync(join(storeDir, OUTBOX_FILE), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {c?: number; changes?: Array<{mcl: {entityUrn: string; aspectName?: string}}>})
+    const logged = lines.flatMap((l) => l.changes ?? []).map((c) => `${c.mcl.entityUrn} ${c.mcl.aspectName}`)
+    expect(logged).to.include('urn:li:tag:out tagProperties')
   })
 
   it('refuses an existing output file and a missing input file with one line', async () => {

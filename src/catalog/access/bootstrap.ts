@@ -10,8 +10,9 @@
  * only when the store has none, so a restart never mints a second one.
  */
 import {DEFAULT_RUN_ID} from '../../store/types.js'
-import {type Catalog, storeOf} from '../catalog.js'
-import {prepareProposal, type ProposalInput} from '../proposal.js'
+import {type Catalog} from '../catalog.js'
+import {prepareProposal} from '../proposal.js'
+import type {ProposalInput} from '../../model/wire.js'
 import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
 import {TokenService} from './tokens.js'
 
@@ -20,14 +21,13 @@ type Part = {entityUrn: string; aspectName: string; changeType: 'UPSERT'; aspect
 const p = (entityUrn: string, aspectName: string, json: unknown): Part => ({entityUrn, aspectName, changeType: 'UPSERT', aspect: {json}})
 
 async function any(catalog: Catalog, entityType: string): Promise<boolean> {
-  return (await storeOf(catalog).listUrns({entityType, count: 1, includeSoftDeleted: true})).total > 0
+  return (await catalog.rawUrns({entityType, count: 1})).total > 0
 }
 
 const policyUrn = (id: string) => `urn:li:dataHubPolicy:${id}`
 
 /** Sets up access control where it is missing; returns the admin token when one was made now. */
 export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: string}> {
-  const store = storeOf(catalog)
   const wanted: Part[] = [
     ...Object.entries(ROLES).map(([name, urn]) => p(urn, 'dataHubRoleInfo', {name, description: `The ${name} role`, editable: false})),
     ...DEFAULT_POLICIES.map(({id, info}) => p(policyUrn(id), 'dataHubPolicyInfo', info)),
@@ -36,8 +36,8 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
   ]
   const urns = [...new Set(wanted.map((w) => w.entityUrn))]
   // Rows another program wrote (DataHub's table before a reindex) must be seen, or they would be overwritten.
-  await store.indexExisting?.(urns)
-  const present = await store.getEntities(urns, [...new Set(wanted.map((w) => w.aspectName))])
+  await catalog.indexExisting(urns)
+  const present = await catalog.rawEntities(urns, [...new Set(wanted.map((w) => w.aspectName))])
   const has = (w: Part) => present.get(w.entityUrn)?.aspects[w.aspectName] !== undefined
   const noPolicies = !DEFAULT_POLICIES.some(({id}) => present.has(policyUrn(id))) && !(await any(catalog, 'dataHubPolicy'))
   const editable = new Set(DEFAULT_POLICIES.filter(({info}) => info.editable !== false).map(({id}) => policyUrn(id)))

@@ -20,8 +20,9 @@ import {createHash, randomBytes, scrypt as scryptCb, timingSafeEqual} from 'node
 import {promisify} from 'node:util'
 import {BadRequestError, ConflictError, UnauthenticatedError} from '../../errors.js'
 import {DEFAULT_RUN_ID} from '../../store/types.js'
-import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
-import {prepareProposal, type ProposalInput} from '../proposal.js'
+import {type Actor, type Catalog, type Grant} from '../catalog.js'
+import {prepareProposal} from '../proposal.js'
+import type {ProposalInput} from '../../model/wire.js'
 import {ROOT_USER} from './default-policies.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, opts: {N: number; r: number; p: number; maxmem: number}) => Promise<Buffer>
@@ -76,7 +77,7 @@ export class NativeUsers {
   constructor(private readonly catalog: Catalog) {}
 
   private async credentials(urn: string): Promise<Credentials | undefined> {
-    return (await storeOf(this.catalog).getAspect(urn, 'corpUserCredentials'))?.value as Credentials | undefined
+    return (await this.catalog.rawAspect(urn, 'corpUserCredentials'))?.value as Credentials | undefined
   }
 
   private async write(grant: Grant, proposals: ProposalInput[]): Promise<void> {
@@ -97,7 +98,7 @@ export class NativeUsers {
     const cred = await this.credentials(urn).catch(() => undefined)
     const ok = await passwordMatches(cred ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex')))), password)
     if (!cred || !ok) throw refused
-    const status = (await storeOf(this.catalog).getAspect(urn, 'corpUserStatus'))?.value as {status?: string} | undefined
+    const status = (await this.catalog.rawAspect(urn, 'corpUserStatus'))?.value as {status?: string} | undefined
     if (status?.status === 'SUSPENDED') throw refused
     return {urn}
   }
@@ -116,7 +117,7 @@ export class NativeUsers {
   /** An invite token for `roleUrn` (or none): a new one, or with `reuse` the role's existing one. */
   async inviteToken(by: Actor, roleUrn: string | undefined, reuse: boolean): Promise<string> {
     const grant = await this.catalog.authorize(by, [{privileges: [['MANAGE_USERS_AND_GROUPS']]}], 'Inviting users needs the Manage Users & Groups privilege')
-    if (roleUrn !== undefined && !(await storeOf(this.catalog).exists(roleUrn))) throw new BadRequestError(`No role ${roleUrn}`)
+    if (roleUrn !== undefined && !(await this.catalog.exists(roleUrn))) throw new BadRequestError(`No role ${roleUrn}`)
     if (reuse) {
       for (const t of await this.invites()) if (t.role === roleUrn) return t.token
     }
@@ -126,10 +127,8 @@ export class NativeUsers {
   }
 
   private async invites(): Promise<Array<{token: string; role?: string}>> {
-    const store = storeOf(this.catalog)
-    const {urns} = await store.listUrns({entityType: 'inviteToken', includeSoftDeleted: false})
     const out: Array<{token: string; role?: string}> = []
-    for (const e of (await store.getEntities(urns, ['inviteToken'])).values()) {
+    for (const e of await this.catalog.rawEntitiesOfType('inviteToken', ['inviteToken'], {includeSoftDeleted: false})) {
       const v = e.aspects.inviteToken?.value as {token?: string; role?: string} | undefined
       if (v?.token) out.push({token: v.token, role: v.role})
     }

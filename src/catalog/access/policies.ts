@@ -6,7 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
+import {type Actor, type Catalog, type Grant} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import type {PolicyInfo} from './default-policies.js'
 import {ALL_PRIVILEGES} from './privileges.js'
@@ -65,7 +65,7 @@ export class PolicyService {
 
   async get(urn: string): Promise<Policy> {
     if (!urn.startsWith(POLICY_PREFIX)) throw new BadRequestError(`Expected a policy urn (${POLICY_PREFIX}<id>), found ${urn}`)
-    const a = await storeOf(this.catalog).getAspect(urn, 'dataHubPolicyInfo')
+    const a = await this.catalog.rawAspect(urn, 'dataHubPolicyInfo')
     if (!a) throw new NotFoundError(`Policy ${urn} does not exist`)
     return {urn, ...(a.value as PolicyInfo)}
   }
@@ -99,9 +99,8 @@ export class PolicyService {
    */
   async list(actor: Actor, opts: {start?: number; count?: number; query?: string; orFilters?: PolicyFilter[][]} = {}): Promise<{total: number; policies: Policy[]}> {
     await this.mayManage(actor)
-    const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
     const all: Policy[] = []
-    for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubPolicyInfo'])).values()) {
+    for (const e of await this.catalog.rawEntitiesOfType('dataHubPolicy', ['dataHubPolicyInfo'])) {
       const info = e.aspects.dataHubPolicyInfo?.value as PolicyInfo | undefined
       if (info) all.push({urn: e.urn, ...info})
     }

@@ -28,7 +28,7 @@
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, type Grant, storeOf} from '../catalog.js'
+import {type Actor, type Catalog, type Grant} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import {ACCESS_CACHE_MAX_AGE_MS, monotonicMs} from './cache-bound.js'
 
@@ -150,7 +150,7 @@ export class TokenService {
   async endSession(session: string): Promise<void> {
     if (!session.startsWith(SESSION_PREFIX)) return
     const urn = tokenUrn(SESSION_ID_PREFIX + hashToken(session))
-    if (await storeOf(this.catalog).exists(urn)) await this.catalog.writeOps(this.catalog.systemGrant(), [{op: 'deleteEntity', urn}])
+    if (await this.catalog.exists(urn)) await this.catalog.writeOps(this.catalog.systemGrant(), [{op: 'deleteEntity', urn}])
   }
 
   /** The actor of a session cookie's value; 401 for unknown, ended or expired sessions. */
@@ -173,7 +173,7 @@ export class TokenService {
     const id = session ? SESSION_ID_PREFIX + hash : hash
     const generation = this.generation
     const readAt = monotonicMs()
-    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await this.catalog.rawAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new UnauthenticatedError(session ? 'Session ended or unknown; sign in again' : 'Invalid access token: unknown or revoked')
     // The lookup matched on the hash already; comparing again in constant time keeps the check
     // free of early exits should the lookup ever become a prefix or range scan.
@@ -183,7 +183,7 @@ export class TokenService {
     const info = a.value as TokenInfo
     const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt, readAt}
     this.checkExpiry(verified)
-    const status = (await storeOf(this.catalog).getAspect(info.actorUrn, 'corpUserStatus'))?.value as {status?: string} | undefined
+    const status = (await this.catalog.rawAspect(info.actorUrn, 'corpUserStatus'))?.value as {status?: string} | undefined
     if (status?.status === 'SUSPENDED') throw new UnauthenticatedError(`Access token '${info.name}' acts for ${info.actorUrn}, who is suspended`)
     if (generation === this.generation) {
       if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
@@ -199,7 +199,7 @@ export class TokenService {
   }
 
   async get(id: string): Promise<TokenMetadata> {
-    const a = await storeOf(this.catalog).getAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
+    const a = await this.catalog.rawAspect(tokenUrn(id), 'dataHubAccessTokenInfo')
     if (!a) throw new NotFoundError(`No access token with id ${id}`)
     return {urn: tokenUrn(id), id, ...(a.value as TokenInfo)}
   }
@@ -228,9 +228,8 @@ export class TokenService {
   }
 
   async list(filter: {actorUrn?: string; ownerUrn?: string} = {}): Promise<TokenMetadata[]> {
-    const {urns} = await storeOf(this.catalog).listUrns({entityType: 'dataHubAccessToken', includeSoftDeleted: true})
     const out: TokenMetadata[] = []
-    for (const e of (await storeOf(this.catalog).getEntities(urns, ['dataHubAccessTokenInfo'])).values()) {
+    for (const e of await this.catalog.rawEntitiesOfType('dataHubAccessToken', ['dataHubAccessTokenInfo'])) {
       const info = e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined
       if (!info || e.urn.startsWith(tokenUrn(SESSION_ID_PREFIX))) continue
       if (filter.actorUrn && info.actorUrn !== filter.actorUrn) continue

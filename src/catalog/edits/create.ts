@@ -6,7 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {BadRequestError, ConflictError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, storeOf} from '../catalog.js'
+import {type Actor, type Catalog} from '../catalog.js'
 import type {AuthzRequest} from '../authorize.js'
 import {systemOwnershipTypeUrn, typeOf} from './common.js'
 import {type EditTx, runEdit} from './engine.js'
@@ -30,10 +30,8 @@ function creatorAsOwner(tx: EditTx, urn: string): void {
 
 /** Names of existing entities of a type under the same parent (all when no parent field). */
 async function siblingNames(catalog: Catalog, entityType: string, infoAspect: string, parentField: string, parent: string | undefined): Promise<Set<string>> {
-  const {urns} = await storeOf(catalog).listUrns({entityType, includeSoftDeleted: true})
-  const entities = await storeOf(catalog).getEntities(urns, [infoAspect])
   const names = new Set<string>()
-  for (const e of entities.values()) {
+  for (const e of await catalog.rawEntitiesOfType(entityType, [infoAspect])) {
     const info = e.aspects[infoAspect]?.value as Record<string, unknown> | undefined
     if (info && info[parentField] === parent && typeof info.name === 'string') names.add(info.name.toLowerCase())
   }

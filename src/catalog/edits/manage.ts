@@ -8,7 +8,7 @@
  */
 import {BadRequestError, ConflictError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, storeOf, SYSTEM_ACTOR} from '../catalog.js'
+import {type Actor, type Catalog, SYSTEM_ACTOR} from '../catalog.js'
 import {deleteEntities, deleteReferences} from '../delete.js'
 import {summarize, typeOf, type EditSummary} from './common.js'
 import {runEdit} from './engine.js'
@@ -46,7 +46,7 @@ async function deleteWithReferences(catalog: Catalog, urn: string): Promise<void
 export async function deleteTag(catalog: Catalog, actor: Actor, urn: string): Promise<void> {
   expectType(urn, 'tag', 'deleteTag')
   await catalog.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_TAGS'], ['DELETE_ENTITY']]}])
-  if (!(await storeOf(catalog).exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Tag ${urn} does not exist`)
+  if (!(await catalog.exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Tag ${urn} does not exist`)
   await deleteWithReferences(catalog, urn)
 }
 
@@ -54,9 +54,8 @@ export async function deleteTag(catalog: Catalog, actor: Actor, urn: string): Pr
 export async function deleteDomain(catalog: Catalog, actor: Actor, urn: string): Promise<void> {
   expectType(urn, 'domain', 'deleteDomain')
   await catalog.authorize(actor, [{resourceUrn: urn, privileges: [['MANAGE_DOMAINS'], ['DELETE_ENTITY']]}])
-  if (!(await storeOf(catalog).exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Domain ${urn} does not exist`)
-  const {urns} = await storeOf(catalog).listUrns({entityType: 'domain', includeSoftDeleted: true})
-  const children = [...(await storeOf(catalog).getEntities(urns, ['domainProperties'])).values()].filter((e) => (e.aspects.domainProperties?.value as Obj | undefined)?.parentDomain === urn)
+  if (!(await catalog.exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Domain ${urn} does not exist`)
+  const children = (await catalog.rawEntitiesOfType('domain', ['domainProperties'])).filter((e) => (e.aspects.domainProperties?.value as Obj | undefined)?.parentDomain === urn)
   if (children.length > 0) throw new BadRequestError(`Cannot delete domain ${urn} which has child domains`)
   await deleteWithReferences(catalog, urn)
 }
@@ -153,8 +152,7 @@ export async function moveDomain(catalog: Catalog, actor: Actor, input: {resourc
           cur = (await tx.aspect<Obj>(cur, 'domainProperties'))?.parentDomain
         }
       }
-      const {urns} = await storeOf(catalog).listUrns({entityType: 'domain', includeSoftDeleted: true})
-      for (const e of (await storeOf(catalog).getEntities(urns, ['domainProperties'])).values()) {
+      for (const e of await catalog.rawEntitiesOfType('domain', ['domainProperties'])) {
         const p = e.aspects.domainProperties?.value as Obj | undefined
         if (e.urn !== u && p?.parentDomain === to && typeof p?.name === 'string' && p.name.toLowerCase() === String(props.name).toLowerCase()) {
           throw new ConflictError(`"${props.name}" already exists in this domain. Please pick a unique name.`)

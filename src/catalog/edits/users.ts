@@ -10,7 +10,7 @@
  */
 import {BadRequestError, NotFoundError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, storeOf, SYSTEM_ACTOR} from '../catalog.js'
+import {type Actor, type Catalog, SYSTEM_ACTOR} from '../catalog.js'
 import {deleteEntities, deleteReferences} from '../delete.js'
 import {type EditSummary, summarize, typeOf} from './common.js'
 import {runEdit} from './engine.js'
@@ -57,7 +57,7 @@ export async function removeIdentity(catalog: Catalog, actor: Actor, urn: string
   // Deleting the root user would take with it the actor the catalog itself writes as.
   if (urn === SYSTEM_ACTOR.urn) throw new BadRequestError(`Failed to remove ${urn}. The root user cannot be removed.`)
   await catalog.authorize(actor, [MANAGE])
-  if (!(await storeOf(catalog).exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Failed to remove ${urn}. The ${kind} does not exist.`)
+  if (!(await catalog.exists(urn, {includeSoftDeleted: true}))) throw new NotFoundError(`Failed to remove ${urn}. The ${kind} does not exist.`)
   await deleteEntities(catalog, SYSTEM_ACTOR, {urns: [urn], soft: false})
   await deleteReferences(catalog, SYSTEM_ACTOR, {urn, dryRun: false})
 }

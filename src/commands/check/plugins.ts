@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {UsageError} from '../../errors.js'
-import type {PluginKind} from '../../recipes/plugin.js'
+import type {PluginKind} from '../../sdk/plugin.js'
 import {PluginRegistry, type PluginStatus} from '../../recipes/registry.js'
 
 /** Column widths of DataHub's `check plugins` (sources, sinks, transformers). */

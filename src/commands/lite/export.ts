@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {withStoreCatalog} from '../../cli/local-store.js'
 import {exportStore, type ExportReport} from '../../catalog/backup.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
-import {openStore} from '../../store/index.js'
 import {entitiesSentence} from '../../model/counts.js'
 
 export default class LiteExport extends BaseCommand {
@@ -23,13 +23,10 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
   async run(): Promise<ExportReport> {
     const {flags} = await this.parse(LiteExport)
     // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
-    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
-    try {
-      const report = await exportStore(store, flags.file)
+    return withStoreCatalog(flags.store ?? defaultStoreDir(), {warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)}, async (catalog) => {
+      const report = await exportStore(catalog, flags.file)
       this.log(`Exported ${report.records} records (aspect versions and timeseries rows) of ${entitiesSentence(report.entitiesLive, report.entitiesSoftDeleted)} to ${report.file}`)
       return report
-    } finally {
-      await store.close()
-    }
+    })
   }
 }

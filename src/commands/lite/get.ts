@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {prettyJson, sortKeysDeep} from '../../cli/json.js'
-import {withLocalStore} from '../../cli/local-store.js'
+import {withLocalCatalog} from '../../cli/local-store.js'
 import {getLocal} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {NotFoundError} from '../../errors.js'
@@ -23,8 +23,8 @@ the running server. Prints what \`mdcli get\` prints: a map of aspect name → v
 
   async run(): Promise<unknown> {
     const {flags} = await this.parse(LiteGet)
-    return withLocalStore(flags.store, `get --urn '${flags.urn}'`, (m) => this.warn(m), async (store) => {
-      const e = await getLocal(store, flags.urn, flags.aspect)
+    return withLocalCatalog(flags.store, `get --urn '${flags.urn}'`, (m) => this.warn(m), async (catalog) => {
+      const e = await getLocal(catalog, flags.urn, flags.aspect)
       if (!e) throw new NotFoundError(`No entity ${flags.urn} in the store`)
       // The same object and the same text as `mdcli get`, so scripts can use either.
       if (!this.jsonEnabled()) this.log(prettyJson(e.aspects))

@@ -1,10 +1,11 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {withStoreCatalog} from '../../cli/local-store.js'
+import {hasEntities} from '../../catalog/local.js'
 import {importRecords, type ImportReport} from '../../catalog/backup.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {FileError, MdcliError} from '../../errors.js'
-import {readJsonElements} from '../../recipes/json-stream.js'
-import {openStore} from '../../store/index.js'
+import {readJsonElements} from '../../sdk/json-stream.js'
 import {maskUrl} from '../../store/postgres/url.js'
 import {existsSync} from 'node:fs'
 
@@ -28,17 +29,16 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
     const {flags} = await this.parse(LiteImport)
     if (!existsSync(flags.file)) throw new FileError(`File not found: ${flags.file}`)
     // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
-    const store = await openStore({dir: flags.store ?? defaultStoreDir(), warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)})
     const where = maskUrl(flags.store ?? defaultStoreDir())
-    try {
+    return withStoreCatalog(flags.store ?? defaultStoreDir(), {warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`), outbox: true}, async (catalog) => {
       // Into a store with data the records add up: a version already there is written again as a
       // newer one. Said first, since a retried restore into a half-filled store is the usual case.
-      if ((await store.listUrns({count: 1, includeSoftDeleted: true})).urns.length > 0) {
+      if (await hasEntities(catalog)) {
         process.stderr.write(`Note: ${where} already holds entities; the file's records are added to them (a version already there is written again as a newer one). To restore a backup, import into a new or empty store.\n`)
       }
       let report: ImportReport
       try {
-        report = await importRecords(store, flags.file, readJsonElements(flags.file))
+        report = await importRecords(catalog, catalog.systemGrant(), flags.file, readJsonElements(flags.file))
       } catch (e) {
         // The server's wording ("reads keep working") is not this command's: say what is left.
         if (e instanceof MdcliError && (e.code === 'E_STORE_FULL' || e.code === 'E_STORE_IO' || e.code === 'E_STORE_MEMORY')) {
@@ -51,8 +51,6 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
       // A restore that left records out is not a restore: scripts must see it.
       if (report.failed > 0) process.exitCode = 1
       return report
-    } finally {
-      await store.close()
-    }
+    })
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {withLocalStore} from '../../cli/local-store.js'
+import {withLocalCatalog} from '../../cli/local-store.js'
+import {listLocalUrns} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 
 export default class LiteListUrns extends BaseCommand {
@@ -20,13 +21,8 @@ first, or use \`mdcli search "*"\` against the running server.`
 
   async run(): Promise<{total: number; urns: string[]}> {
     const {flags} = await this.parse(LiteListUrns)
-    return withLocalStore(flags.store, 'search "*"', (m) => this.warn(m), async (store) => {
-      const urns: string[] = []
-      for (let start = 0; ; start += 1000) {
-        const page = await store.listUrns({...(flags['entity-type'] ? {entityType: flags['entity-type']} : {}), includeSoftDeleted: flags['include-soft-deleted'], start, count: 1000})
-        urns.push(...page.urns)
-        if (page.urns.length < 1000) break
-      }
+    return withLocalCatalog(flags.store, 'search "*"', (m) => this.warn(m), async (catalog) => {
+      const urns = await listLocalUrns(catalog, {entityType: flags['entity-type'], includeSoftDeleted: flags['include-soft-deleted']})
       if (!this.jsonEnabled()) for (const u of urns) this.log(u)
       return {total: urns.length, urns}
     })

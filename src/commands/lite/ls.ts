@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {withLocalStore} from '../../cli/local-store.js'
+import {withLocalCatalog} from '../../cli/local-store.js'
 import {lsPath, type LsEntry} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {entitiesSentence} from '../../model/counts.js'
@@ -21,8 +21,8 @@ directly; stop \`mdcli lite\` first.`
 
   async run(): Promise<{path: string; entries: LsEntry[]}> {
     const {args, flags} = await this.parse(LiteLs)
-    return withLocalStore(flags.store, 'search "*"', (m) => this.warn(m), async (store) => {
-      const entries = await lsPath(store, args.path)
+    return withLocalCatalog(flags.store, 'search "*"', (m) => this.warn(m), async (catalog) => {
+      const entries = await lsPath(catalog, args.path)
       if (!this.jsonEnabled()) {
         for (const e of entries) this.log(e.kind === 'folder' ? `${e.name.padEnd(30)} ${e.count}${e.softDeleted ? ` (+${e.softDeleted} soft-deleted)` : ''}` : e.name)
         if (entries.some((e) => e.softDeleted !== undefined)) {

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {withLocalStore} from '../../cli/local-store.js'
+import {withLocalCatalog} from '../../cli/local-store.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import type {SearchHit} from '../../store/types.js'
 
@@ -23,8 +23,8 @@ store directory directly; stop \`mdcli lite\` first, or use \`mdcli search\` aga
 
   async run(): Promise<{total: number; hits: SearchHit[]}> {
     const {args, flags} = await this.parse(LiteSearch)
-    return withLocalStore(flags.store, `search '${args.query}'`, (m) => this.warn(m), async (store) => {
-      const r = await store.search({query: args.query, ...(flags['entity-type'] ? {types: flags['entity-type']} : {}), start: flags.start, count: flags.count})
+    return withLocalCatalog(flags.store, `search '${args.query}'`, (m) => this.warn(m), async (catalog) => {
+      const r = await catalog.search({query: args.query, ...(flags['entity-type'] ? {types: flags['entity-type']} : {}), start: flags.start, count: flags.count})
       if (!this.jsonEnabled()) {
         if (r.hits.length === 0) this.log('No entities found.')
         for (const h of r.hits) this.log(`${h.entityType.padEnd(14)}  ${h.urn}`)

@@ -1,6 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
-import {readDataFile} from '../../cli/files.js'
+import {readDataFile} from '../../sdk/files.js'
 import {buildPutProposal} from '../../cli/put.js'
 import type {MdcliClient} from '../../client/client.js'
 

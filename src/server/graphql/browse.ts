@@ -44,7 +44,7 @@ async function selected(ctx: GqlContext, types: string[], input: Obj): Promise<E
     includeSoftDeleted: input.searchFlags?.includeSoftDeleted === true || filtersOnRemoved(filters),
   })
   if (res.total > MAX_BROWSE_ENTITIES) throw new BadRequestError(`This browse covers ${res.total} entities, over the ${MAX_BROWSE_ENTITIES} a browse reads; narrow it with a query or filters`)
-  const got = await ctx.catalog.entitiesAsStored(res.hits.map((h) => h.urn), BROWSE_ASPECTS)
+  const got = await ctx.catalog.readEntities(res.hits.map((h) => h.urn), BROWSE_ASPECTS)
   return res.hits.map((h) => got.get(h.urn) ?? {urn: h.urn, entityType: h.entityType, aspects: {}})
 }
 

@@ -146,7 +146,7 @@ export class EntityLoader {
   private flush(): void {
     const batch = this.queue
     this.queue = []
-    this.catalog.entitiesAsStored([...new Set(batch.map((b) => b.urn))]).then(
+    this.catalog.readEntities([...new Set(batch.map((b) => b.urn))]).then(
       (found) => batch.forEach((b) => {
         const rec = found.get(b.urn)
         b.resolve(rec ? entityWithModelDefaults(rec) : null)

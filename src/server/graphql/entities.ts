@@ -113,7 +113,7 @@ const schemaMetadata: Resolver = (src: Ent, args, ctx) => {
   const version = args.version ?? 0
   if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`schemaMetadata(version:) must be a whole number >= 0, got ${version}`)
   if (version === 0) return withEnt(src, ctx, (e) => M.schemaMetadata(e.aspect('schemaMetadata'), e.urn, 0))
-  return ctx.catalog.aspectAsStored(src.urn, 'schemaMetadata', version).then((a) => (a ? M.schemaMetadata(a.value as Obj, src.urn, version) : null))
+  return ctx.catalog.readAspect(src.urn, 'schemaMetadata', version).then((a) => (a ? M.schemaMetadata(a.value as Obj, src.urn, version) : null))
 }
 
 function changeStamps(c: Obj | undefined): Obj | null {

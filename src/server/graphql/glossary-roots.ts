@@ -12,7 +12,7 @@ async function roots(ctx: GqlContext, entityType: string, infoAspect: string, in
   // The search lists the type without its soft-deleted members, in a stable order.
   spendResults(ctx, SCAN_COST)
   const all = await ctx.catalog.search({types: [entityType], query: '*', start: 0, count: 1_000_000})
-  const infos = await ctx.catalog.entitiesAsStored(all.hits.map((h) => h.urn), [infoAspect])
+  const infos = await ctx.catalog.readEntities(all.hits.map((h) => h.urn), [infoAspect])
   const top = all.hits.filter((h) => typeof (infos.get(h.urn)?.aspects[infoAspect]?.value as Obj | undefined)?.parentNode !== 'string')
   const page = top.slice(start, start + count)
   return {items: page.map((h) => stub(h.urn, entityType)), start, count: page.length, total: top.length}

@@ -39,7 +39,7 @@ async function versionedDataset(_r: unknown, args: {urn: string; versionStamp?: 
   const aspects = {...latest.aspects}
   for (const [name, version] of pins) {
     if (version === 0) continue
-    const a = await ctx.catalog.aspectAsStored(args.urn, name, version)
+    const a = await ctx.catalog.readAspect(args.urn, name, version)
     if (a) aspects[name] = a
     else delete aspects[name]
   }

@@ -12,7 +12,7 @@
 import {readdirSync, statSync} from 'node:fs'
 import {extname, join, resolve} from 'node:path'
 import {FileError} from '../errors.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 import {isMce, mceToProposals} from '../model/mce.js'
 import {readJsonBatches} from './json-stream.js'
 

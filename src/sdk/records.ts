@@ -2,7 +2,7 @@
  * The proposal form sinks write (DataHub's file-sink layout): key order `entityType, entityUrn,
  * changeType, aspectName, aspect, systemMetadata`, the aspect as `{"json": {...}}`.
  */
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
 
 /** A proposal in file-sink form; `{value: "<json text>"}` aspects are parsed into `{json}`. */
 export function toFileRecord(p: ProposalInput): Record<string, unknown> {

@@ -14,10 +14,11 @@
  * A third-party plugin is plain JavaScript: it needs nothing from mdcli at import time.
  */
 import type {MdcliClient} from '../client/client.js'
-import type {ProposalInput} from '../catalog/proposal.js'
+import type {ProposalInput} from '../model/wire.js'
+import type {RequestLog} from './http.js'
 import type {Report} from './report.js'
 
-export type {ProposalInput} from '../catalog/proposal.js'
+export type {ProposalInput} from '../model/wire.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -31,9 +32,6 @@ export interface WorkUnit {
 export type WorkUnitStream = AsyncIterable<WorkUnit>
 
 /** What a plugin gets besides its config. */
-/** Told of each request a server client makes: method, URL, status and time (for `--debug`). */
-export type RequestLog = (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
-
 export interface PluginContext {
   runId: string
   pipelineName?: string
