@@ -3,7 +3,7 @@
  * (`owner_pattern.rules`: urn regex → owner urns): add owners to datasets. `ownership_type`
  * (default DATAOWNER) may be an ownership type name or an `urn:li:ownershipType:` urn (CUSTOM).
  */
-import {ConfigError, transformerPair, type AspectEdit} from '../../src/sdk/index.js'
+import {ConfigError, listEdit, transformerPair} from '../../src/sdk/index.js'
 
 interface Owner {
   owner: string
@@ -13,13 +13,6 @@ interface Owner {
 
 const TYPES = ['CUSTOM', 'TECHNICAL_OWNER', 'BUSINESS_OWNER', 'DATA_STEWARD', 'NONE', 'DEVELOPER', 'DATAOWNER', 'DELEGATE', 'PRODUCER', 'CONSUMER', 'STAKEHOLDER']
 
-const edit: AspectEdit<Owner> = {
-  aspectName: 'ownership',
-  items: (v) => (v?.owners ?? []) as Owner[],
-  key: (o) => `${o.owner}|${o.typeUrn ?? o.type}`,
-  build: (base, owners, ctx) => ({...(base ?? {}), owners, lastModified: base?.lastModified ?? {time: ctx.now(), actor: 'urn:li:corpuser:datahub'}}),
-}
-
 function owners(urns: string[], config: Record<string, any>): Owner[] {
   const t = String(config.ownership_type ?? 'DATAOWNER')
   const custom = t.startsWith('urn:li:')
@@ -27,8 +20,8 @@ function owners(urns: string[], config: Record<string, any>): Owner[] {
   return urns.map((u) => ({owner: u, type: custom ? 'CUSTOM' : t.toUpperCase(), ...(custom ? {typeUrn: t} : {})}))
 }
 
-const pair = transformerPair<Owner>({
-  edit,
+export const {simple, pattern} = transformerPair<Owner>({
+  edit: listEdit('ownership', 'owners', (o) => `${o.owner}|${o.typeUrn ?? o.type}`, {field: 'lastModified', actor: 'urn:li:corpuser:datahub'}),
   description: 'Adds owners to datasets',
   simpleKey: 'owner_urns',
   patternKey: 'owner_pattern',
@@ -36,6 +29,3 @@ const pair = transformerPair<Owner>({
   extraProps: {ownership_type: {type: 'string', default: 'DATAOWNER'}},
   toAdditions: owners,
 })
-
-export const simple = pair.simple
-export const pattern = pair.pattern

@@ -14,7 +14,7 @@
  * (info, related terms, ownership), its knowledge links. Then `status` for every urn (auto status).
  */
 import {createHash} from 'node:crypto'
-import {ConfigError, readDataFile, mceToProposals, mcp, type PluginContext, type Source, type SourcePlugin, type WorkUnit, validateConfig, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ConfigError, readDataFile, mceToProposals, mcp, pyStr, type PluginContext, type Source, type SourcePlugin, type WorkUnit, validateConfig, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
 export type GlossaryConfig = ConfigOf<typeof CONFIG>
 
@@ -150,16 +150,6 @@ function pyJsonString(s: string): string {
 /** DataHub's `datahub_guid({"path": path})`. */
 export function glossaryGuid(path: string): string {
   return createHash('md5').update(`{"path":${pyJsonString(path)}}`).digest('hex')
-}
-
-/** Python's str() of a YAML scalar, as DataHub writes custom properties. */
-function pyStr(v: unknown): string {
-  if (v === true) return 'True'
-  if (v === false) return 'False'
-  if (v === null || v === undefined) return 'None'
-  if (typeof v === 'number' && Number.isInteger(v) && !Number.isSafeInteger(v)) return v.toFixed(0)
-  if (typeof v === 'object') return JSON.stringify(v)
-  return String(v)
 }
 
 function customProps(p: Record<string, unknown> | undefined): Record<string, string> {

@@ -14,7 +14,7 @@
  * ownership (from `meta.owner`), upstreamLineage, viewProperties (models with SQL), siblings.
  * Per referenced tag a `tagKey`, so the tag entity exists. Then status for all (auto status).
  */
-import {ConfigError, readDataFile, datasetUrn, mcp, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ConfigError, readDataFile, datasetUrn, mcp, pyStr, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
 type YesNoOnly = 'YES' | 'NO' | 'ONLY'
 
@@ -68,14 +68,6 @@ export function fieldType(native: string): Record<string, unknown> {
 
 function titleCase(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1)
-}
-
-function pyStr(v: unknown): string {
-  if (v === true) return 'True'
-  if (v === false) return 'False'
-  if (v === null || v === undefined) return 'None'
-  if (typeof v === 'object') return JSON.stringify(v)
-  return String(v)
 }
 
 class DbtEmitter {

@@ -12,7 +12,8 @@
 import {existsSync} from 'node:fs'
 import {basename} from 'node:path'
 import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, ConnectionError, containerUrn, mcp, type AllowDeny, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
-import {errorText, viewLineage, type ViewLineage} from '../sql-common/lineage.js'
+import {foreignKeyAspect, schemaMetadataAspect} from '../sql-common/index.js'
+import {errorText, viewLineage, viewLineageAspect, type ViewLineage} from '../sql-common/lineage.js'
 
 export type DuckdbConfig = ConfigOf<typeof CONFIG>
 
@@ -49,7 +50,6 @@ export function duckdbViewSelect(sql: string): string {
 }
 
 const quoteIdent = (s: string): string => `"${s.replaceAll('"', '""')}"`
-const schemaField = (dataset: string, col: string): string => `urn:li:schemaField:(${dataset},${col})`
 const str = (v: unknown): string | undefined => (v === null || v === undefined ? undefined : typeof v === 'bigint' ? v.toString() : String(v))
 
 interface Column {
@@ -177,38 +177,12 @@ const plugin: SourcePlugin<DuckdbConfig> = {
       const self = datasetUrn(schema, name)
       const foreignKeys = rows
         .filter((r) => r.constraint_type === 'FOREIGN KEY')
-        .map((r) => {
-          const foreign = datasetUrn(schema, String(r.referenced_table))
-          return {
-            name: String(r.constraint_name),
-            foreignFields: list(r.referenced_column_names).map((c) => schemaField(foreign, c)),
-            sourceFields: list(r.constraint_column_names).map((c) => schemaField(self, c)),
-            foreignDataset: foreign,
-          }
-        })
+        .map((r) => foreignKeyAspect(String(r.constraint_name), self, list(r.constraint_column_names), datasetUrn(schema, String(r.referenced_table)), list(r.referenced_column_names)))
       return {primaryKey, foreignKeys}
     }
 
     function schemaMetadata(schema: string, name: string, columns: Column[], primaryKey: string[], foreignKeys: Array<Record<string, unknown>>) {
-      return {
-        schemaName: `${catalog}.${schema}.${name}`,
-        platform: `urn:li:dataPlatform:${PLATFORM}`,
-        version: 0,
-        created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-        lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-        hash: '',
-        platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
-        fields: columns.map((c) => ({
-          fieldPath: c.name,
-          nullable: c.nullable,
-          ...(c.comment ? {description: c.comment} : {}),
-          type: {type: {[`com.linkedin.schema.${duckdbFieldType(c.type)}`]: {}}},
-          nativeDataType: c.type,
-          recursive: false,
-          isPartOfKey: primaryKey.includes(c.name),
-        })),
-        ...(foreignKeys.length ? {foreignKeys} : {}),
-      }
+      return schemaMetadataAspect(`${catalog}.${schema}.${name}`, PLATFORM, columns.map((c) => ({...c, fieldType: duckdbFieldType(c.type), nativeDataType: c.type})), primaryKey, foreignKeys)
     }
 
     async function profile(schema: string, rel: Relation, columns: Column[]): Promise<Record<string, unknown> | undefined> {
@@ -355,26 +329,11 @@ const plugin: SourcePlugin<DuckdbConfig> = {
           continue
         }
         if (lineage.upstreams.length === 0) continue
-        // A column list (`CREATE VIEW v (a, b) AS …`) renames the SELECT's columns; lineage under a
-        // name the view does not have would point at no field.
-        const fine = [...lineage.columns.entries()]
-          .filter(([col]) => v.columns.some((c) => c.name === col))
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([col, ups]) => ({
-            upstreamType: 'FIELD_SET',
-            upstreams: ups.map((u) => schemaField(u.dataset, u.column)),
-            downstreamType: 'FIELD',
-            downstreams: [schemaField(v.urn, col)],
-            confidenceScore: 1.0,
-          }))
         yield {
           id: `lineage-${v.urn}`,
           kind: 'mcp',
           proposals: [
-            mcp(v.urn, 'upstreamLineage', {
-              upstreams: lineage.upstreams.map((dataset) => ({auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset, type: 'VIEW'})),
-              ...(fine.length ? {fineGrainedLineages: fine} : {}),
-            }),
+            mcp(v.urn, 'upstreamLineage', viewLineageAspect(v.urn, lineage, v.columns, {order: (a, b) => a.localeCompare(b)})),
           ],
         }
       }

@@ -22,7 +22,7 @@
  */
 import yaml from 'js-yaml'
 import {Liquid} from 'liquidjs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, pagedItems, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {API_OPTIONS_SCHEMA, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
 
 const PLATFORM = 'mode'
@@ -69,7 +69,6 @@ const liquid = new Liquid({strictFilters: false, strictVariables: false})
 
 /** Python's truthiness, which decides what DataHub copies. */
 const truthy = (v: unknown): boolean => !(v === undefined || v === null || v === false || v === 0 || v === '' || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0))
-const pyStr = (v: unknown): string => (v === true ? 'True' : v === false ? 'False' : typeof v === 'object' ? JSON.stringify(v) : String(v))
 
 /** `{{ @name as alias }}` → name and alias. */
 function definitionName(ref: string): {name: string; alias: string} {

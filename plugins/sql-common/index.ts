@@ -14,7 +14,7 @@
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
 import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, encodeUrnKeyPart, mcp, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
-import {errorText, viewLineage, type ViewLineage} from './lineage.js'
+import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
   name: string
@@ -171,7 +171,6 @@ const NUMERIC_CLASS = /^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|NUMERIC|D
 const TEMPORAL_CLASS = /^(DATE|TIME|TIMESTAMP|DATETIME)$/i
 const UNPROFILED_CLASS = /^(JSON|JSONB|ARRAY|HSTORE|BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|TSVECTOR|NULL)$/i
 
-const schemaField = (dataset: string, col: string): string => `urn:li:schemaField:(${dataset},${col})`
 
 /**
  * Python's `str()` of a date, time or timestamp the driver returned as the server's text:
@@ -186,6 +185,43 @@ export function pyTemporal(text: string): string {
   const fraction = /^0*$/.test(micro) ? '' : `.${micro}`
   const offset = m[3] ? `${m[3]}:${m[4] ?? '00'}${m[5] ? `:${m[5]}` : ''}` : ''
   return `${m[1]}${fraction}${offset}`
+}
+
+/** A foreign key as schemaMetadata holds it: the datasets at both ends and their columns. */
+export function foreignKeyAspect(name: string, self: string, columns: string[], foreign: string, referredColumns: string[]): Record<string, unknown> {
+  return {name, foreignFields: referredColumns.map((c) => schemaField(foreign, c)), sourceFields: columns.map((c) => schemaField(self, c)), foreignDataset: foreign}
+}
+
+/** A column as schemaMetadata describes it: `fieldType` is DataHub's type class (`StringType`, …). */
+export interface SchemaColumn {
+  name: string
+  nullable: boolean
+  comment?: string
+  fieldType: string
+  nativeDataType: string
+}
+
+/** The schemaMetadata aspect of a table or view, as DataHub's SQL sources write it. */
+export function schemaMetadataAspect(schemaName: string, platform: string, columns: SchemaColumn[], primaryKey: string[], foreignKeys: Array<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    schemaName,
+    platform: `urn:li:dataPlatform:${platform}`,
+    version: 0,
+    created: {time: 0, actor: 'urn:li:corpuser:unknown'},
+    lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
+    hash: '',
+    platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
+    fields: columns.map((c) => ({
+      fieldPath: c.name,
+      nullable: c.nullable,
+      ...(c.comment ? {description: c.comment} : {}),
+      type: {type: {[`com.linkedin.schema.${c.fieldType}`]: {}}},
+      nativeDataType: c.nativeDataType,
+      recursive: false,
+      isPartOfKey: primaryKey.includes(c.name),
+    })),
+    ...(foreignKeys.length ? {foreignKeys} : {}),
+  }
 }
 
 /** Python's `str()` of a value a driver returned. */
@@ -322,32 +358,13 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
                   ...(rel.comment ? {description: rel.comment} : {}),
                   tags: [],
                 }
-                const schemaMetadata = {
-                  schemaName: name,
-                  platform: `urn:li:dataPlatform:${platform}`,
-                  version: 0,
-                  created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-                  lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-                  hash: '',
-                  platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
-                  fields: cols.map((c) => ({
-                    fieldPath: c.name,
-                    nullable: c.nullable,
-                    ...(c.comment ? {description: c.comment} : {}),
-                    type: {type: {[`com.linkedin.schema.${fieldType(c.typeClass)}`]: {}}},
-                    nativeDataType: c.nativeDataType,
-                    recursive: false,
-                    isPartOfKey: pk.includes(c.name),
-                  })),
-                  ...(foreign.length
-                    ? {
-                        foreignKeys: foreign.map((fk) => {
-                          const target = datasetUrn(dialect.twoTier ? (fk.referredSchema ?? db) : db, fk.referredSchema ?? schema, fk.referredTable)
-                          return {name: fk.name, foreignFields: fk.referredColumns.map((c) => schemaField(target, c)), sourceFields: fk.columns.map((c) => schemaField(urn, c)), foreignDataset: target}
-                        }),
-                      }
-                    : {}),
-                }
+                const schemaMetadata = schemaMetadataAspect(
+                  name,
+                  platform,
+                  cols.map((c) => ({...c, fieldType: fieldType(c.typeClass)})),
+                  pk,
+                  foreign.map((fk) => foreignKeyAspect(fk.name, urn, fk.columns, datasetUrn(dialect.twoTier ? (fk.referredSchema ?? db) : db, fk.referredSchema ?? schema, fk.referredTable), fk.referredColumns)),
+                )
                 const proposals: ProposalInput[] = [
                   mcp(urn, 'container', {container: parent}),
                   mcp(urn, 'status', {removed: false}),
@@ -391,20 +408,11 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
         continue
       }
       if (lineage.upstreams.length === 0) continue
-      const fine = config.include_view_column_lineage
-        ? [...lineage.columns.entries()]
-            .filter(([col]) => v.columns.some((c) => c.name === col))
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-            .map(([col, ups]) => ({upstreamType: 'FIELD_SET', upstreams: ups.map((u) => schemaField(u.dataset, u.column)), downstreamType: 'FIELD', downstreams: [schemaField(v.urn, col)], confidenceScore: 1.0}))
-        : []
       yield {
         id: `lineage-${v.urn}`,
         kind: 'mcp',
         proposals: [
-          mcp(v.urn, 'upstreamLineage', {
-            upstreams: lineage.upstreams.map((dataset) => ({auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset, type: 'VIEW'})),
-            ...(fine.length ? {fineGrainedLineages: fine} : {}),
-          }),
+          mcp(v.urn, 'upstreamLineage', viewLineageAspect(v.urn, lineage, v.columns, {columns: config.include_view_column_lineage === true})),
         ],
       }
     }

@@ -73,6 +73,45 @@ function batchOutcomeOf(text: string): BatchOutcome | undefined {
   }
 }
 
+/** Which changes `followChanges` asks for (GET /events's filters) and from where. */
+export interface ChangeStreamOptions {
+  entityType?: string
+  aspect?: string
+  urnPrefix?: string
+  /** Resume after this change id. */
+  since?: number
+  signal?: AbortSignal
+}
+
+/** A change as the change log's stream carries it: DataHub's MCL and the entity change events it implies. */
+export interface StreamedChange {
+  id: number
+  mcl: {entityType: string; entityUrn: string; changeType: string; aspectName?: string; created: {time: number; actor: string}; [k: string]: unknown}
+  changeEvents: Array<{category: string; operation: string; description: string; [k: string]: unknown}>
+}
+
+/** `open`: the server accepted the subscription; `gap`: it no longer holds changes asked for. */
+export type ChangeStreamMessage = {kind: 'open'} | {kind: 'change'; change: StreamedChange} | {kind: 'gap'; message: string}
+
+/** The query of GET /events for these filters. */
+export function changeStreamQuery(opts: Pick<ChangeStreamOptions, 'entityType' | 'aspect' | 'urnPrefix'>): URLSearchParams {
+  const q = new URLSearchParams()
+  if (opts.entityType) q.set('entityType', opts.entityType)
+  if (opts.aspect) q.set('aspect', opts.aspect)
+  if (opts.urnPrefix) q.set('urnPrefix', opts.urnPrefix)
+  return q
+}
+
+/** One Server-Sent Events block (`id:`, `event:`, `data:` lines) as a message; undefined when it carries no data (a comment, a keep-alive). */
+function sseMessage(block: string): ChangeStreamMessage | undefined {
+  const lines = block.split('\n')
+  const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+  if (!data) return undefined
+  if (lines.find((l) => l.startsWith('event: '))?.slice(7) === 'gap') return {kind: 'gap', message: (JSON.parse(data) as {message: string}).message}
+  const id = Number(lines.find((l) => l.startsWith('id: '))?.slice(4))
+  return {kind: 'change', change: {id, ...JSON.parse(data)} as StreamedChange}
+}
+
 /** Timeout of calls that work through many entities in one request (delete, migrate). */
 const LONG_TIMEOUT_MS = 30 * 60_000
 
@@ -182,6 +221,61 @@ export class MdcliClient {
     // Which setting gave the address: a stale one is the usual cause, and the fix is to change it.
     const from = this.serverFrom ? `; the address is from ${this.serverFrom}` : ''
     return new ConnectionError(`Could not reach the mdcli server at ${this.server} (${why}${from}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
+  }
+
+  /**
+   * Follows the server's change log (`GET /events`, Server-Sent Events): every committed change
+   * as it happens, after `since` when given (the server holds the last 10,000), and a `gap`
+   * message where the server no longer holds what was asked for. Ends when `signal` aborts;
+   * refused connections and error answers throw the client's typed errors.
+   */
+  async *followChanges(opts: ChangeStreamOptions = {}): AsyncGenerator<ChangeStreamMessage> {
+    const q = changeStreamQuery(opts)
+    const url = `${this.server}/events${q.size > 0 ? `?${q}` : ''}`
+    const headers: Record<string, string> = {accept: 'text/event-stream'}
+    if (this.token) headers.authorization = `Bearer ${this.token}`
+    if (opts.since !== undefined) headers['last-event-id'] = String(opts.since)
+    const started = performance.now()
+    let res: IncomingMessage
+    try {
+      res = await new Promise<IncomingMessage>((resolve, reject) => {
+        const req = this.send(url, {method: 'GET', headers, agent: this.agent, signal: opts.signal}, resolve)
+        // Only the answer's head is timed: the stream itself may be quiet for as long as nothing changes.
+        req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${this.timeoutMs} ms`), {code: 'ETIMEDOUT'})))
+        req.on('response', () => req.setTimeout(0))
+        req.on('error', reject)
+        req.end()
+      })
+    } catch (e) {
+      this.onRequest?.({method: 'GET', url, status: 'error', ms: performance.now() - started})
+      if (opts.signal?.aborted) return
+      throw this.connectionError(e)
+    }
+    this.onRequest?.({method: 'GET', url, status: res.statusCode ?? 0, ms: performance.now() - started})
+    if (res.statusCode !== 200) {
+      const chunks: Buffer[] = []
+      for await (const c of res) chunks.push(c as Buffer)
+      this.bodyOf({status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8')})
+      throw new ServerError(`The server answered ${res.statusCode} to GET /events`, res.statusCode ?? 0)
+    }
+    yield {kind: 'open'}
+    let buf = ''
+    try {
+      for await (const chunk of res) {
+        buf += (chunk as Buffer).toString('utf8')
+        let end: number
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const message = sseMessage(buf.slice(0, end))
+          buf = buf.slice(end + 2)
+          if (message) yield message
+        }
+      }
+    } catch (e) {
+      if (opts.signal?.aborted) return
+      throw this.connectionError(e)
+    } finally {
+      res.destroy()
+    }
   }
 
   health(): Promise<void> {

@@ -61,8 +61,9 @@ export {mceToProposals} from '../model/mce.js'
 export {toFileRecord} from './records.js'
 export {parseCsv} from './csv.js'
 export {eventFiles, readEventRecords, totalBytes} from './events-file.js'
-export {transformerPair, type AspectEdit} from './transform.js'
+export {listEdit, transformerPair, type AspectEdit} from './transform.js'
 export {stripWhere} from './messages.js'
+export {pyStr} from './python.js'
 export {
   configuredServer,
   connectServer,

@@ -27,6 +27,20 @@ export interface AspectEdit<A> {
   build(base: Record<string, any> | undefined, items: A[], ctx: PluginContext): Record<string, any>
 }
 
+/**
+ * The edit of an aspect that holds one list of items in `field` (tags, terms, domains, owners),
+ * keeping the value's other fields. `stamp` names an audit stamp the aspect requires, set to
+ * now and `stamp.actor` when the value has none (DataHub's transformers stamp their emitter).
+ */
+export function listEdit<A>(aspectName: string, field: string, key: (item: A) => string, stamp?: {field: string; actor: string}): AspectEdit<A> {
+  return {
+    aspectName,
+    items: (v) => (v?.[field] ?? []) as A[],
+    key,
+    build: (base, items, ctx) => ({...(base ?? {}), [field]: items, ...(stamp ? {[stamp.field]: base?.[stamp.field] ?? {time: ctx.now(), actor: stamp.actor}} : {})}),
+  }
+}
+
 export interface TransformerSettings {
   semantics: Semantics
   replace_existing?: boolean

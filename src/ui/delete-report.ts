@@ -3,26 +3,8 @@
  * be deleted, what was not found, which other entities still refer to the deleted urns). Lines
  * only; the command decides where they go (nothing under --json).
  */
-import {timespan} from '../cli/report.js'
-import type {RelatedAspect} from '../catalog/delete.js'
-
-/** What one `mdcli delete` did, summed over its batches (also its --json output). */
-export interface DeleteOutcome {
-  soft: boolean
-  dryRun: boolean
-  aborted?: boolean
-  /** Urns the urn or the filters named. */
-  matched: number
-  entities: number
-  rows: number
-  timeseriesRows: number
-  deleted: string[]
-  notFound: string[]
-  /** Soft delete: urns that were already soft-deleted (nothing written for them). */
-  alreadyDeleted?: string[]
-  references?: {checked: boolean; total: number; entities: number; sample: RelatedAspect[]}
-  tookMs: number
-}
+import type {DeleteOutcome, DeletePlan} from '../cli/delete.js'
+import {formatTimespan} from '../recipes/pipeline.js'
 
 /** The urns a filter found, by entity type, with a sample of each (as DataHub prints them). */
 export function foundUrnsLines(found: Array<{urn: string; type: string}>): string[] {
@@ -52,7 +34,7 @@ export function deleteReportLines(outcome: DeleteOutcome, aspectName?: string): 
     for (const u of outcome.deleted) lines.push(`  ${u}`)
     lines.push(`[Dry-run] Would ${outcome.soft ? 'soft ' : ''}delete ${count(outcome.entities, 'entity', 'entities')} ${impact}.`)
   } else {
-    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${count(outcome.entities, 'entity', 'entities')} ${impact} in ${timespan(outcome.tookMs)}.`)
+    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${count(outcome.entities, 'entity', 'entities')} ${impact} in ${formatTimespan(outcome.tookMs)}.`)
   }
   const ref = outcome.references
   if (ref && ref.checked && ref.total > 0) {
@@ -60,4 +42,11 @@ export function deleteReportLines(outcome: DeleteOutcome, aspectName?: string): 
     for (const r of ref.sample) lines.push(`  ${r.entity} ${r.aspect} (${r.relationship}) -> ${r.urn}`)
   }
   return lines
+}
+
+/** The [y/N] question before a delete: what will go, for good or not. */
+export function deleteQuestion(plan: Pick<DeletePlan, 'soft' | 'target' | 'window'>, urns: string[], times: {start?: string; end?: string}): string {
+  if (plan.window) return `This will permanently delete the ${plan.window.aspectName} rows between ${times.start} and ${times.end} of ${urns.length === 1 ? urns[0] : `${urns.length} entities`}. Do you want to continue?`
+  if ('urn' in plan.target) return plan.soft ? `This will soft delete ${plan.target.urn}. Do you want to continue?` : `This will permanently delete ${plan.target.urn} and all its history. Do you want to continue?`
+  return `This will ${plan.soft ? 'soft' : 'hard'} delete ${urns.length} entities${plan.soft ? '' : ' permanently'}. Do you want to continue?`
 }

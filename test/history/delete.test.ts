@@ -3,7 +3,7 @@ import {encodeUrnPath} from '../../src/model/urn.js'
 import {cleanup, http, startLite, type LiteProcess} from '../helpers/lite.js'
 import {AUDIT, CHANGE_AUDIT, dataset, mdcli, propose, proposeAll, readEntity, schemaMetadata, searchUrns, snapshot} from './helpers.js'
 
-const SUMMARY = /^(Hard|Soft) deleted (\d+) entit(?:y|ies) \(impacts (\d+) versioned rows? and (\d+) timeseries aspect rows?\) in [\d.]+ seconds\.$/m
+const SUMMARY = /^(Hard|Soft) deleted (\d+) entit(?:y|ies) \(impacts (\d+) versioned rows? and (\d+) timeseries aspect rows?\) in [\d.]+ seconds?\.$/m
 
 function summaryOf(stdout: string): {kind: string; entities: number; rows: number; timeseries: number} {
   const m = SUMMARY.exec(stdout)

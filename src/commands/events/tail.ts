@@ -1,13 +1,7 @@
 import {Flags} from '@oclif/core'
-import {request} from 'undici'
 import {BaseCommand} from '../../cli/base.js'
-import {ConnectionError, MdcliError, UnauthorizedError} from '../../errors.js'
-
-interface Change {
-  id: number
-  mcl: {entityType: string; entityUrn: string; changeType: string; aspectName?: string; created: {time: number; actor: string}}
-  changeEvents: Array<{category: string; operation: string; description: string}>
-}
+import {changeStreamQuery} from '../../client/client.js'
+import {changeLines} from '../../ui/change-log.js'
 
 export default class EventsTail extends BaseCommand {
   static override summary = 'Follow the change log: every committed change, as it happens.'
@@ -34,66 +28,32 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(EventsTail)
-    const s = this.settings()
-    const q = new URLSearchParams()
-    if (flags['entity-type']) q.set('entityType', flags['entity-type'])
-    if (flags.aspect) q.set('aspect', flags.aspect)
-    if (flags['urn-prefix']) q.set('urnPrefix', flags['urn-prefix'])
-    const url = `${s.server.replace(/\/+$/, '')}/events${q.size > 0 ? `?${q}` : ''}`
-    const headers: Record<string, string> = {accept: 'text/event-stream'}
-    if (s.token) headers.authorization = `Bearer ${s.token}`
-    if (flags.since !== undefined) headers['last-event-id'] = String(flags.since)
+    const filters = {entityType: flags['entity-type'], aspect: flags.aspect, urnPrefix: flags['urn-prefix']}
     const ac = new AbortController()
     const stop = () => ac.abort()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
-    let res
-    try {
-      res = await request(url, {headers, signal: ac.signal, bodyTimeout: 0, headersTimeout: 10_000})
-    } catch (error) {
-      throw new ConnectionError(`Could not reach the mdcli server at ${s.server} (${(error as Error).message}; the address is from ${s.serverFrom}). Is \`mdcli lite\` running?`)
-    }
-    if (res.statusCode === 401) throw new UnauthorizedError(`The server refused the change log: ${((await res.body.json().catch(() => ({}))) as {message?: string}).message ?? 'unauthorized'}`)
-    if (res.statusCode !== 200) throw new MdcliError('E_SERVER', res.statusCode, `The server answered ${res.statusCode} to GET /events`)
-    if (!flags.json) this.log(`Following changes on ${s.server}${q.size > 0 ? ` (${q})` : ''}; Ctrl-C to stop.`)
+    const client = this.client()
     let seen = 0
-    let buf = ''
     try {
-      for await (const chunk of res.body) {
-        buf += chunk.toString()
-        let end: number
-        while ((end = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, end)
-          buf = buf.slice(end + 2)
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
-          const event = block.split('\n').find((l) => l.startsWith('event: '))?.slice(7)
-          if (!data) continue
-          if (event === 'gap') {
-            process.stderr.write(`Warning: ${JSON.parse(data).message}\n`)
-            continue
-          }
-          const id = Number(block.split('\n').find((l) => l.startsWith('id: '))?.slice(4))
-          const c = {id, ...JSON.parse(data)} as Change
-          if (flags.json) this.log(JSON.stringify(c))
-          else this.log(render(c))
-          if (flags.limit && ++seen >= flags.limit) {
-            ac.abort()
-            return
-          }
+      for await (const m of client.followChanges({...filters, since: flags.since, signal: ac.signal})) {
+        if (m.kind === 'open') {
+          const q = changeStreamQuery(filters)
+          if (!flags.json) this.log(`Following changes on ${client.server}${q.size > 0 ? ` (${q})` : ''}; Ctrl-C to stop.`)
+          continue
         }
+        if (m.kind === 'gap') {
+          process.stderr.write(`Warning: ${m.message}\n`)
+          continue
+        }
+        this.log(flags.json ? JSON.stringify(m.change) : changeLines(m.change))
+        if (flags.limit && ++seen >= flags.limit) break
       }
-    } catch (error) {
-      if (ac.signal.aborted) return
-      throw error
     } finally {
+      ac.abort()
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
+      await client.close()
     }
   }
-}
-
-function render(c: Change): string {
-  const when = new Date(c.mcl.created.time).toISOString().replace('T', ' ').slice(0, 19)
-  const head = `${String(c.id).padStart(6)}  ${when}  ${c.mcl.changeType.padEnd(6)}  ${c.mcl.entityUrn}${c.mcl.aspectName ? `  ${c.mcl.aspectName}` : ''}  by ${c.mcl.created.actor}`
-  return [head, ...c.changeEvents.map((e) => `          ${e.category} ${e.operation}: ${e.description}`)].join('\n')
 }
