@@ -53,9 +53,14 @@ describe('DataHub’s web app: its GraphQL documents against our schema', functi
       `      DataHub's web app: ${valid} of ${ops.length} operations validate (${((100 * valid) / ops.length).toFixed(1)} %): ` +
         `queries ${validOf('query')}/${byKind('query').length}, mutations ${validOf('mutation')}/${byKind('mutation').length}`,
     )
+    // What blocks the rest, grouped by each failing operation's first error, most blocking first.
+    const groups = new Map<string, string[]>()
+    for (const [name, message] of failing) groups.set(message, [...(groups.get(message) ?? []), name])
+    for (const [message, names] of [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0])))
+      console.log(`        ${String(names.length).padStart(3)}  ${message}  (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`)
     expect(refusedByLimit).to.deep.equal([])
     expect(STARTUP.filter((n) => failing.has(n)).map((n) => `${n}: ${failing.get(n)}`)).to.deep.equal([])
     // A floor, so a change that loses coverage fails here; raise it as coverage grows.
-    expect(valid).to.be.at.least(100)
+    expect(valid).to.be.at.least(235)
   })
 })

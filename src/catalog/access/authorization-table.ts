@@ -147,8 +147,12 @@ export function needsBefore(rule: PrivilegedRule): boolean {
  * where noted: EDIT_ENTITY does not stand in for a privileged write.
  */
 export interface MutationRule {
-  /** Privileges on the platform, or on the entity (of type `type`) the mutation acts on. */
-  on: 'platform' | 'entity' | 'self'
+  /**
+   * Privileges on the platform, or on the entity (of type `type`) the mutation acts on; `off`: a
+   * mutation of a feature mdcli lite switches off (`@switchedOff` in the SDL), refused with a 400
+   * for everyone before it reads or writes anything.
+   */
+  on: 'platform' | 'entity' | 'self' | 'off'
   type?: string
   privileges: Privileges
 }
@@ -156,6 +160,7 @@ export interface MutationRule {
 const E = (type: string, ...specific: string[]): MutationRule => ({on: 'entity', type, privileges: [['EDIT_ENTITY'], ...specific.map((p) => [p])]})
 const P = (...privileges: string[]): MutationRule => ({on: 'platform', privileges: privileges.map((p) => [p])})
 const ON = (type: string, ...privileges: string[]): MutationRule => ({on: 'entity', type, privileges: privileges.map((p) => [p])})
+const OFF: MutationRule = {on: 'off', privileges: []}
 
 export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   updateDataset: E('dataset', 'EDIT_ENTITY_DOCS'),
@@ -224,4 +229,92 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   revokeAccessToken: P('MANAGE_ACCESS_TOKENS'),
   createInviteToken: P('MANAGE_USERS_AND_GROUPS'),
   createNativeUserResetToken: P('MANAGE_USER_CREDENTIALS'),
+  // Switched off (the SDL's @switchedOff names the feature of each).
+  acceptRole: OFF,
+  addBusinessAttribute: OFF,
+  batchAddToDataProducts: OFF,
+  batchAssignRole: OFF,
+  batchRemoveFromDataProducts: OFF,
+  batchSetApplication: OFF,
+  batchSetDataProduct: OFF,
+  batchUnsetApplication: OFF,
+  batchUpdateStepStates: OFF,
+  cancelIngestionExecutionRequest: OFF,
+  createApplication: OFF,
+  createBusinessAttribute: OFF,
+  createDataHubFile: OFF,
+  createDataProduct: OFF,
+  createDocument: OFF,
+  createIngestionExecutionRequest: OFF,
+  createIngestionSource: OFF,
+  createLogicalModel: OFF,
+  createOwnershipType: OFF,
+  createPost: OFF,
+  createQuery: OFF,
+  createSecret: OFF,
+  createServiceAccount: OFF,
+  createStructuredProperty: OFF,
+  createTest: OFF,
+  createTestConnectionRequest: OFF,
+  createView: OFF,
+  deleteApplication: OFF,
+  deleteAssertion: OFF,
+  deleteBusinessAttribute: OFF,
+  deleteDataProduct: OFF,
+  deleteDocument: OFF,
+  deleteIngestionSource: OFF,
+  deleteOwnershipType: OFF,
+  deletePageModule: OFF,
+  deletePageTemplate: OFF,
+  deletePost: OFF,
+  deleteQuery: OFF,
+  deleteSecret: OFF,
+  deleteServiceAccount: OFF,
+  deleteStructuredProperty: OFF,
+  deleteTest: OFF,
+  deleteView: OFF,
+  importDocumentsFromFiles: OFF,
+  linkAssetVersion: OFF,
+  linkPhysicalChild: OFF,
+  moveDocument: OFF,
+  raiseIncident: OFF,
+  removeBusinessAttribute: OFF,
+  removeStructuredProperties: OFF,
+  rollbackIngestion: OFF,
+  submitFormPrompt: OFF,
+  unlinkAssetVersion: OFF,
+  unlinkPhysicalChild: OFF,
+  updateApplicationsSettings: OFF,
+  updateAssetSettings: OFF,
+  updateBusinessAttribute: OFF,
+  updateCorpUserLocaleSettings: OFF,
+  updateCorpUserViewsSettings: OFF,
+  updateDataProduct: OFF,
+  updateDisplayProperties: OFF,
+  updateDocPropagationSettings: OFF,
+  updateDocumentContents: OFF,
+  updateDocumentRelatedEntities: OFF,
+  updateDocumentSettings: OFF,
+  updateDocumentStatus: OFF,
+  updateDocumentSubType: OFF,
+  updateEmbed: OFF,
+  updateGlobalViewsSettings: OFF,
+  updateIncident: OFF,
+  updateIncidentStatus: OFF,
+  updateIngestionSource: OFF,
+  updateLogicalModelSchema: OFF,
+  updateOwnershipType: OFF,
+  updatePost: OFF,
+  updateQuery: OFF,
+  updateSecret: OFF,
+  updateServiceAccountDefaultView: OFF,
+  updateStructuredProperty: OFF,
+  updateUserHomePageSettings: OFF,
+  updateUserSetting: OFF,
+  updateView: OFF,
+  upsertDataContract: OFF,
+  upsertPageModule: OFF,
+  upsertPageTemplate: OFF,
+  upsertStructuredProperties: OFF,
+  verifyForm: OFF,
 }

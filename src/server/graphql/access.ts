@@ -39,6 +39,26 @@ export function actorFilterView(a: Obj): Obj {
   }
 }
 
+/** A policy's resource filter as DataHub answers it: each criterion's values with their entities. */
+export function resourceFilterView(r: Obj | undefined | null): Obj | null {
+  if (!r) return null
+  const criteria = r.filter?.criteria
+  return {
+    ...r,
+    filter: r.filter
+      ? {
+          criteria: Array.isArray(criteria)
+            ? criteria.map((c: Obj) => ({
+                field: c.field,
+                condition: c.condition ?? 'EQUALS',
+                values: (c.values ?? []).map((v: string) => ({value: v, entity: typeof v === 'string' && v.startsWith('urn:li:') ? stub(v) : null})),
+              }))
+            : null,
+        }
+      : null,
+  }
+}
+
 function policyView(p: Policy): Obj {
   return {
     urn: p.urn,
@@ -46,7 +66,7 @@ function policyView(p: Policy): Obj {
     name: p.displayName,
     state: p.state,
     description: p.description ?? null,
-    resources: p.resources ?? null,
+    resources: resourceFilterView(p.resources),
     privileges: p.privileges,
     actors: actorFilterView(p.actors),
     editable: p.editable !== false,
@@ -123,5 +143,6 @@ export const ACCESS_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     expiresAt: tokenField((t) => t.expiresAt),
     actorEntity: tokenField((t) => stubOrNull(t.actorUrn, 'corpuser')),
     ownerEntity: tokenField((t) => stubOrNull(t.ownerUrn, 'corpuser')),
+    owner: tokenField((t) => stubOrNull(t.ownerUrn, 'corpuser')),
   },
 }

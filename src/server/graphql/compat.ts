@@ -26,7 +26,7 @@ async function listOf(ctx: GqlContext, type: string, input: Obj | undefined): Pr
   return {start, count: r.hits.length, total: r.total, items: r.hits.map((h) => stub(h.urn, h.entityType))}
 }
 
-const display = (aspect: string): Resolver => load((e) => {
+export const display = (aspect: string): Resolver => load((e) => {
   const d = e.aspect('displayProperties') ?? e.aspect(aspect)?.displayProperties
   return d ? {colorHex: d.colorHex ?? null, icon: d.icon ? {iconLibrary: d.icon.iconLibrary ?? null, name: d.icon.name ?? null, style: d.icon.style ?? null} : null} : null
 })

@@ -8,7 +8,7 @@ import {type GraphQLSchema, GraphQLUnionType} from 'graphql'
 import {type Ent, type GqlContext, graphqlEntityType, stub, stubOrNull, withEnt} from './context.js'
 import {getter, type Resolver} from './entities.js'
 import * as M from './mappers.js'
-import {actorFilterView} from './access.js'
+import {actorFilterView, resourceFilterView} from './access.js'
 
 type Obj = Record<string, any>
 
@@ -305,6 +305,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
         name: orNull(p.name),
         description: orNull(p.description),
         created: M.auditStamp(p.created),
+        createdOn: resolvedStamp(p.created) ?? {time: 0, actor: null},
         lastModified: M.auditStamp(p.lastModified),
         customProperties: M.customProperties(p.customProperties, e.urn),
         origin: stubOrNull(p.origin),
@@ -330,7 +331,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     externalUrl: load((e) => e.aspect('dataProcessInstanceProperties')?.externalUrl ?? null),
     properties: load((e) => {
       const p: Obj | undefined = e.aspect('dataProcessInstanceProperties')
-      return p ? {name: p.name, created: p.created ? M.auditStamp(p.created) : null, externalUrl: orNull(p.externalUrl), customProperties: M.customProperties(p.customProperties, e.urn)} : null
+      return p ? {name: p.name, created: M.auditStamp(p.created), externalUrl: orNull(p.externalUrl), customProperties: M.customProperties(p.customProperties, e.urn)} : null
     }),
     state: async (s: Ent, args, ctx) =>
       (await rows(ctx, s.urn, 'dataProcessInstanceRunEvent', args)).map((ev) => ({
@@ -364,7 +365,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     name: policyField((p, e) => p.displayName ?? e.key.id),
     state: policyField((p) => p.state ?? 'INACTIVE'),
     description: policyField((p) => p.description ?? null),
-    resources: policyField((p) => p.resources ?? null),
+    resources: policyField((p) => resourceFilterView(p.resources)),
     privileges: policyField((p) => p.privileges ?? []),
     actors: policyField((p) => actorFilterView(p.actors ?? {})),
     editable: policyField((p) => p.editable !== false),
@@ -409,7 +410,7 @@ export const MORE_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     info: load((e) => {
       const d: Obj | undefined = e.aspect('documentInfo')
       if (!d) return null
-      const stamp = (a: Obj | undefined) => (a ? M.auditStamp(a) : {time: 0, actor: null})
+      const stamp = (a: Obj | undefined) => resolvedStamp(a) ?? {time: 0, actor: null}
       return {
         title: orNull(d.title),
         source: d.source ? {sourceType: d.source.sourceType, externalUrl: orNull(d.source.externalUrl), externalId: orNull(d.source.externalId)} : null,
@@ -607,11 +608,11 @@ const structuredProperties = load((e) => {
     properties: (v.properties ?? []).map((p: Obj) => {
       const values: unknown[] = p.values ?? []
       const urns = values.map((x) => (typeof x === 'object' && x !== null ? (x as Obj).string : x)).filter((x): x is string => typeof x === 'string' && x.startsWith('urn:li:'))
-      return {structuredProperty: stub(p.propertyUrn, 'structuredProperty'), values: values.map(propertyValue), valueEntities: urns.map((u) => stub(u)), associatedUrn: e.urn}
+      return {structuredProperty: stub(p.propertyUrn, 'structuredProperty'), values: values.map(propertyValue), valueEntities: urns.map((u) => stub(u)), associatedUrn: e.urn, attribution: M.attribution(p.attribution)}
     }),
   }
 })
-for (const t of ['Dataset', 'Container', 'Dashboard', 'Chart', 'DataFlow', 'DataJob', 'Domain', 'DataProduct', 'GlossaryTerm', 'GlossaryNode', 'CorpUser', 'CorpGroup', 'MLModel', 'MLModelGroup', 'MLFeature', 'MLFeatureTable', 'MLPrimaryKey', 'Document']) {
+for (const t of ['Dataset', 'Container', 'Dashboard', 'Chart', 'DataFlow', 'DataJob', 'Domain', 'DataProduct', 'GlossaryTerm', 'GlossaryNode', 'CorpUser', 'CorpGroup', 'MLModel', 'MLModelGroup', 'MLFeature', 'MLFeatureTable', 'MLPrimaryKey', 'Document', 'SchemaFieldEntity']) {
   FIELD_EXTENSIONS[t] = {...FIELD_EXTENSIONS[t], structuredProperties}
 }
 for (const [type, fields] of Object.entries(FIELD_EXTENSIONS)) MORE_TYPE_FIELDS[type] = {...MORE_TYPE_FIELDS[type], ...fields}

@@ -119,7 +119,9 @@ const schemaMetadata: Resolver = (src: Ent, args, ctx) => {
 function changeStamps(c: Obj | undefined): Obj | null {
   if (!c) return null
   const opt = (x: Obj | undefined) => (x ? M.auditStamp(x) : null)
-  return {created: opt(c.created), lastModified: opt(c.lastModified), deleted: opt(c.deleted)}
+  // DataHub's ChangeAuditStamps record defaults both stamps to time 0 by urn:li:corpuser:unknown.
+  const unknown = {time: 0, actor: 'urn:li:corpuser:unknown'}
+  return {created: M.auditStamp(c.created ?? unknown), lastModified: M.auditStamp(c.lastModified ?? unknown), deleted: opt(c.deleted)}
 }
 
 /** A stored notebook cell (one of textCell, queryCell, chartCell, by `type`). */

@@ -31,22 +31,28 @@ export function ownership(v: Obj | undefined, urn: string): Obj | null {
       type: o.type ?? null,
       ownershipType: stub(o.typeUrn ?? systemOwnershipTypeUrn(o.type ?? 'NONE'), 'ownershipType'),
       source: o.source ? {type: o.source.type, url: o.source.url ?? null} : null,
-      attribution: o.attribution ? {time: o.attribution.time, actor: stub(o.attribution.actor), source: o.attribution.source ? stub(o.attribution.source) : null, sourceDetail: Object.entries(o.attribution.sourceDetail ?? {}).map(([key, value]) => ({key, value}))} : null,
+      attribution: attribution(o.attribution),
       associatedUrn: urn,
     })),
     lastModified: auditStamp(v.lastModified),
   }
 }
 
+/** Who or what attached an owner, tag, term or property value (DataHub's MetadataAttribution), as stored beside it. */
+export function attribution(a: Obj | undefined): Obj | null {
+  if (!a || typeof a.actor !== 'string') return null
+  return {time: typeof a.time === 'number' ? a.time : 0, actor: stub(a.actor), source: a.source ? stub(a.source) : null, sourceDetail: Object.entries(a.sourceDetail ?? {}).map(([key, value]) => ({key, value}))}
+}
+
 export function globalTags(v: Obj | undefined, urn: string): Obj | null {
   if (!v) return null
-  return {tags: (v.tags ?? []).map((t: Obj) => ({tag: stub(t.tag, 'tag'), context: t.context ?? null, associatedUrn: urn}))}
+  return {tags: (v.tags ?? []).map((t: Obj) => ({tag: stub(t.tag, 'tag'), context: t.context ?? null, associatedUrn: urn, attribution: attribution(t.attribution)}))}
 }
 
 export function glossaryTerms(v: Obj | undefined, urn: string): Obj | null {
   if (!v) return null
   return {
-    terms: (v.terms ?? []).map((t: Obj) => ({term: stub(t.urn, 'glossaryTerm'), actor: stubOrNull(t.actor, 'corpuser'), context: t.context ?? null, associatedUrn: urn})),
+    terms: (v.terms ?? []).map((t: Obj) => ({term: stub(t.urn, 'glossaryTerm'), actor: stubOrNull(t.actor, 'corpuser'), context: t.context ?? null, associatedUrn: urn, attribution: attribution(t.attribution)})),
   }
 }
 

@@ -26,6 +26,8 @@ import {MORE_QUERY_FIELDS, MORE_TYPE_FIELDS, wireMore} from './entities-more.js'
 import {APP_QUERY_FIELDS, entityPrivilegesField} from './app.js'
 import {LIST_QUERY_FIELDS} from './lists.js'
 import {AUTH_MUTATION_FIELDS, AUTH_QUERY_FIELDS} from './auth.js'
+import {ASSET_TYPE_FIELDS} from './asset-fields.js'
+import {attachMarked, isMarked, withoutMarkers} from './empty.js'
 
 const SDL_DIR = fileURLToPath(new URL('.', import.meta.url))
 
@@ -69,6 +71,11 @@ function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<strin
   const fields = type.getFields()
   for (const name of Object.keys(resolvers)) if (!fields[name]) throw new Error(`Resolver for ${typeName}.${name}, which the schema does not declare`)
   for (const [name, field] of Object.entries(fields)) {
+    if (isMarked(schema, field)) {
+      // @empty and @switchedOff fields are attached from the SDL (attachMarked).
+      if (resolvers[name]) throw new Error(`${typeName}.${name} is marked in the SDL and has a resolver too`)
+      continue
+    }
     const r = resolvers[name] ?? fallback?.[name]
     if (!r) throw new Error(`No resolver for ${typeName}.${name}`)
     field.resolve = r
@@ -80,11 +87,12 @@ export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   defineLong(schema.getType('Long') as GraphQLScalarType)
   attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS, ...AUTH_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS, ...AUTH_MUTATION_FIELDS})
-  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField})
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql], ...ASSET_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField})
   attach(schema, 'VersionedDataset', {...versionedDatasetFields(), relationships: relationshipsField})
   for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
   ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
   ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename
   wireMore(schema)
-  return schema
+  attachMarked(schema)
+  return withoutMarkers(schema)
 }
