@@ -51,6 +51,9 @@ const URN_OF: Record<string, string> = {
   query: 'urn:li:query:test-query',
   post: 'urn:li:post:326e42b3-2965-47d1-9660-50e513af7d6e',
   schemaField: `urn:li:schemaField:(${DS},field_foo)`,
+  // Types none of the files loaded holds: the answer is null, as DataHub's for an unknown urn.
+  dataProduct: 'urn:li:dataProduct:not-loaded',
+  document: 'urn:li:document:not-loaded',
 }
 
 /** The urn for a variable or input field, from its name and the operation's first field. */
@@ -71,6 +74,7 @@ function urnFor(name: string, rootField: string): string {
 function valueOf(type: GraphQLInputType, name: string, rootField: string, depth = 0): unknown {
   if (isNonNullType(type)) return valueOf(type.ofType, name, rootField, depth)
   if (isListType(type)) {
+    if (name === 'types') return ['DATASET']
     if (/types$/i.test(name) || /filters|orFilters|and$|or$|facets|aspectNames|sort|path/i.test(name)) return []
     return [valueOf(type.ofType, name.replace(/s$/, ''), rootField, depth)]
   }
@@ -82,7 +86,7 @@ function valueOf(type: GraphQLInputType, name: string, rootField: string, depth 
     if (depth > 4) return {}
     const out: Record<string, unknown> = {}
     for (const f of Object.values(type.getFields())) {
-      if (isNonNullType(f.type) || ['start', 'count', 'query'].includes(f.name)) out[f.name] = valueOf(f.type, f.name, rootField, depth + 1)
+      if (isNonNullType(f.type) || ['start', 'count', 'query', 'urn', 'types'].includes(f.name)) out[f.name] = valueOf(f.type, f.name, rootField, depth + 1)
     }
     return out
   }

@@ -28,7 +28,7 @@ async function listOf(ctx: GqlContext, type: string, input: Obj | undefined): Pr
 
 export const display = (aspect: string): Resolver => load((e) => {
   const d = e.aspect('displayProperties') ?? e.aspect(aspect)?.displayProperties
-  return d ? {colorHex: d.colorHex ?? null, icon: d.icon ? {iconLibrary: d.icon.iconLibrary ?? null, name: d.icon.name ?? null, style: d.icon.style ?? null} : null} : null
+  return d ? {colorHex: d.colorHex ?? null, icon: d.icon ? {iconLibrary: d.icon.iconLibrary === 'MATERIAL' ? 'MATERIAL' : null, name: d.icon.name ?? null, style: d.icon.style ?? null} : null} : null
 })
 
 export const COMPAT_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
