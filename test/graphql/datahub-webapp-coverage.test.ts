@@ -18,6 +18,8 @@ const BUILD = join(ROOT, '..', 'shared', 'clients', 'datahub-web-react-build')
 const STARTUP = ['appConfig', 'getMe', 'getGlobalViewsSettings', 'getHomePageSettings', 'listMyViews', 'listGlobalViews', 'getLatestProductUpdate']
 
 describe('DataHub’s web app: its GraphQL documents against our schema', function () {
+  // Validating some 600 large documents is CPU work; a busy machine needs far more than mocha's default.
+  this.timeout(300_000)
   before(function () {
     if (existsSync(join(BUILD, 'index.html'))) return
     if (IN_CI) throw new Error(`DataHub's web-app build not found at ${BUILD} (CI=true: required)`)

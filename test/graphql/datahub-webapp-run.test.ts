@@ -164,4 +164,23 @@ describe('DataHub’s web app: every validating query runs on DataHub’s data',
     expect(ran).to.be.greaterThan(90)
     expect(failed).to.deep.equal([])
   })
+
+  it('listPosts takes the home page’s filter: announcements, not dismissed, newer than a time', async () => {
+    const posts = async (dismissed: string[], after: number) => {
+      const and = [
+        {field: 'type', condition: 'EQUAL', values: ['HOME_PAGE_ANNOUNCEMENT']},
+        {field: 'urn', condition: 'EQUAL', values: dismissed, negated: true},
+        {field: 'lastModified', condition: 'GREATER_THAN', values: [String(after)]},
+      ]
+      const r = await gql(lite.url, 'query p($input: ListPostsInput!) { listPosts(input: $input) { total posts { urn } } }', {input: {start: 0, count: 30, orFilters: [{and}]}})
+      expect(r.body.errors, JSON.stringify(r.body.errors)).to.equal(undefined)
+      return r.body.data.listPosts.posts.map((p: {urn: string}) => p.urn) as string[]
+    }
+    const all = await posts([], 0)
+    expect(all.length).to.be.greaterThan(1)
+    expect(await posts([all[0]!], 0)).to.deep.equal(all.slice(1))
+    expect(await posts([], Date.now())).to.deep.equal([])
+    const other = await gql(lite.url, '{ listPosts(input: {orFilters: [{and: [{field: "title", values: ["x"]}]}]}) { total } }')
+    expect(other.body.errors?.[0]?.message).to.equal('listPosts filters on type and urn and lastModified only, not title')
+  })
 })

@@ -20,7 +20,33 @@ function page(input: Obj, def = 20): {start: number; count: number} {
 }
 
 /** Loads the entities, keeps those whose name matches the query, and cuts the page. */
-async function listed(ctx: GqlContext, urns: string[], input: Obj, name: (e: Ent) => string): Promise<{start: number; count: number; total: number; items: Ent[]}> {
+/**
+ * The `orFilters` of a list input (an OR of AND-groups) as a predicate, over the fields `fields`
+ * gives of an entity; a filter on another field is refused, so nothing is silently unfiltered.
+ */
+function orFilter(orFilters: Obj[] | null | undefined, fields: (e: Ent) => Record<string, string | number | undefined>, what: string): ((e: Ent) => boolean) | undefined {
+  const groups = (orFilters ?? []).filter((g) => (g.and ?? []).length > 0)
+  if (groups.length === 0) return undefined
+  return (e) =>
+    groups.some((g) =>
+      (g.and as Obj[]).every((c) => {
+        const have = fields(e)
+        if (!(c.field in have)) throw new BadRequestError(`${what} filters on ${Object.keys(have).join(' and ')} only, not ${c.field}`)
+        const values: string[] = c.values ?? (c.value != null ? [c.value] : [])
+        const v = have[c.field]
+        const cond = c.condition ?? 'EQUAL'
+        let hit: boolean
+        if (v === undefined) hit = false
+        else if (cond === 'GREATER_THAN') hit = values.some((w) => Number(v) > Number(w))
+        else if (cond === 'LESS_THAN') hit = values.some((w) => Number(v) < Number(w))
+        else if (cond === 'EQUAL' || cond === 'IN') hit = values.includes(String(v))
+        else throw new BadRequestError(`${what} filters with EQUAL, IN, GREATER_THAN or LESS_THAN, not ${cond}`)
+        return c.negated === true ? !hit : hit
+      }),
+    )
+}
+
+async function listed(ctx: GqlContext, urns: string[], input: Obj, name: (e: Ent) => string, keep?: (e: Ent) => boolean): Promise<{start: number; count: number; total: number; items: Ent[]}> {
   const {start, count} = page(input)
   const recs = await Promise.all(urns.map((u) => ctx.loader.load(u)))
   const q = typeof input.query === 'string' ? input.query.trim().toLowerCase() : ''
@@ -31,6 +57,7 @@ async function listed(ctx: GqlContext, urns: string[], input: Obj, name: (e: Ent
       return e
     })
     .filter((e) => !q || name(e).toLowerCase().includes(q) || e.urn.toLowerCase().includes(q))
+    .filter((e) => !keep || keep(e))
     .sort((a, b) => name(a).localeCompare(name(b)) || a.urn.localeCompare(b.urn))
   const items = all.slice(start, start + count)
   return {start, count: items.length, total: all.length, items}
@@ -49,7 +76,8 @@ export const LIST_QUERY_FIELDS: Record<string, Resolver> = {
     return {start: r.start, count: r.count, total: r.total, roles: r.items}
   },
   listPosts: async (_r, {input}: {input: Obj}, ctx) => {
-    const r = await listed(ctx, await ctx.catalog.listUrns('post'), input, (e) => e.aspect('postInfo')?.content?.title ?? e.urn)
+    const keep = orFilter(input.orFilters, (e) => ({type: e.aspect('postInfo')?.type, urn: e.urn, lastModified: e.aspect('postInfo')?.lastModified}), 'listPosts')
+    const r = await listed(ctx, await ctx.catalog.listUrns('post'), input, (e) => e.aspect('postInfo')?.content?.title ?? e.urn, keep)
     return {start: r.start, count: r.count, total: r.total, posts: r.items}
   },
   listMyViews: emptyViews,
