@@ -617,7 +617,27 @@ for (const t of ['Dataset', 'Container', 'Dashboard', 'Chart', 'DataFlow', 'Data
 }
 for (const [type, fields] of Object.entries(FIELD_EXTENSIONS)) MORE_TYPE_FIELDS[type] = {...MORE_TYPE_FIELDS[type], ...fields}
 
+/** For each asset asked, the data products listing it among their assets (DataHub's bulkEntityDataProducts). */
+const bulkEntityDataProducts: Resolver = async (_r, {input}: {input: {urns: string[]}}, ctx: GqlContext) => {
+  const refs = await ctx.catalog.referencesTo(input.urns, {aspects: ['dataProductProperties']})
+  const products = [...new Set(refs.map((r) => r.urn))].sort()
+  const recs = await Promise.all(products.map((u) => ctx.loader.load(u)))
+  const assets = new Map<string, Obj[]>()
+  products.forEach((u, i) => {
+    const rec = recs[i]
+    if (!rec) return
+    const ent = stub(u, 'dataProduct')
+    ent.rec = rec
+    for (const a of (ent.aspect('dataProductProperties')?.assets ?? []) as Obj[]) {
+      if (!input.urns.includes(a.destinationUrn)) continue
+      assets.set(a.destinationUrn, [...(assets.get(a.destinationUrn) ?? []), {isOutputPort: a.outputPort === true, dataProduct: ent}])
+    }
+  })
+  return {entities: input.urns.map((urn) => ({urn, dataProductAssociations: assets.get(urn) ?? []}))}
+}
+
 export const MORE_QUERY_FIELDS: Record<string, Resolver> = {
+  bulkEntityDataProducts,
   dataProduct: getter('dataProduct', 'dataProduct'),
   assertion: getter('assertion', 'assertion'),
   dataProcessInstance: getter('dataProcessInstance', 'dataProcessInstance'),
