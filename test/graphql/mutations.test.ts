@@ -253,6 +253,19 @@ describe('graphql: mutations', function () {
       expect(d.c.deprecation).to.deep.equal({deprecated: false})
     })
 
+    it('keeps the replacement DataHub’s app sends, and refuses a column (subResource) with a 400', async () => {
+      const a = await fresh()
+      await ok(lite.url, `mutation { batchUpdateDeprecation(input: {deprecated: true, note: "n", decommissionTime: null, replacement: "${U.chart}", resources: [{resourceUrn: "${a}"}]}) }`)
+      let d = await ok(lite.url, `{ dataset(urn: "${a}") { deprecation { deprecated replacement { urn } } } }`)
+      expect(d.dataset.deprecation).to.deep.equal({deprecated: true, replacement: {urn: U.chart}})
+      await ok(lite.url, `mutation { updateDeprecation(input: {urn: "${a}", subResourceType: null, subResource: null, deprecated: false, replacement: null}) }`)
+      d = await ok(lite.url, `{ dataset(urn: "${a}") { deprecation { deprecated replacement { urn } } } }`)
+      expect(d.dataset.deprecation).to.deep.equal({deprecated: false, replacement: null})
+      const e = await fails(lite.url, `mutation { updateDeprecation(input: {urn: "${a}", subResourceType: DATASET_FIELD, subResource: "id", deprecated: true}) }`)
+      expect(e.extensions?.code).to.equal(400)
+      expect(e.message).to.equal('Failed to update deprecation: deprecating a column (subResource id) is not supported; deprecate the entity')
+    })
+
     it('refuses containers with a 400 that says so', async () => {
       const e = await fails(lite.url, `mutation { updateDeprecation(input: {urn: "${U.container}", deprecated: true}) }`)
       expect(e.message).to.equal(`Failed to update deprecation for Entity ${U.container}. Deprecation is not supported for container entities.`)

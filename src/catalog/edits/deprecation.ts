@@ -14,6 +14,10 @@ export interface DeprecationInput {
   /** Epoch ms; absent removes a previous decommission time. */
   decommissionTime?: number | null
   note?: string | null
+  /** The urn of the entity to use instead; absent removes a previous one. */
+  replacement?: string | null
+  /** A column of the entity (DataHub's subResource): not supported, refused when given. */
+  subResource?: string | null
 }
 
 /** Sets the deprecation of every resource; `single` selects updateDeprecation's error wording. */
@@ -22,6 +26,8 @@ export async function updateDeprecation(catalog: Catalog, actor: Actor, input: D
     authz: resources.map((r) => ({resourceUrn: r.resourceUrn, privileges: [['EDIT_ENTITY'], ['EDIT_DEPRECATION_PRIVILEGE']]})),
     locks: resources.map((r) => r.resourceUrn),
     build: async (tx) => {
+      if (input.subResource) throw new BadRequestError(`Failed to update deprecation: deprecating a column (subResource ${input.subResource}) is not supported; deprecate the entity`)
+      if (input.replacement) validateUrn(input.replacement)
       for (const r of resources) {
         const u = r.resourceUrn
         // The entity type decides first: a container urn is refused whether or not it exists.
@@ -39,6 +45,8 @@ export async function updateDeprecation(catalog: Catalog, actor: Actor, input: D
         const next: Record<string, unknown> = {...cur, deprecated: input.deprecated, note: input.note ?? '', actor: tx.stamp.actor}
         if (input.decommissionTime === null || input.decommissionTime === undefined) delete next.decommissionTime
         else next.decommissionTime = input.decommissionTime
+        if (input.replacement) next.replacement = input.replacement
+        else delete next.replacement
         tx.put(r.resourceUrn, 'deprecation', next)
       }
     },
