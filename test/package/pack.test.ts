@@ -55,17 +55,19 @@ describe('the package: npm pack, install elsewhere, npx mdcli, a TypeScript plug
     const app = join(dir, 'app')
     mkdirSync(app)
     writeFileSync(join(app, 'package.json'), JSON.stringify({name: 'app', version: '1.0.0', private: true, type: 'module'}))
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball], {cwd: app, maxBuffer: 64 * 1024 * 1024})
-    const help = await run('npx', ['--no-install', 'mdcli', '--help'], {cwd: app, env: {...process.env, HOME: dir, METADATA_TELEMETRY_ENABLED: 'false'}})
-    expect(help.stdout).to.match(/COMMANDS/)
-    expect(help.stdout).to.match(/ingest/)
-
-    // A TypeScript plugin written against `mdcli/plugin`: type-checked on the installed declarations, then run.
+    // A TypeScript plugin written against `mdcli/plugin`, installed beside the tarball: one npm
+    // install (from the npm cache the repository's own install filled) instead of two.
     const plugin = join(app, 'hello')
     mkdirSync(plugin)
     writeFileSync(join(plugin, 'package.json'), JSON.stringify({name: 'mdcli-plugin-hello-ts', version: '1.0.0', type: 'module', main: 'hello.js', mdcli: {plugins: {sources: {'hello-ts': './hello.js'}}}}))
     writeFileSync(join(plugin, 'hello.ts'), PLUGIN_TS)
     writeFileSync(join(plugin, 'tsconfig.json'), JSON.stringify({compilerOptions: {target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, types: []}, files: ['hello.ts']}))
+    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', tarball, './hello'], {cwd: app, maxBuffer: 64 * 1024 * 1024})
+    const help = await run('npx', ['--no-install', 'mdcli', '--help'], {cwd: app, env: {...process.env, HOME: dir, METADATA_TELEMETRY_ENABLED: 'false'}})
+    expect(help.stdout).to.match(/COMMANDS/)
+    expect(help.stdout).to.match(/ingest/)
+
+    // The plugin is type-checked on the installed declarations, then run.
     // A type error is caught against the published types.
     writeFileSync(
       join(plugin, 'bad.ts'),
@@ -79,7 +81,6 @@ describe('the package: npm pack, install elsewhere, npx mdcli, a TypeScript plug
     await run(process.execPath, [TSC, '-p', '.'], {cwd: plugin})
     const self = await run(process.execPath, ['--input-type=module', '-e', `import {selfTest} from './hello/hello.js'; const r = await selfTest(); console.log(JSON.stringify({n: r.proposals.length, tables: r.report.toJSON().counts?.tables ?? r.report.toJSON()}))`], {cwd: app})
     expect(JSON.parse(self.stdout).n).to.equal(3)
-    await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', './hello'], {cwd: app})
     writeFileSync(join(app, 'hello.yml'), 'source: {type: hello-ts, config: {count: 2}}\nsink: {type: console}\n')
     const ingest = await run('npx', ['--no-install', 'mdcli', 'ingest', '-c', 'hello.yml'], {cwd: app, env: {...process.env, HOME: dir, METADATA_TELEMETRY_ENABLED: 'false'}})
     expect(ingest.stdout).to.include('urn:li:dataset:(urn:li:dataPlatform:hello,pkg.table_1,PROD)')
