@@ -9,7 +9,7 @@ import {datasetUrn} from '../ingest/helpers.js'
 const DS = datasetUrn('changelog.orders')
 
 describe('events: the change log (GET /events, events tail, JetStream)', function () {
-  this.timeout(120_000)
+  this.timeout(300_000)
   const lite = useLite()
   let dir: string
   before(async () => {

@@ -25,7 +25,7 @@ function freePort(): Promise<number> {
 const enc = encodeURIComponent
 
 describe('events: the nats sink and a server that consumes the queue', function () {
-  this.timeout(180_000)
+  this.timeout(420_000)
   let url: string
   let nc: NatsConnection
   let dir: string
@@ -206,7 +206,7 @@ describe('events: the nats sink and a server that consumes the queue', function 
       expect(up).to.equal(true)
       const n = 20_000
       const file = writeJson(dir, 'away.json', records('away', n))
-      const run = runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'nats', config: {server: `nats://127.0.0.1:${port}`, stream: 'AWAY', subject: 'away.proposals', retry_max_times: 1, retry_min_wait_sec: 0.1, timeout_sec: 2}}}, 'away.yml'), '--json'], {env: {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}, timeoutMs: 120_000})
+      const run = runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}, sink: {type: 'nats', config: {server: `nats://127.0.0.1:${port}`, stream: 'AWAY', subject: 'away.proposals', retry_max_times: 1, retry_min_wait_sec: 0.1, timeout_sec: 2}}}, 'away.yml'), '--json'], {env: {...process.env, METADATA_TELEMETRY_ENABLED: 'false'}, timeoutMs: 300_000})
       const watcher = await connect({servers: `127.0.0.1:${port}`})
       for (let i = 0; i < 200; i++) {
         const info = await (await jetstreamManager(watcher)).streams.info('AWAY').catch(() => undefined)

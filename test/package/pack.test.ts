@@ -34,7 +34,7 @@ export const selfTest = () => runSource(plugin, {count: 3})
 `
 
 describe('the package: npm pack, install elsewhere, npx mdcli, a TypeScript plugin on the published types', function () {
-  this.timeout(300_000)
+  this.timeout(600_000)
   let dir: string
   let tarball: string
   before(async () => {
