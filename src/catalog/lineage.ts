@@ -1,13 +1,14 @@
 /**
  * Lineage as DataHub reads it: dataset → dataset through `upstreamLineage`, dataset ↔ data job
  * through `dataJobInputOutput`, dataset → chart through `chartInfo` inputs, chart/dataset →
- * dashboard through `dashboardInfo`. A walk goes hop by hop (breadth first) and visits each
+ * dashboard through `dashboardInfo`, source → ML feature/primary key (`sources`), training job →
+ * ML model/group (`trainingJobs`). A walk goes hop by hop (breadth first) and visits each
  * entity once; soft-deleted entities are left out unless asked for.
  *
  * Glossary:
  * - degree: hops from the start (1 = direct neighbour).
  * - relationship: DataHub's name for the edge (`DownstreamOf`, `Consumes`, `Produces`,
- *   `Contains`).
+ *   `Contains`, `DerivedFrom`, `TrainedBy`).
  * - column edge: a `fineGrainedLineages` entry, upstream schema fields → downstream fields.
  *
  * Downstream edges are found through the store's index of references made by the lineage
@@ -50,6 +51,10 @@ function upstreamsIn(aspects: Record<string, Obj | undefined>): Array<{urn: stri
   const di = aspects.dashboardInfo
   for (const u of [...urnsOf(di?.charts), ...urnsOf(di?.chartEdges, 'destinationUrn')]) out.push({urn: u, relationship: 'Contains'})
   for (const u of [...urnsOf(di?.datasets), ...urnsOf(di?.datasetEdges, 'destinationUrn')]) out.push({urn: u, relationship: 'Consumes'})
+  // ML entities, as DataHub's lineage registry has them: features and keys derive from their
+  // sources, models and groups are trained by jobs.
+  for (const k of ['mlFeatureProperties', 'mlPrimaryKeyProperties']) for (const u of urnsOf(aspects[k]?.sources)) out.push({urn: u, relationship: 'DerivedFrom'})
+  for (const k of ['mlModelProperties', 'mlModelGroupProperties']) for (const u of urnsOf(aspects[k]?.trainingJobs)) out.push({urn: u, relationship: 'TrainedBy'})
   return out
 }
 
@@ -95,7 +100,13 @@ export async function neighbours(catalog: Catalog, urn: string, direction: Linea
 }
 
 /** Breadth-first walk up to `maxHops` (at least 1). */
-export async function walkLineage(catalog: Catalog, start: string, direction: LineageDirection, maxHops: number, opts: {includeSoftDeleted?: boolean} = {}): Promise<LineageHit[]> {
+export async function walkLineage(
+  catalog: Catalog,
+  start: string,
+  direction: LineageDirection,
+  maxHops: number,
+  opts: {includeSoftDeleted?: boolean; excludeGhosts?: boolean} = {},
+): Promise<LineageHit[]> {
   const hits: LineageHit[] = []
   const visited = new Set([start])
   let frontier: Array<{urn: string; path: string[]}> = [{urn: start, path: [start]}]
@@ -108,6 +119,8 @@ export async function walkLineage(catalog: Catalog, start: string, direction: Li
         const e = await catalog.getEntity(n.urn, ['status'])
         const removed = (e?.aspects.status?.value as Obj | undefined)?.removed === true
         if (removed && !opts.includeSoftDeleted) continue
+        // A ghost: named by an edge, never written (DataHub's lineage field leaves them out by default).
+        if (e === null && opts.excludeGhosts) continue
         const path = [...f.path, n.urn]
         hits.push({urn: n.urn, entityType: n.urn.split(':')[2] ?? 'unknown', degree, relationship: n.relationship, path})
         next.push({urn: n.urn, path})

@@ -9,7 +9,7 @@
  */
 import type {FacetField, SearchDoc} from '../model/search-doc.js'
 import {Arena, TermIndex, lowerBound, widen} from './term-index.js'
-import type {FacetFilter, SearchRequest, SearchResponse} from './types.js'
+import {type FacetFilter, facetValueMatches, type SearchRequest, type SearchResponse} from './types.js'
 
 const SPLIT = /[^\p{L}\p{N}]+/u
 /** Where a word breaks inside a name: `sampleKafka`, `HTTPServer`, `orders2024`, `v2data`. */
@@ -266,18 +266,32 @@ export class SearchIndex {
   private groupTest(group: FacetFilter[]): (id: number) => boolean {
     const tests = group.map((f) => {
       let hit: (id: number) => boolean
-      if (f.field === '_entityType') hit = (id) => f.values.includes(this.typeOf(id))
-      else if (f.field === 'urn') hit = (id) => f.values.includes(this.urnOf[id]!)
-      else if (f.field === 'removed') hit = (id) => f.values.includes(String((this.flagsOfId[id]! & REMOVED) !== 0))
+      const exists = f.match === 'EXISTS'
+      const matches = facetValueMatches(f.match, f.values)
+      if (f.field === '_entityType') hit = exists ? () => true : (id) => matches(this.typeOf(id))
+      else if (f.field === 'urn') hit = exists ? () => true : (id) => matches(this.urnOf[id]!)
+      else if (f.field === 'removed') hit = exists ? () => true : (id) => matches(String((this.flagsOfId[id]! & REMOVED) !== 0))
       else {
         const fi = FIELD_INDEX.get(f.field as CodedField)
-        const codes = new Set(f.values.map((v) => this.codeOf.get(v)).filter((c): c is number => c !== undefined))
+        // The codes of the values that match, looked up once: directly for exact values, else by a
+        // pass over the distinct values (not over the documents).
+        let codes: Set<number> | undefined
+        if (!exists) {
+          codes = new Set<number>()
+          if (f.match === undefined || f.match === 'EQUAL') {
+            for (const v of f.values) {
+              const c = this.codeOf.get(v)
+              if (c !== undefined) codes.add(c)
+            }
+          } else this.valueOf.forEach((v, c) => matches(v) && codes!.add(c))
+        }
         hit = (id) => {
           const at = this.facetRuns.start(id)
           if (fi === undefined || at < 0) return false
           const fc = this.facetRuns.values
           let p = at
           for (let i = 0; i < fi; i++) p += fc[p]! + 1
+          if (codes === undefined) return fc[p]! > 0
           for (let k = p + 1, end = p + 1 + fc[p]!; k < end; k++) if (codes.has(fc[k]!)) return true
           return false
         }

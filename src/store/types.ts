@@ -117,6 +117,36 @@ export interface FacetFilter {
   field: FacetField | 'urn' | 'removed' | (string & {})
   values: string[]
   negated?: boolean
+  /**
+   * How a value of the field is compared with `values` (DataHub's FilterOperator): EQUAL (the
+   * default) exactly, IEQUAL ignoring case, CONTAIN / START_WITH / END_WITH as substrings, EXISTS
+   * when the field holds any value (`values` unused).
+   */
+  match?: FacetMatch
+}
+
+export type FacetMatch = 'EQUAL' | 'IEQUAL' | 'CONTAIN' | 'START_WITH' | 'END_WITH' | 'EXISTS'
+
+/** Whether one stored value satisfies a filter's comparison with its values (not EXISTS). */
+export function facetValueMatches(match: FacetMatch | undefined, values: readonly string[]): (v: string) => boolean {
+  switch (match ?? 'EQUAL') {
+    case 'IEQUAL': {
+      const lower = new Set(values.map((x) => x.toLowerCase()))
+      return (v) => lower.has(v.toLowerCase())
+    }
+    case 'CONTAIN':
+      return (v) => values.some((x) => v.includes(x))
+    case 'START_WITH':
+      return (v) => values.some((x) => v.startsWith(x))
+    case 'END_WITH':
+      return (v) => values.some((x) => v.endsWith(x))
+    case 'EXISTS':
+      return () => true
+    default: {
+      const set = new Set(values)
+      return (v) => set.has(v)
+    }
+  }
 }
 
 export interface SearchRequest {

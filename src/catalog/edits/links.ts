@@ -27,8 +27,23 @@ function linksAuthz(resourceUrn: string) {
   return [{resourceUrn, privileges: [['EDIT_ENTITY'], ['EDIT_ENTITY_DOC_LINKS']]}]
 }
 
-/** Adds a link unless one with the same url and label is already there. */
-export async function addLink(catalog: Catalog, actor: Actor, input: {linkUrl: string; label: string; resourceUrn: string}): Promise<EditSummary> {
+/** DataHub's per-link settings (InstitutionalMemoryMetadataSettings). */
+export interface LinkSettings {
+  showInAssetPreview?: boolean | null
+}
+
+const settingsOf = (s: LinkSettings | null | undefined) => (s ? {settings: {showInAssetPreview: s.showInAssetPreview === true}} : {})
+
+/**
+ * Adds a link unless one with the same url and label is already there; `upsert` (DataHub's
+ * upsertLink) then replaces that one's settings instead of leaving it as it was.
+ */
+export async function addLink(
+  catalog: Catalog,
+  actor: Actor,
+  input: {linkUrl: string; label: string; resourceUrn: string; settings?: LinkSettings | null},
+  opts: {upsert?: boolean} = {},
+): Promise<EditSummary> {
   const u = input.resourceUrn
   const {writes} = await runEdit(catalog, actor, {
     authz: linksAuthz(u),
@@ -37,15 +52,22 @@ export async function addLink(catalog: Catalog, actor: Actor, input: {linkUrl: s
       await checkLinkTarget(tx, u, input.linkUrl)
       const mem = (await tx.aspect<Memory>(u, 'institutionalMemory')) ?? {}
       const elements = mem.elements ?? []
-      if (elements.some((e) => e.url === input.linkUrl && e.description === input.label)) return
-      tx.put(u, 'institutionalMemory', {...mem, elements: [...elements, {url: input.linkUrl, description: input.label, createStamp: tx.stamp}]})
+      const at = elements.findIndex((e) => e.url === input.linkUrl && e.description === input.label)
+      if (at >= 0) {
+        if (!opts.upsert || !input.settings) return
+        const next = [...elements]
+        next[at] = {...elements[at]!, ...settingsOf(input.settings), updateStamp: tx.stamp}
+        tx.put(u, 'institutionalMemory', {...mem, elements: next})
+        return
+      }
+      tx.put(u, 'institutionalMemory', {...mem, elements: [...elements, {url: input.linkUrl, description: input.label, createStamp: tx.stamp, ...settingsOf(input.settings)}]})
     },
   })
   return summarize([u], writes)
 }
 
-/** Removes every link with the url. */
-export async function removeLink(catalog: Catalog, actor: Actor, input: {linkUrl: string; resourceUrn: string}): Promise<EditSummary> {
+/** Removes every link with the url (and the label, when one is given). */
+export async function removeLink(catalog: Catalog, actor: Actor, input: {linkUrl: string; resourceUrn: string; label?: string | null}): Promise<EditSummary> {
   const u = input.resourceUrn
   const {writes} = await runEdit(catalog, actor, {
     authz: linksAuthz(u),
@@ -54,7 +76,7 @@ export async function removeLink(catalog: Catalog, actor: Actor, input: {linkUrl
       await checkLinkTarget(tx, u, input.linkUrl)
       const mem = await tx.aspect<Memory>(u, 'institutionalMemory')
       if (!mem) return
-      tx.put(u, 'institutionalMemory', {...mem, elements: (mem.elements ?? []).filter((e) => e.url !== input.linkUrl)})
+      tx.put(u, 'institutionalMemory', {...mem, elements: (mem.elements ?? []).filter((e) => e.url !== input.linkUrl || (input.label != null && e.description !== input.label))})
     },
   })
   return summarize([u], writes)

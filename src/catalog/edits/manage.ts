@@ -104,7 +104,7 @@ export async function updateName(catalog: Catalog, actor: Actor, input: {urn: st
 }
 
 /** Replaces one link (by its current url and label) with another; EDIT_ENTITY_DOC_LINKS or EDIT_ENTITY. */
-export async function updateLink(catalog: Catalog, actor: Actor, input: {resourceUrn: string; currentUrl: string; currentLabel: string; linkUrl: string; label: string}): Promise<EditSummary> {
+export async function updateLink(catalog: Catalog, actor: Actor, input: {resourceUrn: string; currentUrl: string; currentLabel: string; linkUrl: string; label: string; settings?: {showInAssetPreview?: boolean | null} | null}): Promise<EditSummary> {
   const u = input.resourceUrn
   validateUrn(u)
   try {
@@ -122,7 +122,7 @@ export async function updateLink(catalog: Catalog, actor: Actor, input: {resourc
       if (i < 0) throw new NotFoundError(`Failed to update link of ${u}: it has no link ${input.currentUrl} labelled "${input.currentLabel}"`)
       if (elements.some((e, k) => k !== i && e.url === input.linkUrl && e.description === input.label)) throw new ConflictError(`Failed to update link of ${u}: ${input.linkUrl} labelled '${input.label}' is there already`)
       const next = [...elements]
-      next[i] = {...elements[i], url: input.linkUrl, description: input.label, updateStamp: tx.stamp}
+      next[i] = {...elements[i], url: input.linkUrl, description: input.label, updateStamp: tx.stamp, ...(input.settings ? {settings: {showInAssetPreview: input.settings.showInAssetPreview === true}} : {})}
       tx.put(u, 'institutionalMemory', {...mem, elements: next})
     },
   })

@@ -182,6 +182,8 @@ export const entityPrivilegesField: Resolver = async (src: Ent, _a, ctx: GqlCont
     canEditIncidents: edit('EDIT_ENTITY_INCIDENTS'),
     canEditAssertions: edit('EDIT_ENTITY_ASSERTIONS'),
     canEditDeprecation: edit('EDIT_DEPRECATION_PRIVILEGE'),
+    canEditAssertionOwners: edit('EDIT_ENTITY_ASSERTIONS') && edit('EDIT_ENTITY_OWNERS'),
+    canManageAssetSummary: false,
     canEditSchemaFieldTags: edit('EDIT_DATASET_COL_TAGS'),
     canEditSchemaFieldGlossaryTerms: edit('EDIT_DATASET_COL_GLOSSARY_TERMS'),
     canEditSchemaFieldDescription: edit('EDIT_DATASET_COL_DESCRIPTION'),

@@ -10,6 +10,7 @@ import type {EntityRecord} from '../../store/types.js'
 import {type Ent, type GqlContext, registryType, SCAN_COST, spendResults, stub, withEnt} from './context.js'
 import type {Resolver} from './entities.js'
 import {filterGroups, filtersOnRemoved, searchEntities} from './search.js'
+import {resolveFilters} from './search-relations.js'
 
 type Obj = Record<string, any>
 
@@ -34,7 +35,7 @@ function pageArgs(input: Obj): {start: number; count: number} {
 async function selected(ctx: GqlContext, types: string[], input: Obj): Promise<EntityRecord[]> {
   const q = typeof input.query === 'string' && input.query.trim() !== '' ? input.query : '*'
   spendResults(ctx, SCAN_COST)
-  const filters = filterGroups(input.filters, input.orFilters)
+  const filters = await resolveFilters(ctx, filterGroups(input.filters, input.orFilters))
   const res = await ctx.catalog.search({
     types,
     query: q,

@@ -13,6 +13,7 @@ import {validateUrn} from '../../model/registry.js'
 import {Ent, type GqlContext, graphqlEntityType, stub, stubOrNull, withEnt} from './context.js'
 import * as M from './mappers.js'
 import {searchEntities} from './search.js'
+import {fineGrainedLineages} from './lineage.js'
 import {knownPlatform} from '../../model/platforms.js'
 import {MORE_GQL_TYPE_NAME} from './entities-more-names.js'
 
@@ -104,7 +105,7 @@ export const COMMON_FIELDS: Record<string, Resolver> = {
   parentContainers,
   parentNodes,
   dataPlatformInstance: load((e) => stubOrNull(e.aspect('dataPlatformInstance')?.instance, 'dataPlatformInstance')),
-  aspects: load((e, args) => M.rawAspects(e, args.input?.aspectNames)),
+  aspects: load((e, args) => M.rawAspects(e, args.input?.aspectNames, args.input?.autoRenderOnly === true)),
 }
 
 const platformOf = (key: string | undefined): Ent => stub(`urn:li:dataPlatform:${key ?? 'unknown'}`, 'dataPlatform')
@@ -194,7 +195,7 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       const io = e.aspect('dataJobInputOutput')
       if (!io) return null
       const stubs = (l: unknown) => (Array.isArray(l) ? l.map((u: string) => stub(u)) : null)
-      return {inputDatasets: stubs(io.inputDatasets), outputDatasets: stubs(io.outputDatasets), inputDatajobs: stubs(io.inputDatajobs)}
+      return {inputDatasets: stubs(io.inputDatasets), outputDatasets: stubs(io.outputDatasets), inputDatajobs: stubs(io.inputDatajobs), fineGrainedLineages: Array.isArray(io.fineGrainedLineages) ? fineGrainedLineages(io.fineGrainedLineages) : null}
     }),
   },
   Notebook: {

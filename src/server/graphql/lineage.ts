@@ -82,7 +82,7 @@ export const LINEAGE_QUERY_FIELDS: Record<string, Resolver> = {
   searchAcrossLineage: async (_r, {input}: {input: Obj}, ctx) => {
     const {start, count} = page(input.start, input.count, 10)
     const hits = await lineageHits(ctx, input)
-    return {start, count: Math.min(count, Math.max(0, hits.length - start)), total: hits.length, searchResults: hits.slice(start, start + count).map(result), facets: facets(hits)}
+    return {start, count: Math.min(count, Math.max(0, hits.length - start)), total: hits.length, searchResults: hits.slice(start, start + count).map(result), facets: facets(hits), isPartial: false}
   },
   scrollAcrossLineage: async (_r, {input}: {input: Obj}, ctx) => {
     const {count} = page(0, input.count, 10)
@@ -114,17 +114,24 @@ function fieldRef(u: unknown): {urn: string; path: string} | null {
   return m ? {urn: m[1]!, path: m[2]!} : null
 }
 
-/** A dataset's column-level lineage (its upstreamLineage's fineGrainedLineages). */
-export const fineGrainedField: Resolver = async (src: Ent, _args, ctx) => {
-  const edges = await columnEdges(ctx.catalog, src.urn)
-  const refs = (l: string[]) => l.map(fieldRef).filter((r): r is {urn: string; path: string} => r !== null)
-  return edges.map((e) => ({upstreams: refs(e.upstreams), downstreams: refs(e.downstreams), transformOperation: e.transformOperation ?? null, query: null}))
+/** Column edges as DataHub's FineGrainedLineage objects. */
+export function fineGrainedLineages(edges: Array<{upstreams?: unknown; downstreams?: unknown; transformOperation?: unknown; query?: unknown}>): Obj[] {
+  const refs = (l: unknown) => (Array.isArray(l) ? l : []).map(fieldRef).filter((r): r is {urn: string; path: string} => r !== null)
+  return edges.map((e) => ({
+    upstreams: refs(e.upstreams),
+    downstreams: refs(e.downstreams),
+    transformOperation: typeof e.transformOperation === 'string' ? e.transformOperation : null,
+    query: typeof e.query === 'string' ? e.query : null,
+  }))
 }
+
+/** A dataset's column-level lineage (its upstreamLineage's fineGrainedLineages). */
+export const fineGrainedField: Resolver = async (src: Ent, _args, ctx) => fineGrainedLineages(await columnEdges(ctx.catalog, src.urn))
 
 /** The `lineage` field of an entity: direct neighbours (degree 1), one page. */
 export const lineageField: Resolver = async (src: Ent, args: {input: Obj}, ctx) => {
   const {start, count} = page(args.input.start, args.input.count, 100)
-  const hits = (await walkLineage(ctx.catalog, src.urn, args.input.direction as LineageDirection, 1)).filter((h) => GQL_TYPE_NAME[h.entityType])
+  const hits = (await walkLineage(ctx.catalog, src.urn, args.input.direction as LineageDirection, 1, {excludeGhosts: args.input.includeGhostEntities !== true})).filter((h) => GQL_TYPE_NAME[h.entityType])
   return {
     start,
     count: Math.min(count, Math.max(0, hits.length - start)),

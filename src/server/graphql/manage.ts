@@ -46,7 +46,12 @@ export const MANAGE_MUTATION_FIELDS: Record<string, Resolver> = {
   removeUser: async (_r, {urn}: {urn: string}, ctx) => (await E.removeIdentity(ctx.catalog, ctx.actor, urn, 'user'), true),
   removeGroup: async (_r, {urn}: {urn: string}, ctx) => (await E.removeIdentity(ctx.catalog, ctx.actor, urn, 'group'), true),
   updateLink: async (_r, {input}: {input: Obj}, ctx) => {
-    await E.updateLink(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, currentUrl: input.currentUrl, currentLabel: input.currentLabel, linkUrl: input.linkUrl, label: input.label})
+    await E.updateLink(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, currentUrl: input.currentUrl, currentLabel: input.currentLabel, linkUrl: input.linkUrl, label: input.label, settings: input.settings})
+    ctx.loader.forget(input.resourceUrn)
+    return true
+  },
+  upsertLink: async (_r, {input}: {input: Obj}, ctx) => {
+    await E.addLink(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, linkUrl: input.linkUrl, label: input.label, settings: input.settings}, {upsert: true})
     ctx.loader.forget(input.resourceUrn)
     return true
   },

@@ -85,7 +85,11 @@ export function institutionalMemory(v: Obj | undefined, urn: string): Obj | null
       label: e.description ?? '',
       description: e.description ?? '',
       author: stub(e.createStamp?.actor ?? 'urn:li:corpuser:unknown', 'corpuser'),
+      // A group may have added it (ResolvedActor is a user or a group).
+      actor: stub(e.createStamp?.actor ?? 'urn:li:corpuser:unknown'),
       created: auditStamp(e.createStamp),
+      updated: e.updateStamp ? auditStamp(e.updateStamp) : null,
+      settings: e.settings ? {showInAssetPreview: e.settings.showInAssetPreview === true} : null,
       associatedUrn: urn,
     })),
   }
@@ -248,12 +252,15 @@ export function lastIngested(e: Ent): number | null {
   return best
 }
 
-export function rawAspects(e: Ent, names: string[] | null | undefined): Obj[] | null {
+export function rawAspects(e: Ent, names: string[] | null | undefined, autoRenderOnly = false): Obj[] | null {
   if (!e.rec) return null
+  // DataHub's app asks for the aspects marked `autoRender` in their model, to show each as a tab
+  // of raw JSON; none of DataHub's own aspects is, so it gets none (and shows no such tabs).
+  if (autoRenderOnly) return []
   const want = names && names.length > 0 ? new Set(names) : undefined
   return Object.values(e.rec.aspects)
     .filter((a) => !want || want.has(a.aspectName))
-    .map((a) => ({aspectName: a.aspectName, payload: JSON.stringify(a.value)}))
+    .map((a) => ({aspectName: a.aspectName, payload: JSON.stringify(a.value), renderSpec: null}))
 }
 
 const SYSTEM_OWNERSHIP_TYPE_NAMES: Record<string, string> = {

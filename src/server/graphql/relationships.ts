@@ -11,7 +11,9 @@ export const relationshipsField: Resolver = async (src: Ent, {input}: {input: Ob
   const count = input.count ?? 100
   if (!Number.isInteger(start) || start < 0) throw new BadRequestError(`relationships: start must be a whole number >= 0, got ${String(start)}`)
   if (!Number.isInteger(count) || count < 0 || count > 10_000) throw new BadRequestError(`relationships: count must be a whole number from 0 to 10000, got ${String(count)}`)
-  const edges = await relationshipsOf(ctx.catalog, src.urn, {types: input.types, direction: input.direction, includeSoftDeleted: input.includeSoftDelete === true})
+  let edges = await relationshipsOf(ctx.catalog, src.urn, {types: input.types, direction: input.direction, includeSoftDeleted: input.includeSoftDelete === true})
+  const related: unknown = input.relatedEntityTypes
+  if (Array.isArray(related) && related.length > 0) edges = edges.filter((e) => related.includes(stub(e.urn).entityType))
   const page = edges.slice(start, start + count)
   return {
     start,

@@ -19,6 +19,7 @@ import {MANAGE_MUTATION_FIELDS} from './manage.js'
 import {fineGrainedField, LINEAGE_MUTATION_FIELDS, LINEAGE_QUERY_FIELDS, lineageField} from './lineage.js'
 import {COMPAT_QUERY_FIELDS, COMPAT_TYPE_FIELDS} from './compat.js'
 import {relationshipsField} from './relationships.js'
+import {siblingsSearchField} from './search-relations.js'
 import {BROWSE_QUERY_FIELDS, browsePathV2Field} from './browse.js'
 import {GLOSSARY_ROOT_QUERY_FIELDS} from './glossary-roots.js'
 import type {Ent} from './context.js'
@@ -87,10 +88,10 @@ export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   defineLong(schema.getType('Long') as GraphQLScalarType)
   attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS, ...AUTH_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS, ...AUTH_MUTATION_FIELDS})
-  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql], ...ASSET_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField})
+  for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql], ...ASSET_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField, siblingsSearch: siblingsSearchField})
   attach(schema, 'VersionedDataset', {...versionedDatasetFields(), relationships: relationshipsField})
-  for (const name of ['Entity', 'BrowsableEntity']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
-  ;(schema.getType('OwnerType') as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
+  for (const name of ['Entity', 'BrowsableEntity', 'EntityWithRelationships']) (schema.getType(name) as GraphQLInterfaceType).resolveType = entityTypeName
+  for (const name of ['OwnerType', 'ResolvedActor']) (schema.getType(name) as GraphQLUnionType).resolveType = (v: Ent) => (v.entityType === 'corpGroup' ? 'CorpGroup' : 'CorpUser')
   ;(schema.getType('PlatformSchema') as GraphQLUnionType).resolveType = (v: {__typename: string}) => v.__typename
   wireMore(schema)
   attachMarked(schema)

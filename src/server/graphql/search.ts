@@ -17,6 +17,7 @@ import {BadRequestError} from '../../errors.js'
 import type {FacetField} from '../../model/search-doc.js'
 import type {FacetFilter, SearchRequest, SearchResponse} from '../../store/types.js'
 import {Ent, type GqlContext, graphqlEntityType, registryType, spendResults, stub} from './context.js'
+import {type PendingFilter, resolveFilters} from './search-relations.js'
 
 export const DEFAULT_MAX_RESULT_WINDOW = 10_000
 /** Largest page of one request, whatever the window. */
@@ -62,7 +63,13 @@ const FILTER_FIELDS = new Map<string, FacetFilter['field']>([
   ['removed', 'removed'],
 ])
 
-function toFilter(f: FacetFilterInput): FacetFilter {
+/** Conditions the store compares with; the domain-tree ones are expanded first (relations below). */
+const STORE_MATCH: Record<string, FacetFilter['match']> = {EQUAL: 'EQUAL', IN: 'EQUAL', IEQUAL: 'IEQUAL', CONTAIN: 'CONTAIN', START_WITH: 'START_WITH', END_WITH: 'END_WITH', EXISTS: 'EXISTS'}
+const TREE_CONDITIONS = new Set(['DESCENDANTS_INCL', 'ANCESTORS_INCL', 'RELATED_INCL'])
+/** No filterable field is a number, so a comparison matches nothing (as on a missing field). */
+const NUMERIC_CONDITIONS = new Set(['GREATER_THAN', 'GREATER_THAN_OR_EQUAL_TO', 'LESS_THAN', 'LESS_THAN_OR_EQUAL_TO'])
+
+function toFilter(f: FacetFilterInput): PendingFilter {
   // DataHub clients often address the exact-match sub-field.
   const name = f.field.endsWith('.keyword') ? f.field.slice(0, -'.keyword'.length) : f.field
   if (name === '') throw new BadRequestError('A filter needs a field name')
@@ -70,13 +77,22 @@ function toFilter(f: FacetFilterInput): FacetFilter {
   // (README: "Search filters"); the store knows the rule.
   const field = FILTER_FIELDS.get(name) ?? name
   const condition = f.condition ?? 'EQUAL'
-  if (condition !== 'EQUAL' && condition !== 'IN') throw new BadRequestError(`Filter condition ${condition} on '${f.field}' is not supported; use EQUAL or IN`)
+  const negated = f.negated === true
   let values = f.values ?? (f.value !== null && f.value !== undefined ? [f.value] : [])
-  if (values.length === 0) throw new BadRequestError(`Filter on '${f.field}' has no values`)
+  if (condition === 'EXISTS') return {field, values: [], negated, match: 'EXISTS'}
+  if (values.length === 0) throw new BadRequestError(`Filter on '${f.field}' has no values (only condition EXISTS needs none)`)
+  if (NUMERIC_CONDITIONS.has(condition)) return {field: NO_FIELD, values, negated}
   // Entity types filter by the GraphQL names (DATASET) or the registry's (dataset).
   if (field === '_entityType') values = values.map((v) => registryType(v) ?? v)
-  return {field, values, negated: f.negated === true}
+  if (TREE_CONDITIONS.has(condition)) {
+    if (field !== 'domains' && field !== 'parentDomain') throw new BadRequestError(`Filter condition ${condition} applies to 'domains' and 'parentDomain', not '${f.field}'`)
+    return {field, values, negated, condition}
+  }
+  return {field, values, negated, match: STORE_MATCH[condition] ?? 'EQUAL'}
 }
+
+/** A field name no document holds. */
+const NO_FIELD = '_none'
 
 /**
  * Whether the request filters on `removed` itself: DataHub then leaves out its default filter
@@ -87,8 +103,8 @@ export function filtersOnRemoved(groups: FacetFilter[][]): boolean {
 }
 
 /** orFilters (an OR of AND-groups) win over the deprecated `filters` (one AND-group). */
-export function filterGroups(filters?: FacetFilterInput[] | null, orFilters?: AndFilterInput[] | null, extra?: FacetFilter): FacetFilter[][] {
-  let groups: FacetFilter[][] = []
+export function filterGroups(filters?: FacetFilterInput[] | null, orFilters?: AndFilterInput[] | null, extra?: FacetFilter): PendingFilter[][] {
+  let groups: PendingFilter[][] = []
   if (orFilters && orFilters.length > 0) groups = orFilters.map((g) => (g.and ?? []).map(toFilter))
   else if (filters && filters.length > 0) groups = [filters.map(toFilter)]
   if (extra) groups = groups.length === 0 ? [[extra]] : groups.map((g) => [...g, extra])
@@ -169,6 +185,7 @@ export interface SearchParams {
   searchFlags?: SearchFlags | null
   /** ANDed into every filter group (e.g. "in this domain"). */
   extraFilter?: FacetFilter
+  sortInput?: SortInput | null
   acrossTypes?: boolean
 }
 
@@ -185,7 +202,7 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
     )
   }
   spendResults(ctx, count)
-  const filters = filterGroups(p.filters, p.orFilters, p.extraFilter)
+  const filters = await resolveFilters(ctx, filterGroups(p.filters, p.orFilters, p.extraFilter))
   const req: SearchRequest = {
     types: p.types,
     query: p.query,
@@ -195,14 +212,35 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
     includeSoftDeleted: p.searchFlags?.includeSoftDeleted === true || filtersOnRemoved(filters),
     facets: facetFieldsFor(info, p.searchFlags, p.acrossTypes !== false),
   }
+  const sort = sortOf(p.sortInput)
+  if (sort) {
+    // By name: every match inside the result window, ordered here, then the page.
+    const all = await ctx.catalog.search({...req, start: 0, count: Math.min(ctx.maxResultWindow, MAX_PAGE)})
+    const dir = sort.descending ? -1 : 1
+    const hits = [...all.hits].sort((a, b) => dir * (a.name.localeCompare(b.name, 'en', {sensitivity: 'base'}) || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)))
+    const res = {...all, hits: hits.slice(start, start + count)}
+    return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
+  }
   const res = await ctx.catalog.search(req)
   return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
 }
 
-function checkUnsupported(input: {viewUrn?: string | null; sortInput?: {sortCriterion: {field: string}} | null}): void {
+type SortInput = {sortCriterion?: {field: string; sortOrder?: string} | null; sortCriteria?: Array<{field: string; sortOrder?: string}> | null}
+
+/** Sort fields served: relevance, and the entity's display name (DataHub's `_entityName`). */
+const NAME_SORT_FIELDS = new Set(['_entityName', 'name'])
+
+/** The sort asked for: undefined for relevance, else by name in the given order. */
+export function sortOf(sortInput: SortInput | null | undefined): {descending: boolean} | undefined {
+  const sort = sortInput?.sortCriteria?.[0] ?? sortInput?.sortCriterion
+  if (!sort || sort.field === '_score') return undefined
+  if (!NAME_SORT_FIELDS.has(sort.field)) throw new BadRequestError(`Sorting by '${sort.field}' is not supported; sort by _score (relevance) or _entityName`)
+  return {descending: sort.sortOrder === 'DESCENDING'}
+}
+
+function checkUnsupported(input: {viewUrn?: string | null; sortInput?: SortInput | null}): void {
   if (input.viewUrn) throw new BadRequestError('Views are not supported by this server; remove viewUrn')
-  const sort = input.sortInput?.sortCriterion
-  if (sort && sort.field !== '_score') throw new BadRequestError(`Sorting by '${sort.field}' is not supported; results are ranked by relevance`)
+  sortOf(input.sortInput)
 }
 
 interface ScrollCursor {
@@ -274,7 +312,7 @@ export const SEARCH_QUERY_FIELDS = {
     const count = input.count ?? 10
     checkCount(count)
     spendResults(ctx, count)
-    const filters = filterGroups(undefined, input.orFilters)
+    const filters = await resolveFilters(ctx, filterGroups(undefined, input.orFilters))
     const req: SearchRequest = {
       types: registryTypes(input.types),
       query: input.query,

@@ -142,16 +142,28 @@ class Params {
   }
 }
 
+/** LIKE patterns for a filter's values: `\\`, `%` and `_` taken literally. */
+function likePatterns(match: FacetFilter['match'], values: readonly string[]): string[] {
+  const lit = (v: string) => v.replace(/[\\%_]/g, (c) => `\\${c}`)
+  return values.map((v) => (match === 'CONTAIN' ? `%${lit(v)}%` : match === 'START_WITH' ? `${lit(v)}%` : match === 'END_WITH' ? `%${lit(v)}` : lit(v)))
+}
+
 /** One filter as an SQL condition that is true or false, never null (negation must not drop rows). */
 function filterSql(f: FacetFilter, p: Params): string {
+  const match = f.match ?? 'EQUAL'
+  // A scalar expression compared with the filter's values, as its match asks.
+  const compare = (expr: string) =>
+    match === 'EQUAL' ? `${expr} = ANY(${p.add(f.values, 'text[]')})` : `${expr} ${match === 'IEQUAL' ? 'ILIKE' : 'LIKE'} ANY(${p.add(likePatterns(match, f.values), 'text[]')})`
   let hit: string
-  if (f.field === 'urn') hit = `urn = ANY(${p.add(f.values, 'text[]')})`
-  else if (f.field === 'removed') hit = `removed::text = ANY(${p.add(f.values, 'text[]')})`
+  if (f.field === 'urn') hit = match === 'EXISTS' ? 'true' : compare('urn')
+  else if (f.field === 'removed') hit = match === 'EXISTS' ? 'true' : compare('removed::text')
   else {
     const c = (FACET_COLUMNS as Partial<Record<string, {col: string; list: boolean}>>)[f.field]
     if (!c) hit = 'false'
-    else if (c.list) hit = `${c.col} && ${p.add(f.values, 'text[]')}`
-    else hit = `coalesce(${c.col} = ANY(${p.add(f.values, 'text[]')}), false)`
+    else if (match === 'EXISTS') hit = c.list ? `coalesce(cardinality(${c.col}) > 0, false)` : `${c.col} IS NOT NULL`
+    else if (c.list && match === 'EQUAL') hit = `${c.col} && ${p.add(f.values, 'text[]')}`
+    else if (c.list) hit = `EXISTS (SELECT 1 FROM unnest(${c.col}) AS x(v) WHERE ${compare('x.v')})`
+    else hit = `coalesce(${compare(c.col)}, false)`
   }
   return f.negated ? `NOT (${hit})` : `(${hit})`
 }
