@@ -8,7 +8,7 @@
 import {expect} from 'chai'
 import {entitySpecs, keyAspectOf, supportsSoftDelete} from '../../src/model/registry.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import type {MetadataStore, SystemMetadata, WriteOp} from '../../src/store/types.js'
+import type {FacetFilter, MetadataStore, SystemMetadata, WriteOp} from '../../src/store/types.js'
 
 export interface StoreHarness {
   store: MetadataStore
@@ -264,6 +264,33 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(filtered.hits.map((h) => h.urn)).to.deep.equal([DS('customers')])
       const negated = await store.search({types: ['dataset'], query: '*', filters: [[{field: 'owners', values: ['urn:li:corpuser:alice'], negated: true}]]})
       expect(negated.total).to.equal(2)
+    })
+
+    it('filters with DataHub\'s conditions: IEQUAL, CONTAIN, START_WITH, END_WITH and EXISTS, negated too, LIKE characters taken literally', async () => {
+      await store.write([
+        up(DS('c_orders'), 'globalTags', {tags: [{tag: 'urn:li:tag:PII'}, {tag: 'urn:li:tag:gold%'}]}),
+        up(DS('c_orders'), 'container', {container: 'urn:li:container:shop'}),
+        up(DS('c_users'), 'globalTags', {tags: [{tag: 'urn:li:tag:pii_strict'}]}),
+        up(DS('c_bare'), 'datasetProperties', {name: 'c_bare'}),
+      ])
+      const q = async (filters: FacetFilter[][]) => (await store.search({types: ['dataset'], query: '*', filters})).hits.map((h) => h.urn).sort()
+      const all = [DS('c_bare'), DS('c_orders'), DS('c_users')].sort()
+      expect(await q([[{field: 'tags', values: ['urn:li:tag:pii'], match: 'IEQUAL'}]])).to.deep.equal([DS('c_orders')])
+      expect(await q([[{field: 'tags', values: ['pii'], match: 'CONTAIN'}]])).to.deep.equal([DS('c_users')])
+      expect(await q([[{field: 'tags', values: ['urn:li:tag:pii'], match: 'START_WITH'}]])).to.deep.equal([DS('c_users')])
+      expect(await q([[{field: 'tags', values: ['_strict'], match: 'END_WITH'}]])).to.deep.equal([DS('c_users')])
+      // `%` and `_` are characters, not wildcards.
+      expect(await q([[{field: 'tags', values: ['d%'], match: 'END_WITH'}]])).to.deep.equal([DS('c_orders')])
+      expect(await q([[{field: 'tags', values: ['pii_'], match: 'CONTAIN'}]])).to.deep.equal([DS('c_users')])
+      expect(await q([[{field: 'tags', values: ['_'], match: 'CONTAIN', negated: true}]])).to.deep.equal([DS('c_bare'), DS('c_orders')].sort())
+      expect(await q([[{field: 'tags', values: [], match: 'EXISTS'}]])).to.deep.equal([DS('c_orders'), DS('c_users')].sort())
+      expect(await q([[{field: 'tags', values: [], match: 'EXISTS', negated: true}]])).to.deep.equal([DS('c_bare')])
+      expect(await q([[{field: 'container', values: [], match: 'EXISTS'}]])).to.deep.equal([DS('c_orders')])
+      expect(await q([[{field: 'urn', values: ['c_us'], match: 'CONTAIN'}]])).to.deep.equal([DS('c_users')])
+      expect(await q([[{field: 'urn', values: [], match: 'EXISTS'}]])).to.deep.equal(all)
+      // A field no document holds: EXISTS matches nothing, negated everything.
+      expect(await q([[{field: 'rowCount', values: [], match: 'EXISTS'}]])).to.deep.equal([])
+      expect(await q([[{field: 'rowCount', values: [], match: 'EXISTS', negated: true}]])).to.deep.equal(all)
     })
 
     it('sees changes in search at once and hides soft-deleted entities', async () => {
