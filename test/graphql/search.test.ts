@@ -177,6 +177,15 @@ describe('graphql: search', function () {
       expect(facet('owners').aggregations).to.deep.equal([{value: 'urn:li:corpuser:quokka', count: 1, entity: {urn: 'urn:li:corpuser:quokka'}}])
     })
 
+    it('counts a DataHub type mdcli does not store as empty, as the web app asks it (DATA_CONTRACT), instead of failing the search', async () => {
+      const both = (await ok(lite.url, ACROSS, {input: {query: 'okapi', types: ['DATASET', 'TAG', 'DATA_CONTRACT']}})).searchAcrossEntities
+      expect(both.searchResults.map((x: any) => x.entity.urn)).to.have.members([ds('find.me'), 'urn:li:tag:okapi'])
+      const none = (await ok(lite.url, ACROSS, {input: {query: '*', types: ['DATA_CONTRACT']}})).searchAcrossEntities
+      expect(none.total).to.equal(0)
+      expect(none.searchResults).to.deep.equal([])
+      expect((await ok(lite.url, SEARCH, {input: {type: 'DATA_CONTRACT', query: '*'}})).search.total).to.equal(0)
+    })
+
     it('filters on facets with orFilters (an OR of AND groups) and the older filters', async () => {
       const tagsOnly = (await ok(lite.url, ACROSS, {input: {query: '*', count: 100, orFilters: [{and: [{field: '_entityType', values: ['TAG']}]}]}})).searchAcrossEntities
       expect(tagsOnly.searchResults.map((x: any) => x.entity.urn)).to.have.members([U.pii, 'urn:li:tag:okapi'])

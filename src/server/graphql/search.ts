@@ -111,13 +111,18 @@ export function filterGroups(filters?: FacetFilterInput[] | null, orFilters?: An
   return groups
 }
 
+/** A type no entity has: what a search asks when every type it names is one mdcli does not store. */
+const NO_TYPE = '_none'
+
+/**
+ * The schema's EntityType holds every DataHub type (the web app counts each of them), but mdcli
+ * stores only some: a type it does not store simply has no entities, as in a DataHub without them,
+ * so it matches nothing rather than failing the whole search.
+ */
 function registryTypes(types: string[] | null | undefined): string[] | undefined {
   if (!types || types.length === 0) return undefined
-  return types.map((t) => {
-    const r = registryType(t)
-    if (!r) throw new BadRequestError(`Search over entity type ${t} is not supported`)
-    return r
-  })
+  const known = types.map((t) => registryType(t)).filter((r): r is string => r !== undefined)
+  return known.length > 0 ? known : [NO_TYPE]
 }
 
 function checkCount(count: number): void {
