@@ -159,6 +159,7 @@ describe('authorization table: every door, every role', function () {
       prepare: async (n) => (await adminGql(`mutation { addLink(input: {linkUrl: "https://example.com/up-${n}", label: "l", resourceUrn: "${DS}"}) }`), ''),
       query: (n) => `mutation { updateLink(input: {currentUrl: "https://example.com/up-${n}", currentLabel: "l", linkUrl: "https://example.com/upped-${n}", label: "l", resourceUrn: "${DS}"}) }`,
     },
+    upsertLink: {query: (n) => `mutation { upsertLink(input: {linkUrl: "https://example.com/upsert-${n}", label: "l", resourceUrn: "${DS}"}) }`},
     reportOperation: {query: () => `mutation { reportOperation(input: {urn: "${DS}", operationType: INSERT, sourceType: DATA_PLATFORM}) }`},
     updateLineage: {query: () => `mutation { updateLineage(input: {edgesToAdd: [{upstreamUrn: "${DS2}", downstreamUrn: "${DS}"}], edgesToRemove: []}) }`},
     addRelatedTerms: {query: () => `mutation { addRelatedTerms(input: {urn: "${TERM}", termUrns: ["${TERM2}"], relationshipType: isA}) }`},

@@ -202,6 +202,7 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   addLink: E('dataset', 'EDIT_ENTITY_DOC_LINKS'),
   removeLink: E('dataset', 'EDIT_ENTITY_DOC_LINKS'),
   updateLink: E('dataset', 'EDIT_ENTITY_DOC_LINKS'),
+  upsertLink: E('dataset', 'EDIT_ENTITY_DOC_LINKS'),
   reportOperation: E('dataset', 'EDIT_ENTITY_OPERATIONS'),
   updateLineage: E('dataset', 'EDIT_LINEAGE'),
   addRelatedTerms: ON('glossaryTerm', 'MANAGE_GLOSSARIES', 'EDIT_ENTITY'),
