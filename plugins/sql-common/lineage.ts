@@ -46,7 +46,8 @@ export interface LineageOptions {
 
 type Source = {kind: 'table'; ref: TableRef} | {kind: 'derived'; lineage: SelectLineage}
 
-const nameOf = (v: unknown): string | undefined => {
+/** The name in a parser node that is a bare string or carries it as value / expr.value. */
+export const nameOf = (v: unknown): string | undefined => {
   if (typeof v === 'string') return v
   if (v && typeof v === 'object') {
     const o = v as {value?: unknown; expr?: {value?: unknown}}

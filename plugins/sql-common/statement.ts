@@ -15,7 +15,7 @@
  * - temp schema: the columns a temporary table was created with, known to later statements of
  *   the same session (so `SELECT *` from it expands).
  */
-import {errorText, parseSelect, selectLineage, qualifierOf, type SelectLineage, type TableRef} from './lineage.js'
+import {errorText, nameOf, parseSelect, selectLineage, qualifierOf, type SelectLineage, type TableRef} from './lineage.js'
 
 export type QueryType = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE' | 'MERGE' | 'CREATE_TABLE_AS_SELECT' | 'CREATE_VIEW' | 'CREATE_DDL' | 'UNKNOWN'
 
@@ -111,16 +111,6 @@ export function withIntoInsert(sql: string): string | undefined {
     else if (depth === 0 && insertAt >= 0 && /^(select|\()/i.test(sql.slice(i, i + 7)) && /\W/.test(sql[i - 1] ?? ' ')) {
       return `${sql.slice(insertAt, i)}${sql.slice(0, insertAt).trim()} ${sql.slice(i)}`
     }
-  }
-  return undefined
-}
-
-const nameOf = (v: unknown): string | undefined => {
-  if (typeof v === 'string') return v
-  if (v && typeof v === 'object') {
-    const o = v as {value?: unknown; expr?: {value?: unknown}}
-    if (typeof o.value === 'string') return o.value
-    if (typeof o.expr?.value === 'string') return o.expr.value
   }
   return undefined
 }
