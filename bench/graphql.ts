@@ -6,8 +6,13 @@
  * - entity: `dataset(urn)` with properties, owners, tags and schema fields, random urns;
  * - search: `search(type: DATASET)` with one- or two-word queries drawn from the data's
  *   vocabulary (Zipf-like, so head words match most datasets, as in perf-baseline §3);
- * each at concurrency 1 and 32; then a mutation burst: 32 clients calling addTags on random
+ * each at concurrency 1 and 32; the entity query also at c=32 on a Zipf(1.0) draw of the urns
+ * (a few hot, most cold); then a mutation burst: 32 clients calling addTags on random
  * datasets. Prints a line per scenario and a final JSON line with every figure.
+ *
+ * Floors, measured in the same run (issue 33's targets are ratios to them): a bare node:http server
+ * answering a fixed entity response (server CPU per request; entity query ≤ 3×), and the search
+ * engine alone, in this process, on the same documents and queries (search p50 over GraphQL ≤ 3×).
  *
  * Glossary: c = concurrency (requests in flight); p50/p99 = latency percentiles of the requests
  * completed in the measured window, measured by the client (HTTP round trip included).
@@ -21,8 +26,12 @@ import {spawn} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import {pathToFileURL} from 'node:url'
 import {Pool} from 'undici'
+import {loadavg} from 'node:os'
 import {cleanup, type LiteProcess, startLite} from '../test/helpers/lite.js'
-import {rng} from './lib.js'
+import {MemorySearchIndex} from '../src/store/search/memory-index.js'
+import {SEARCHABLE_TYPES} from '../src/store/index.js'
+import type {IndexItem} from '../src/store/types.js'
+import {rng, targetLine} from './lib.js'
 
 export interface ScenarioResult {
   concurrency: number
@@ -41,6 +50,7 @@ export interface BenchResult {
   entities: number
   load: {seconds: number; proposals: number; proposalsPerSec: number}
   scenarios: Record<string, ScenarioResult>
+  floors?: {entityCpuOverBare?: number; searchEngineAloneP50ms?: number; searchOverEngine?: number; loadAverage: number}
 }
 
 export interface BenchOptions {
@@ -111,6 +121,66 @@ function datasetProposals(i: number, rand: () => number) {
     proposal(urn, 'schemaMetadata', {schemaName: `table_${i}`, platform, version: 0, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}}, fields}),
     proposal(urn, 'status', {removed: false}),
   ]
+}
+
+/**
+ * Zipf(1.0) over `n` items: item of rank k drawn with probability ∝ 1/k. Ranks are mapped to
+ * datasets through a fixed shuffle, so the hot ones are spread over the load order.
+ */
+function zipfSampler(n: number, rand: () => number): () => number {
+  const cdf = new Float64Array(n)
+  let sum = 0
+  for (let k = 0; k < n; k++) cdf[k] = sum += 1 / (k + 1)
+  const perm = new Uint32Array(n)
+  for (let i = 0; i < n; i++) perm[i] = i
+  const shuffle = rng(99)
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(shuffle() * (i + 1))
+    const t = perm[i]!
+    perm[i] = perm[j]!
+    perm[j] = t
+  }
+  return () => {
+    const x = rand() * sum
+    let lo = 0
+    let hi = n - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (cdf[mid]! < x) lo = mid + 1
+      else hi = mid
+    }
+    return perm[lo]!
+  }
+}
+
+/**
+ * The search engine alone: the embedded store's word index (what its search thread runs) built
+ * in this process from the same documents the server was loaded with, answering the same queries
+ * for `seconds`; latency of each `query` call, no HTTP, GraphQL or thread hop.
+ */
+async function engineAlone(entities: number, queries: string[], seconds: number): Promise<{p50ms: number; p99ms: number; queries: number}> {
+  const index = new MemorySearchIndex(SEARCHABLE_TYPES)
+  const rand = rng(42)
+  let items: IndexItem[] = []
+  for (let i = 0; i < entities; i++) {
+    const aspects: Record<string, string> = {}
+    for (const p of datasetProposals(i, rand)) aspects[p.aspectName] = p.aspect.value
+    items.push({id: i + 1, urn: datasetUrnOf(i), type: 'dataset', aspects})
+    if (items.length === 1000) {
+      index.applyNow(items)
+      items = []
+    }
+  }
+  index.applyNow(items)
+  const lat: number[] = []
+  const deadline = performance.now() + seconds * 1000
+  for (let qi = 0; performance.now() < deadline; qi++) {
+    const t = performance.now()
+    await index.query({types: ['dataset'], query: queries[qi % queries.length]!, start: 0, count: 10, filters: [], includeSoftDeleted: false, facets: []})
+    lat.push(performance.now() - t)
+  }
+  const sorted = Float64Array.from(lat).sort()
+  return {p50ms: Number(percentile(sorted, 50).toFixed(4)), p99ms: Number(percentile(sorted, 99).toFixed(4)), queries: lat.length}
 }
 
 // ------------------------------------------------------------------------------------- driving
@@ -320,6 +390,9 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
     const entityBody = () => `${entityHead}${JSON.stringify(urn())}}}`
     const searchBody = () => `${searchHead}${JSON.stringify(queries[qi++ % queries.length])}}}`
 
+    const zipf = zipfSampler(entities, rand)
+    const zipfBody = () => `${entityHead}${JSON.stringify(datasetUrnOf(zipf()))}}}`
+
     const scenarios: Record<string, ScenarioResult> = {}
     const wanted = (name: string) => !opts.only || opts.only.includes(name)
     for (const [name, body] of [['entity', entityBody], ['search', searchBody]] as const) {
@@ -330,7 +403,14 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
         scenarios[`${name}_c${c}`] = r
         log(describe(name, r))
       }
+      if (name === 'entity') {
+        await drive(pool, 32, warmup, zipfBody)
+        const r = await drive(pool, 32, seconds, zipfBody, pid)
+        scenarios.entity_zipf_c32 = r
+        log(describe('entity Zipf1.0', r))
+      }
     }
+    const floors: NonNullable<BenchResult['floors']> = {loadAverage: +loadavg()[0]!.toFixed(1)}
 
     // The same client against a bare node:http server (its own process, like lite) that answers
     // every request with one fixed entity response: the floor of what serving costs here.
@@ -344,15 +424,31 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
         scenarios.bare_http_c32 = r
         log(describe('bare node:http', r))
         log(`entity query at c=32 against bare node:http with a fixed body: ${(scenarios.entity_c32.rps / r.rps).toFixed(2)} of its throughput`)
+        const mine = scenarios.entity_c32.serverCpuUsPerRequest
+        if (mine !== undefined && r.serverCpuUsPerRequest) {
+          floors.entityCpuOverBare = +(mine / r.serverCpuUsPerRequest).toFixed(2)
+          log(targetLine('entity query c=32 server CPU per request, uniform over the datasets', `${mine} µs = ${floors.entityCpuOverBare}×`, '≤ 3× bare node:http', floors.entityCpuOverBare <= 3, `bare node:http ${r.serverCpuUsPerRequest} µs`))
+          const z = scenarios.entity_zipf_c32?.serverCpuUsPerRequest
+          if (z !== undefined) log(`  (reported) entity query c=32, Zipf(1.0) draw: ${z} µs = ${(z / r.serverCpuUsPerRequest).toFixed(2)}× bare node:http`)
+        }
       } finally {
         await barePool.close()
         bare.stop()
       }
     }
 
+    if (wanted('search') && scenarios.search_c1) {
+      const alone = await engineAlone(entities, queries, seconds)
+      floors.searchEngineAloneP50ms = alone.p50ms
+      floors.searchOverEngine = +(scenarios.search_c1.p50ms / alone.p50ms).toFixed(2)
+      log(`search engine alone (same documents and queries, in process): p50 ${alone.p50ms.toFixed(3)} ms, p99 ${alone.p99ms.toFixed(3)} ms (${alone.queries} queries)`)
+      log(targetLine('search p50 over GraphQL, c=1', `${scenarios.search_c1.p50ms.toFixed(3)} ms = ${floors.searchOverEngine}×`, '≤ 3× the engine alone', floors.searchOverEngine <= 3, `engine alone ${alone.p50ms.toFixed(3)} ms`))
+    }
+    log(`load average: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+
     const tags = Array.from({length: 50}, (_, i) => `urn:li:tag:bench_${i}`)
     if (!wanted('mutation')) {
-      const partial: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios}
+      const partial: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios, floors}
       log(JSON.stringify(partial))
       return partial
     }
@@ -361,7 +457,7 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
     scenarios.mutation_addTags_c32 = burst
     log(describe('addTags burst', burst).replace('req/s', 'mutations/s'))
 
-    const result: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios}
+    const result: BenchResult = {bench: 'graphql', entities, load: loaded, scenarios, floors}
     log(JSON.stringify(result))
     return result
   } finally {

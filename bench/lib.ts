@@ -4,7 +4,7 @@
  * stops by itself.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {closeSync, createWriteStream, fdatasyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
 import {cpus, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -217,4 +217,38 @@ export async function writeDatasetStore(dir: string, datasets: number, runId: st
   }
   await store.close()
   return last
+}
+
+/**
+ * The floor an ingest is held to: parsing the same request bodies (the body, then each
+ * proposal's aspect value, as the server must) and appending each body to a file with an
+ * fdatasync per body, in this process, nothing else. CPU (user + system, from
+ * process.cpuUsage) per aspect, µs; the file is removed after.
+ */
+export function parseAppendFloor(bodies: Array<{body: Buffer; n: number}>): {cpuUsPerAspect: number; aspects: number} {
+  const dir = tempDir('mdcli-bench-floor-')
+  const fd = openSync(join(dir, 'append.log'), 'a')
+  let aspects = 0
+  let keep = 0
+  const c0 = process.cpuUsage()
+  try {
+    for (const {body, n} of bodies) {
+      const parsed = JSON.parse(body.toString('utf8')) as {proposals: Array<{aspect: {value: string}}>}
+      for (const p of parsed.proposals) keep += (JSON.parse(p.aspect.value) as object) ? 1 : 0
+      writeSync(fd, body)
+      fdatasyncSync(fd)
+      aspects += n
+    }
+  } finally {
+    closeSync(fd)
+    rmDir(dir)
+  }
+  const c = process.cpuUsage(c0)
+  if (keep !== aspects) throw new Error('floor: a value did not parse')
+  return {cpuUsPerAspect: (c.user + c.system) / aspects, aspects}
+}
+
+/** One line per target: the figure, its floor measured in the same run, and whether it is met. */
+export function targetLine(what: string, figure: string, target: string, met: boolean, floor?: string): string {
+  return `  target ${met ? 'met    ' : 'NOT met'}  ${what}: ${figure} (target ${target}${floor ? `; floor ${floor}` : ''})`
 }
