@@ -81,7 +81,8 @@ export interface SqlDialect {
   close(): Promise<void>
 }
 
-const PROFILING_SCHEMA = {
+/** DataHub's `profiling` block (GEProfilingConfig); keys it has that mdcli does not use are accepted. */
+export const PROFILING_SCHEMA = {
   type: 'object',
   properties: {
     enabled: {type: 'boolean', default: false},
@@ -116,15 +117,20 @@ const PROFILING_SCHEMA = {
   default: {},
 } as const
 
-/** The recipe keys every SQL source takes (DataHub's names). */
-const SQL_PROPERTIES = {
+/** Where a server is and who logs in: the keys a database in a file (DuckDB) has no use for. */
+const CONNECTION_PROPERTIES = {
   host_port: {type: 'string', minLength: 1},
   database: {type: 'string', minLength: 1},
   username: {type: 'string'},
   password: {type: 'string'},
+  database_pattern: ALLOW_DENY_SCHEMA,
+  options: {type: 'object'},
+} as const
+
+/** The recipe keys of every SQL source however it reaches its database (DataHub's names): what the walk reads. */
+export const SQL_SOURCE_PROPERTIES = {
   env: {type: 'string', default: 'PROD'},
   platform_instance: {type: 'string', minLength: 1},
-  database_pattern: ALLOW_DENY_SCHEMA,
   schema_pattern: ALLOW_DENY_SCHEMA,
   table_pattern: ALLOW_DENY_SCHEMA,
   view_pattern: ALLOW_DENY_SCHEMA,
@@ -136,30 +142,36 @@ const SQL_PROPERTIES = {
   include_table_location_lineage: {type: 'boolean'},
   convert_urns_to_lowercase: {type: 'boolean'},
   domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
-  options: {type: 'object'},
   profiling: PROFILING_SCHEMA,
   classification: {type: 'object', properties: {enabled: {type: 'boolean'}}},
 } as const
 
-/** The config schema of a SQL source: the common keys plus a dialect's own (`extra`). */
+/** The config schema of a SQL server's source: connection, the common keys, and a dialect's own (`extra`). */
 export function sqlConfigSchema<const E extends Record<string, JSONSchema> = {}>(extra: E = {} as E) {
-  return configSchema({type: 'object', properties: {...SQL_PROPERTIES, ...extra}, required: ['host_port'], additionalProperties: false} as const)
+  return configSchema({type: 'object', properties: {...CONNECTION_PROPERTIES, ...SQL_SOURCE_PROPERTIES, ...extra}, required: ['host_port'], additionalProperties: false} as const)
 }
 
 const SQL_CONFIG = sqlConfigSchema()
-/** What every SQL source's `create` receives (defaults filled). */
+/** What every SQL server's source's `create` receives (defaults filled). */
 export type SqlSourceConfig = ConfigOf<typeof SQL_CONFIG>
-export type ProfilingConfig = SqlSourceConfig['profiling']
+const WALK_CONFIG = configSchema({type: 'object', properties: SQL_SOURCE_PROPERTIES, additionalProperties: false} as const)
+/** What the walk (`sqlWorkunits`) reads of a config (defaults filled). */
+export type SqlWalkConfig = ConfigOf<typeof WALK_CONFIG>
+export type ProfilingConfig = SqlWalkConfig['profiling']
 
-/** SQLAlchemy classes → DataHub field types (`_field_type_mapping`, with the dialects' extras). */
+/**
+ * SQLAlchemy classes → DataHub field types (`_field_type_mapping`, with the dialects' extras:
+ * MySQL's MEDIUMINT and YEAR, DuckDB's unsigned and huge integers, STRUCT, MAP and UNION).
+ */
 export function fieldType(typeClass: string): string {
   const t = typeClass.toUpperCase()
   if (t === 'ARRAY') return 'ArrayType'
-  if (t === 'JSON' || t === 'JSONB') return 'RecordType'
-  if (t === 'HSTORE') return 'MapType'
+  if (t === 'JSON' || t === 'JSONB' || t === 'STRUCT') return 'RecordType'
+  if (t === 'HSTORE' || t === 'MAP') return 'MapType'
+  if (t === 'UNION') return 'UnionType'
   if (t === 'ENUM') return 'EnumType'
   if (t === 'BOOLEAN' || t === 'BOOL') return 'BooleanType'
-  if (/^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|NUMERIC|DECIMAL|FLOAT|REAL|DOUBLE|DOUBLE_PRECISION|MONEY|YEAR_NUM)$/.test(t)) return 'NumberType'
+  if (NUMERIC_CLASS.test(t) || t === 'YEAR_NUM') return 'NumberType'
   if (/^(BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|BIT|TSVECTOR|REGCLASS)$/.test(t)) return 'BytesType'
   if (/^(VARCHAR|CHAR|TEXT|LONGTEXT|MEDIUMTEXT|TINYTEXT|NVARCHAR|NCHAR|SET|UUID|INET|CIDR_STR|MACADDR|OID|CITEXT|NAME)$/.test(t)) return 'StringType'
   if (t === 'DATE') return 'DateType'
@@ -167,10 +179,9 @@ export function fieldType(typeClass: string): string {
   return 'NullType'
 }
 
-const NUMERIC_CLASS = /^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|NUMERIC|DECIMAL|FLOAT|REAL|DOUBLE|DOUBLE_PRECISION|MONEY)$/i
+const NUMERIC_CLASS = /^(SMALLINT|INTEGER|INT|BIGINT|TINYINT|MEDIUMINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|NUMERIC|DECIMAL|FLOAT|REAL|DOUBLE|DOUBLE_PRECISION|MONEY)$/i
 const TEMPORAL_CLASS = /^(DATE|TIME|TIMESTAMP|DATETIME)$/i
-const UNPROFILED_CLASS = /^(JSON|JSONB|ARRAY|HSTORE|BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|TSVECTOR|NULL)$/i
-
+const UNPROFILED_CLASS = /^(JSON|JSONB|ARRAY|STRUCT|MAP|UNION|HSTORE|BYTEA|BLOB|LONGBLOB|MEDIUMBLOB|TINYBLOB|BINARY|VARBINARY|TSVECTOR|NULL)$/i
 
 /**
  * Python's `str()` of a date, time or timestamp the driver returned as the server's text:
@@ -254,7 +265,7 @@ export interface SqlRun {
   dialect: SqlDialect
   /** From `dialect.databases()`, asked before the run so that a bad login fails it at once. */
   databases: string[]
-  config: SqlSourceConfig
+  config: SqlWalkConfig
   ctx: PluginContext
   report: Report
 }
