@@ -462,7 +462,7 @@ export class Catalog {
     const a = SECRET_ASPECTS.has(aspectName) ? null : await this.store.getAspect(urn, aspectName, version)
     if (!a) return null
     const v = withModelDefaults(aspectName, a.value)
-    return v === a.value ? a : {...a, value: v}
+    return v === a.value ? a : {...a, value: v, valueText: undefined}
   }
 
   async getEntity(urn: string, aspects?: string[]): Promise<EntityRecord | null> {

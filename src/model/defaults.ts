@@ -33,8 +33,8 @@ export function withModelDefaults<T>(aspectName: string, value: T): T {
  * An entity record with DataHub's defaults in its aspects: a copy when one changes (a store may
  * hand out the objects it holds), the record itself otherwise.
  */
-export function entityWithModelDefaults<R extends {aspects: Record<string, {value: unknown}>}>(rec: R): R {
-  let aspects: Record<string, {value: unknown}> | undefined
+export function entityWithModelDefaults<R extends {aspects: Record<string, {value: unknown; valueText?: string}>}>(rec: R): R {
+  let aspects: Record<string, {value: unknown; valueText?: string}> | undefined
   // Only the aspects that have defaults are looked at: a store may parse values on first read,
   // and a reader that selects two aspects of an entity should not pay for parsing all of them.
   for (const name of FILLED) {
@@ -43,7 +43,8 @@ export function entityWithModelDefaults<R extends {aspects: Record<string, {valu
     const v = withModelDefaults(name, a.value)
     if (v === a.value) continue
     aspects ??= {...rec.aspects}
-    aspects[name] = {...a, value: v}
+    // The stored text no longer says what the value is.
+    aspects[name] = {...a, value: v, valueText: undefined}
   }
   return aspects ? {...rec, aspects} : rec
 }

@@ -39,7 +39,8 @@ export interface StoredAspect {
   value: unknown
   /**
    * The value's JSON text as stored, where the store holds it as text: a caller that needs the
-   * text (the change log's previous value) then neither parses nor serializes it.
+   * text (the change log's previous value, a REST entity read, GraphQL's raw aspects) then neither
+   * parses nor serializes it. A copy whose `value` differs must not carry it (see defaults.ts).
    */
   readonly valueText?: string
   created: AuditStamp

@@ -260,7 +260,7 @@ export function rawAspects(e: Ent, names: string[] | null | undefined, autoRende
   const want = names && names.length > 0 ? new Set(names) : undefined
   return Object.values(e.rec.aspects)
     .filter((a) => !want || want.has(a.aspectName))
-    .map((a) => ({aspectName: a.aspectName, payload: JSON.stringify(a.value), renderSpec: null}))
+    .map((a) => ({aspectName: a.aspectName, payload: a.valueText ?? JSON.stringify(a.value), renderSpec: null}))
 }
 
 const SYSTEM_OWNERSHIP_TYPE_NAMES: Record<string, string> = {
