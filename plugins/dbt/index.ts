@@ -14,7 +14,7 @@
  * ownership (from `meta.owner`), upstreamLineage, viewProperties (models with SQL), siblings.
  * Per referenced tag a `tagKey`, so the tag entity exists. Then status for all (auto status).
  */
-import {ConfigError, readDataFile, datasetUrn, mcp, pyStr, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ConfigError, readDataFile, datasetUrn, mcp, schemaMetadata, pyStr, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 
 type YesNoOnly = 'YES' | 'NO' | 'ONLY'
 
@@ -153,16 +153,7 @@ class DbtEmitter {
           ...(tags.length > 0 ? {globalTags: {tags: tags.map((t) => ({tag: this.tagUrn(t)}))}} : {}),
         }
       })
-    return {
-      schemaName: n.unique_id,
-      platform: `urn:li:dataPlatform:${platform}`,
-      version: 0,
-      created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-      lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-      hash: '',
-      platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
-      fields,
-    }
+    return schemaMetadata(n.unique_id, platform, fields, {platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}}})
   }
 
   private owner(n: ManifestNode): string | undefined {

@@ -8,7 +8,7 @@
  * `base_path` is a table, or a folder searched depth first for tables (a folder that is not a
  * table is descended into). Paths are named as written in the recipe.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
 import {FULL_TABLE, lastModifiedPatch, pyStr} from '../data-lake-common/aspects.js'
 import {avroSchemaFields, type AvroField, type AvroSchema} from '../data-lake-common/avro-fields.js'
@@ -184,16 +184,7 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
       const proposals: ProposalInput[] = [
         mcp(urn, 'status', {removed: false}),
         mcp(urn, 'datasetProperties', {customProperties, name: tableName, ...(meta.description ? {description: meta.description} : {}), tags: []}),
-        mcp(urn, 'schemaMetadata', {
-          schemaName: tableName,
-          platform: `urn:li:dataPlatform:${platform}`,
-          version: state.version,
-          created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-          lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-          hash: '',
-          platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
-          fields: deltaSchemaFields(meta.schemaString),
-        }),
+        mcp(urn, 'schemaMetadata', schemaMetadata(tableName, platform, deltaSchemaFields(meta.schemaString), {version: state.version})),
       ]
       const out: WorkUnit[] = [{id: String(meta.id), kind: 'mce', proposals}]
       const domain = domains.filter((d) => d.ok(browsePath)).pop()

@@ -16,7 +16,7 @@
  * way the other files and models go on.
  */
 import {existsSync, statSync} from 'node:fs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, encodeUrnKeyPart, type AllowDeny, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, encodeUrnKeyPart, type AllowDeny, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {dumpLookml} from './dump.js'
 import {exploresOf, folderOf, LookmlProject, viewsOf, type LookmlNode, type ParsedFile, type ViewDecl} from './project.js'
 import {analyseDerivedSql} from './sql.js'
@@ -379,17 +379,7 @@ const plugin: SourcePlugin<LookmlConfig> = {
       }
       if (fields.length > 0) {
         proposals.push(
-          mcp(urn, 'schemaMetadata', {
-            schemaName: name,
-            platform: `urn:li:dataPlatform:${PLATFORM}`,
-            version: 0,
-            created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-            lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-            hash: '',
-            platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
-            fields,
-            primaryKeys,
-          }),
+          mcp(urn, 'schemaMetadata', schemaMetadata(name, PLATFORM, fields, {extra: {primaryKeys}})),
         )
       }
       proposals.push(mcp(urn, 'datasetProperties', {customProperties: {'looker.file.path': file.path, 'looker.model': modelName}, name, tags: []}))

@@ -22,7 +22,7 @@
  */
 import yaml from 'js-yaml'
 import {Liquid} from 'liquidjs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {API_OPTIONS_SCHEMA, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
 
 const PLATFORM = 'mode'
@@ -350,16 +350,7 @@ class ModeWalker {
       const schemaFields = this.schemaFields(inputs)
       if (schemaFields.length) {
         for (const f of schemaFields) if (!fields.has(f.fieldPath)) fields.set(f.fieldPath, f)
-        yield aspectUnit(urn, 'schemaMetadata', {
-          schemaName: isDataset ? 'mode_dataset' : 'mode_query',
-          platform: `urn:li:dataPlatform:${PLATFORM}`,
-          version: 0,
-          created: {time: 0, actor: UNKNOWN_ACTOR},
-          lastModified: {time: 0, actor: UNKNOWN_ACTOR},
-          hash: '',
-          platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
-          fields: schemaFields,
-        })
+        yield aspectUnit(urn, 'schemaMetadata', schemaMetadata(isDataset ? 'mode_dataset' : 'mode_query', PLATFORM, schemaFields))
       }
       yield aspectUnit(urn, 'upstreamLineage', {
         upstreams: inputs.tables.map((dataset) => ({auditStamp: {time: 0, actor: UNKNOWN_ACTOR}, dataset, type: 'TRANSFORMED', query: queryUrn})),

@@ -22,6 +22,7 @@ import {
   makeDatasetUrnWithPlatformInstance,
   mcp,
   readDataFile,
+  schemaMetadata,
   type AllowDeny,
   type PluginContext,
   type ProposalInput,
@@ -181,16 +182,7 @@ class NatsSource implements Source {
         if (instance) proposals.push(mcp(urn, 'dataPlatformInstance', {platform: makeDataPlatformUrn(platform), instance: `urn:li:dataPlatformInstance:(${makeDataPlatformUrn(platform)},${instance})`}))
         if (schema) {
           proposals.push(
-            mcp(urn, 'schemaMetadata', {
-              schemaName: name,
-              platform: makeDataPlatformUrn(platform),
-              version: 0,
-              created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-              lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-              hash: '',
-              platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: JSON.stringify(schema.node)}},
-              fields: jsonSchemaFields(schema.node),
-            }),
+            mcp(urn, 'schemaMetadata', schemaMetadata(name, platform, jsonSchemaFields(schema.node), {platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: JSON.stringify(schema.node)}}})),
           )
         }
         yield {id: urn, kind: 'mcp', proposals}

@@ -10,7 +10,7 @@
  * read streaming, so a run's memory does not grow with the number or size of files.
  * `s3://` paths go through the same path specs once an object-store FileSystem is plugged in.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {FULL_TABLE, lastModifiedPatch} from '../data-lake-common/aspects.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
 import {Duck} from '../data-lake-common/duck.js'
@@ -171,16 +171,7 @@ const plugin: SourcePlugin<S3Config> = {
         try {
           const fields = await inferSchema(fs, t.fullPath, format, {maxRows: config.max_rows, maxJsonBytes: config.max_json_bytes, duck})
           proposals.push(
-            mcp(urn, 'schemaMetadata', {
-              schemaName: t.name,
-              platform: `urn:li:dataPlatform:${platform}`,
-              version: 0,
-              created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-              lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-              hash: '',
-              platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
-              fields,
-            }),
+            mcp(urn, 'schemaMetadata', schemaMetadata(t.name, platform, fields)),
           )
         } catch (e) {
           report.warning('schema not inferred', `${t.fullPath}: ${(e as Error).message.split('\n')[0]}`)

@@ -13,7 +13,7 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, encodeUrnKeyPart, mcp, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, encodeUrnKeyPart, mcp, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
 import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
@@ -203,6 +203,8 @@ export function foreignKeyAspect(name: string, self: string, columns: string[], 
   return {name, foreignFields: referredColumns.map((c) => schemaField(foreign, c)), sourceFields: columns.map((c) => schemaField(self, c)), foreignDataset: foreign}
 }
 
+const MYSQL_DDL = {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}}
+
 /** A column as schemaMetadata describes it: `fieldType` is DataHub's type class (`StringType`, …). */
 export interface SchemaColumn {
   name: string
@@ -212,27 +214,18 @@ export interface SchemaColumn {
   nativeDataType: string
 }
 
-/** The schemaMetadata aspect of a table or view, as DataHub's SQL sources write it. */
+/** The schemaMetadata aspect of a table or view, as DataHub's SQL sources write it (an empty MySqlDDL whatever the database). */
 export function schemaMetadataAspect(schemaName: string, platform: string, columns: SchemaColumn[], primaryKey: string[], foreignKeys: Array<Record<string, unknown>>): Record<string, unknown> {
-  return {
-    schemaName,
-    platform: `urn:li:dataPlatform:${platform}`,
-    version: 0,
-    created: {time: 0, actor: 'urn:li:corpuser:unknown'},
-    lastModified: {time: 0, actor: 'urn:li:corpuser:unknown'},
-    hash: '',
-    platformSchema: {'com.linkedin.schema.MySqlDDL': {tableSchema: ''}},
-    fields: columns.map((c) => ({
-      fieldPath: c.name,
-      nullable: c.nullable,
-      ...(c.comment ? {description: c.comment} : {}),
-      type: {type: {[`com.linkedin.schema.${c.fieldType}`]: {}}},
-      nativeDataType: c.nativeDataType,
-      recursive: false,
-      isPartOfKey: primaryKey.includes(c.name),
-    })),
-    ...(foreignKeys.length ? {foreignKeys} : {}),
-  }
+  const fields = columns.map((c) => ({
+    fieldPath: c.name,
+    nullable: c.nullable,
+    ...(c.comment ? {description: c.comment} : {}),
+    type: {type: {[`com.linkedin.schema.${c.fieldType}`]: {}}},
+    nativeDataType: c.nativeDataType,
+    recursive: false,
+    isPartOfKey: primaryKey.includes(c.name),
+  }))
+  return schemaMetadata(schemaName, platform, fields, {platformSchema: MYSQL_DDL, extra: foreignKeys.length ? {foreignKeys} : {}})
 }
 
 /** Python's `str()` of a value a driver returned. */

@@ -40,6 +40,36 @@ export function aspectWorkUnit(entityUrn: string, aspectName: string, value: unk
 /** `globalTags` from tag names or urns. */
 export const globalTags = (tags: string[]) => ({tags: tags.map((t) => ({tag: makeTagUrn(t)}))})
 
+/** What `schemaMetadata` says of a schema besides its fields. */
+export interface SchemaMetadataOptions {
+  /** Default 0; a source whose schemas have versions (Delta tables) gives its own. */
+  version?: number
+  /** Default `OtherSchema` with an empty raw schema, as most of DataHub's sources write it. */
+  platformSchema?: Record<string, unknown>
+  /** Further keys after the fields, in order (`primaryKeys`, `foreignKeys`). */
+  extra?: Record<string, unknown>
+}
+
+const UNKNOWN = {time: 0, actor: 'urn:li:corpuser:unknown'}
+
+/**
+ * The `schemaMetadata` aspect as DataHub's sources write it: the fields inside the header they
+ * all share (unknown actor at time 0, empty hash), keys in DataHub's order.
+ */
+export function schemaMetadata(schemaName: string, platform: string, fields: unknown[], opts: SchemaMetadataOptions = {}): Record<string, unknown> {
+  return {
+    schemaName,
+    platform: makeDataPlatformUrn(platform),
+    version: opts.version ?? 0,
+    created: {...UNKNOWN},
+    lastModified: {...UNKNOWN},
+    hash: '',
+    platformSchema: opts.platformSchema ?? {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
+    fields,
+    ...opts.extra,
+  }
+}
+
 /** `ownership` from user names or urns, DataHub's TECHNICAL_OWNER by default. */
 export const ownership = (owners: string[], type = 'TECHNICAL_OWNER', time = Date.now()) => ({
   owners: owners.map((o) => ({owner: o.startsWith('urn:li:') ? o : makeUserUrn(o), type})),

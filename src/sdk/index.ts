@@ -53,6 +53,8 @@ export {
   makeTermUrn,
   makeUserUrn,
   ownership,
+  schemaMetadata,
+  type SchemaMetadataOptions,
 } from './builders.js'
 export {runSource, type SourceRun} from './testing.js'
 export type {AuditStamp, SystemMetadata} from '../model/wire.js'
