@@ -1,14 +1,12 @@
 /**
  * Small aspect builders both data-lake sources share, shaped as DataHub emits them.
  */
-import type {ProposalInput} from '../../src/sdk/index.js'
+import {pyFloat, type ProposalInput} from '../../src/sdk/index.js'
 
 /** DataHub's `auto_patch_last_modified`: a PATCH of `datasetProperties/lastModified`. */
 export function lastModifiedPatch(datasetUrn: string, time: number): ProposalInput {
   return {entityType: 'dataset', entityUrn: datasetUrn, changeType: 'PATCH', aspectName: 'datasetProperties', aspect: {json: [{op: 'add', path: '/lastModified', value: {time}}]}} as ProposalInput
 }
-
-export const FULL_TABLE = {partition: 'FULL_TABLE_SNAPSHOT', type: 'FULL_TABLE'} as const
 
 /** Python's `str()` of a JSON value: `True`, `None`, `['a', 'b']`, `{'k': 1}`. */
 export function pyStr(v: unknown): string {
@@ -24,14 +22,4 @@ function pyRepr(v: unknown): string {
   if (typeof v === 'string') return v.includes("'") && !v.includes('"') ? `"${v}"` : `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`
   return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`
-}
-
-/** Python's `repr(float)`: shortest round-trip digits, `.0` on integral values, `e` form past 1e16. */
-export function pyFloat(n: number): string {
-  if (Number.isNaN(n)) return 'nan'
-  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf'
-  if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`
-  const s = String(n)
-  // JS writes 1e+21 and 1e-7; Python writes 1e+21 and 1e-07.
-  return s.replace(/e([+-])(\d)$/, 'e$10$2')
 }

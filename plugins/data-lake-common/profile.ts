@@ -19,11 +19,11 @@
 import {createInterface} from 'node:readline'
 import avro from 'avsc'
 import xxhash from 'xxhash-wasm'
+import {cardinality, FULL_TABLE, pyFloat, type Cardinality} from '../../src/sdk/index.js'
 import type {Duck} from './duck.js'
 import {sqlString} from './duck.js'
 import type {FileSystem} from './fs.js'
 import {compressionOf, openStream, readPrefix} from './compression.js'
-import {FULL_TABLE, pyFloat} from './aspects.js'
 
 export type SparkType = 'int' | 'long' | 'short' | 'byte' | 'float' | 'double' | 'decimal' | 'string' | 'boolean' | 'date' | 'timestamp' | 'binary' | 'struct' | 'array' | 'map' | 'null'
 
@@ -440,19 +440,6 @@ function pySample(v: unknown, t: SparkType, top = true): string {
   return String(v)
 }
 
-type Cardinality = 'NONE' | 'ONE' | 'TWO' | 'VERY_FEW' | 'FEW' | 'MANY' | 'VERY_MANY' | 'UNIQUE'
-
-/** DataHub's `convert_to_cardinality`, called (as DataHub calls it) with the null fraction. */
-function cardinality(unique: number, pct: number): Cardinality {
-  if (unique === 0) return 'NONE'
-  if (pct === 1.0) return 'UNIQUE'
-  if (unique === 1) return 'ONE'
-  if (unique === 2) return 'TWO'
-  if (unique < 20) return 'VERY_FEW'
-  if (unique < 60) return 'FEW'
-  return pct > 0.1 ? 'VERY_MANY' : 'MANY'
-}
-
 const FEW_OR_LESS = new Set<Cardinality>(['ONE', 'TWO', 'VERY_FEW', 'FEW'])
 const QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95]
 const pyCmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -532,6 +519,7 @@ export async function profileFile(fs: FileSystem, path: string, format: string, 
       nullProportion: nullFraction,
     }
     if (cfg.include_field_sample_values !== false) fp.sampleValues = samples.map((r) => pySample(r[k], c.type)).sort(pyCmp)
+    // Called, as DataHub's Spark profiler calls it, with the null fraction.
     const card = cardinality(unique, nullFraction)
     const frequencies = () => {
       if (cfg.include_field_distinct_value_frequencies === false || !s.freq) return

@@ -8,9 +8,9 @@
  * `base_path` is a table, or a folder searched depth first for tables (a folder that is not a
  * table is descended into). Paths are named as written in the recipe.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
-import {FULL_TABLE, lastModifiedPatch, pyStr} from '../data-lake-common/aspects.js'
+import {lastModifiedPatch, pyStr} from '../data-lake-common/aspects.js'
 import {avroSchemaFields, type AvroField, type AvroSchema} from '../data-lake-common/avro-fields.js'
 import {LocalFileSystem, type FileSystem} from '../data-lake-common/fs.js'
 import {readParquetRows} from '../data-lake-common/duck.js'

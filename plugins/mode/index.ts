@@ -22,14 +22,13 @@
  */
 import yaml from 'js-yaml'
 import {Liquid} from 'liquidjs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
 import {API_OPTIONS_SCHEMA, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
 
 const PLATFORM = 'mode'
 const PER_PAGE = 30
 const DIMENSION = 'urn:li:tag:Dimension'
 const MEASURE = 'urn:li:tag:Measure'
-const FULL_TABLE = {partition: 'FULL_TABLE_SNAPSHOT', type: 'FULL_TABLE'}
 
 const CONFIG = configSchema({
   type: 'object',

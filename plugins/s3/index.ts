@@ -10,8 +10,8 @@
  * read streaming, so a run's memory does not grow with the number or size of files.
  * `s3://` paths go through the same path specs once an object-store FileSystem is plugged in.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
-import {FULL_TABLE, lastModifiedPatch} from '../data-lake-common/aspects.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {lastModifiedPatch} from '../data-lake-common/aspects.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
 import {Duck} from '../data-lake-common/duck.js'
 import {LocalFileSystem, type FileSystem} from '../data-lake-common/fs.js'

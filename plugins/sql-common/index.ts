@@ -13,7 +13,7 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, configSchema, containerUrn, encodeUrnKeyPart, mcp, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
 import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
@@ -235,23 +235,6 @@ function pyStr(v: unknown, typeClass: string): string {
   if (typeof v === 'boolean') return v ? 'True' : 'False'
   if (typeof v === 'number' && /^(FLOAT|REAL|DOUBLE|DOUBLE_PRECISION)$/i.test(typeClass) && Number.isInteger(v)) return `${v}.0`
   return String(v)
-}
-
-/** Python's `str()` of a float: `4.0`, not `4`. */
-function pyFloat(n: number): string {
-  return Number.isInteger(n) ? `${n}.0` : String(n)
-}
-
-/** DataHub's cardinality classes (`convert_to_cardinality`). */
-function cardinality(unique: number | undefined, pct: number | undefined): string {
-  if (unique === undefined || pct === undefined) return 'NONE'
-  if (pct === 1) return 'UNIQUE'
-  if (unique === 1) return 'ONE'
-  if (unique === 2) return 'TWO'
-  if (unique < 20) return 'VERY_FEW'
-  if (unique < 60) return 'FEW'
-  if (unique === 0) return 'NONE'
-  return pct > 0.1 ? 'VERY_MANY' : 'MANY'
 }
 
 export interface SqlRun {
@@ -494,7 +477,7 @@ async function profileTable(
               if (s!.sd !== undefined && s!.sd !== null) fp.stdev = pyFloat(Number(s!.sd))
             }
           }
-          const card = cardinality(unique, nonNull > 0 ? unique / nonNull : undefined)
+          const card = cardinality(unique, unique / nonNull)
           if (p.include_field_distinct_value_frequencies && ['ONE', 'TWO', 'VERY_FEW'].includes(card)) {
             const rows = await session.query(`SELECT ${col} AS v, COUNT(*) AS f FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY ${col}`, budget)
             fp.distinctValueFrequencies = rows.map((r) => ({value: pyStr(r.v, c.typeClass), frequency: Number(r.f)}))
@@ -510,7 +493,7 @@ async function profileTable(
     const size = session.sizeInBytes ? await session.sizeInBytes(schema, table) : undefined
     return {
       timestampMillis: ctx.now(),
-      partitionSpec: {type: 'FULL_TABLE', partition: 'FULL_TABLE_SNAPSHOT'},
+      partitionSpec: FULL_TABLE,
       rowCount,
       columnCount: columns.length,
       fieldProfiles,

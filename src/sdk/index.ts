@@ -65,7 +65,8 @@ export {parseCsv} from './csv.js'
 export {eventFiles, readEventRecords, totalBytes} from './events-file.js'
 export {listEdit, transformerPair, type AspectEdit} from './transform.js'
 export {stripWhere} from './messages.js'
-export {pyStr} from './python.js'
+export {pyFloat, pyStr} from './python.js'
+export {cardinality, FULL_TABLE, type Cardinality} from './profile.js'
 export {
   configuredServer,
   connectServer,

@@ -14,3 +14,13 @@ export function pyStr(v: unknown): string {
   if (typeof v === 'object') return JSON.stringify(v)
   return String(v)
 }
+
+/** Python's `repr(float)`: shortest round-trip digits, `.0` on integral values, `e` form past 1e16. */
+export function pyFloat(n: number): string {
+  if (Number.isNaN(n)) return 'nan'
+  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf'
+  if (Number.isInteger(n) && Math.abs(n) < 1e16) return `${n}.0`
+  const s = String(n)
+  // JS writes 1e+21 and 1e-7; Python writes 1e+21 and 1e-07.
+  return s.replace(/e([+-])(\d)$/, 'e$10$2')
+}
