@@ -9,7 +9,7 @@
  *   out. Validation is two thirds of a request's cost (perf-baseline §4), and clients send the
  *   same few query texts with different variables, so most requests skip parse and validate.
  */
-import {GraphQLError, Kind, type DocumentNode, type SelectionSetNode, type ValidationRule} from 'graphql'
+import {type DocumentNode, type FragmentDefinitionNode, GraphQLError, Kind, type OperationDefinitionNode, type SelectionSetNode, type ValidationRule} from 'graphql'
 
 /**
  * DataHub's web app nests its documents up to 22 selection sets deep (a dataset's lineage); 30
@@ -75,38 +75,61 @@ export function depthLimitRule(max: number): ValidationRule {
   }
 }
 
+/**
+ * The fields `set` selects once its fragments are expanded where they are spread (see
+ * DEFAULT_MAX_COST); past `max` it stops counting and answers a figure above `max`. Each fragment is
+ * measured once (in `memo`), so measuring a document costs its size, not its expansion.
+ */
+export function selectionCost(
+  set: SelectionSetNode,
+  fragment: (name: string) => FragmentDefinitionNode | null | undefined,
+  max = Number.MAX_SAFE_INTEGER,
+  memo = new Map<string, number>(),
+  visiting = new Set<string>(),
+): number {
+  let cost = 0
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) cost += 1 + (s.selectionSet ? selectionCost(s.selectionSet, fragment, max, memo, visiting) : 0)
+    else if (s.kind === Kind.INLINE_FRAGMENT) cost += selectionCost(s.selectionSet, fragment, max, memo, visiting)
+    else {
+      const name = s.name.value
+      // A fragment cycle is reported by graphql's own NoFragmentCycles rule.
+      if (visiting.has(name)) continue
+      let fc = memo.get(name)
+      if (fc === undefined) {
+        const frag = fragment(name)
+        if (!frag) continue
+        visiting.add(name)
+        fc = selectionCost(frag.selectionSet, fragment, max, memo, visiting)
+        visiting.delete(name)
+        memo.set(name, fc)
+      }
+      cost += fc
+    }
+    // Past the limit the exact figure does not matter (and must not overflow).
+    if (cost > max) return cost
+  }
+  return cost
+}
+
+/** The cost (see DEFAULT_MAX_COST) of a validated document's operation `operationName` (or its only one). */
+export function operationCost(document: DocumentNode, operationName?: string | null): number {
+  const fragments = new Map<string, FragmentDefinitionNode>()
+  let operation: OperationDefinitionNode | undefined
+  for (const d of document.definitions) {
+    if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
+    else if (d.kind === Kind.OPERATION_DEFINITION && (!operationName || d.name?.value === operationName)) operation ??= d
+  }
+  return operation ? selectionCost(operation.selectionSet, (n) => fragments.get(n)) : 0
+}
+
 /** Refuses operations whose fields, fragments expanded, number more than `max` (see DEFAULT_MAX_COST). */
 export function costLimitRule(max: number): ValidationRule {
   return (context) => {
-    const fragmentCost = new Map<string, number>()
-    const costOf = (set: SelectionSetNode, visiting: Set<string>): number => {
-      let cost = 0
-      for (const s of set.selections) {
-        if (s.kind === Kind.FIELD) cost += 1 + (s.selectionSet ? costOf(s.selectionSet, visiting) : 0)
-        else if (s.kind === Kind.INLINE_FRAGMENT) cost += costOf(s.selectionSet, visiting)
-        else {
-          const name = s.name.value
-          if (visiting.has(name)) continue
-          let fc = fragmentCost.get(name)
-          if (fc === undefined) {
-            const frag = context.getFragment(name)
-            if (!frag) continue
-            visiting.add(name)
-            fc = costOf(frag.selectionSet, visiting)
-            visiting.delete(name)
-            // Measured once per fragment, so a document cannot make the measuring itself costly.
-            fragmentCost.set(name, fc)
-          }
-          cost += fc
-        }
-        // Past the limit the exact figure does not matter (and must not overflow).
-        if (cost > max) return cost
-      }
-      return cost
-    }
+    const memo = new Map<string, number>()
     return {
       OperationDefinition(node) {
-        if (costOf(node.selectionSet, new Set()) > max) {
+        if (selectionCost(node.selectionSet, (n) => context.getFragment(n), max, memo) > max) {
           const op = node.name ? ` ${node.name.value}` : ''
           context.reportError(new GraphQLError(`Operation${op} selects more than ${max} fields once its fragments are expanded, the limit; select fewer fields or spread fragments less often`, {nodes: [node]}))
         }
