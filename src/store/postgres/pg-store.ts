@@ -24,7 +24,7 @@
  */
 import pg from 'pg'
 import {buildSearchDoc} from '../../model/search-doc.js'
-import {PgSearchIndex, type SearchDocRow, writeSearchDocs} from './search-index.js'
+import {arrayLiteral, PgSearchIndex, type SearchDocRow, writeSearchDocs} from './search-index.js'
 import type {
   EntityRecord,
   EntityRules,
@@ -439,10 +439,16 @@ export class PgStore implements MetadataStore {
     const results: WriteResult[] = []
     let dirtyCount = 0
     try {
-      await c.query('BEGIN')
       const urns = [...new Set(ops.map((o) => o.urn))].sort()
-      // One round trip; unnest keeps the sorted order, so batches never wait on each other in a cycle.
-      await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
+      // unnest keeps the sorted order, so batches never wait on each other in a cycle. BEGIN goes
+      // in the same round trip (a simple query of two statements, the urns as a literal) unless
+      // an urn holds a NUL, which a query text cannot carry (PostgreSQL then refuses the parameter).
+      if (urns.some(hasNul)) {
+        await c.query('BEGIN')
+        await c.query('SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest($1::text[]) AS k', [urns])
+      } else {
+        await c.query(`BEGIN; SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest(${pg.escapeLiteral(arrayLiteral(urns))}::text[]) AS k`)
+      }
       const dirty = new Set<string>()
       const b = await this.prefetch(c, ops, urns)
       for (let i = 0; i < ops.length; ) {
@@ -478,8 +484,11 @@ export class PgStore implements MetadataStore {
         size += u.length + 3
       }
       if (chunk.length > 0) payloads.push(JSON.stringify({s: this.instance, u: chunk}))
-      if (payloads.length > 0) await c.query('SELECT count(pg_notify($1, p)) FROM unnest($2::text[]) AS p', [CHANNEL, payloads])
-      await c.query('COMMIT')
+      // With COMMIT in one round trip; a failed NOTIFY skips the COMMIT (the rest of a simple
+      // query is not run after an error) and the batch rolls back below. Payloads are JSON of
+      // urns without a NUL (checked above, or the batch failed already).
+      if (payloads.length > 0) await c.query(`${payloads.map((x) => `SELECT pg_notify('${CHANNEL}', ${pg.escapeLiteral(x)});`).join(' ')} COMMIT`)
+      else await c.query('COMMIT')
     } catch (err) {
       await c.query('ROLLBACK').catch(() => undefined)
       throw err
@@ -513,28 +522,34 @@ export class PgStore implements MetadataStore {
    */
   private async prefetch(c: pg.PoolClient, ops: WriteOp[], urns: string[]): Promise<Batch> {
     const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: new Map(), observed: new Map(), removed: new Map(), projections: new Map()}
-    const ents = await c.query<{urn: string}>('SELECT urn FROM mdcli_entity WHERE urn = ANY($1)', [urns])
     for (const u of urns) b.known.set(u, false)
-    for (const r of ents.rows) b.known.set(r.urn, true)
-    const pairs = new Map<string, [string, string]>()
+    // Every key aspect is read along, since which entities exist is learnt in the same round trip;
+    // those of existing entities are then left out.
+    const upserted = new Map<string, [string, string]>()
+    const keys = new Map<string, [string, string]>()
     for (const op of ops) {
       if (op.op !== 'upsert' && op.op !== 'timeseries') continue
-      if (op.op === 'upsert') pairs.set(pairKey(op.urn, op.aspectName), [op.urn, op.aspectName])
-      if (op.keyAspect && !b.known.get(op.urn)) pairs.set(pairKey(op.urn, op.keyAspect.name), [op.urn, op.keyAspect.name])
+      if (op.op === 'upsert') upserted.set(pairKey(op.urn, op.aspectName), [op.urn, op.aspectName])
+      if (op.keyAspect) keys.set(pairKey(op.urn, op.keyAspect.name), [op.urn, op.keyAspect.name])
     }
-    if (pairs.size === 0) return b
-    const list = [...pairs.values()]
-    for (const [k] of pairs) b.current.set(k, null)
+    const list = [...upserted.values(), ...keys.values()]
     // Urns and aspect names as two lists, which the primary key answers by index; the pairs
     // themselves are picked out here. (A join with the unnested pairs was planned as a scan: 23 ms
-    // a batch of 1,000 aspects.)
-    const cur = await c.query<{urn: string; aspect: string; metadata: string; systemmetadata: string | null}>(
-      'SELECT urn, aspect, metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND aspect = ANY($2::text[]) AND version = 0',
-      [[...new Set(list.map((x) => x[0]))], [...new Set(list.map((x) => x[1]))]],
+    // a batch of 1,000 aspects.) The entities come first, aspects (aspect not null) after.
+    const {rows} = await c.query<{urn: string; aspect: string | null; metadata: string | null; systemmetadata: string | null}>(
+      `SELECT urn, NULL::text AS aspect, NULL::text AS metadata, NULL::text AS systemmetadata FROM mdcli_entity WHERE urn = ANY($1::text[])
+       UNION ALL
+       SELECT urn, aspect, metadata, systemmetadata FROM metadata_aspect_v2 WHERE urn = ANY($2::text[]) AND aspect = ANY($3::text[]) AND version = 0`,
+      [urns, list.length > 0 ? [...new Set(list.map((x) => x[0]))] : [], [...new Set(list.map((x) => x[1]))]],
     )
-    for (const r of cur.rows) {
+    for (const r of rows) if (r.aspect === null) b.known.set(r.urn, true)
+    const pairs = new Map(upserted)
+    for (const [k, x] of keys) if (!b.known.get(x[0])) pairs.set(k, x)
+    for (const k of pairs.keys()) b.current.set(k, null)
+    for (const r of rows) {
+      if (r.aspect === null) continue
       const k = pairKey(r.urn, r.aspect)
-      if (pairs.has(k)) b.current.set(k, {metadata: r.metadata, systemmetadata: r.systemmetadata})
+      if (pairs.has(k)) b.current.set(k, {metadata: r.metadata!, systemmetadata: r.systemmetadata})
     }
     return b
   }
@@ -550,6 +565,14 @@ export class PgStore implements MetadataStore {
 
   /** Writes what the batch has buffered, in bulk statements; runs before any statement that reads or changes those rows. */
   private async flush(c: pg.PoolClient, b: Batch): Promise<void> {
+    // New entities, new latest rows and their references go in one statement (three INSERTs in
+    // data-modifying WITH clauses, on three tables, none reading another's rows): one round trip.
+    const parts: string[] = []
+    const values: unknown[] = []
+    const param = (v: unknown, cast: string) => {
+      values.push(v)
+      return `$${values.length}::${cast}`
+    }
     if (b.entities.length > 0) {
       // A new entity's status is known by now: inserted with it, not updated after.
       const removed = b.entities.map(([u]) => {
@@ -557,20 +580,38 @@ export class PgStore implements MetadataStore {
         b.removed.delete(u)
         return r ?? false
       })
-      await c.query('INSERT INTO mdcli_entity (urn, entity_type, removed) SELECT * FROM unnest($1::text[], $2::text[], $3::bool[])', [
-        b.entities.map((e) => e[0]),
-        b.entities.map((e) => e[1]),
-        removed,
-      ])
+      parts.push(
+        `INSERT INTO mdcli_entity (urn, entity_type, removed) SELECT * FROM unnest(${param(
+          b.entities.map((e) => e[0]),
+          'text[]',
+        )}, ${param(
+          b.entities.map((e) => e[1]),
+          'text[]',
+        )}, ${param(removed, 'bool[]')})`,
+      )
       b.entities = []
     }
     if (b.versions.length > 0) {
       const v = b.versions
-      await c.query(
+      parts.push(
         `INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby)
-         SELECT u, a, 0, m.m, s, t::timestamp, by FROM unnest($1::text[], $2::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(u, a, s, t, by, i)
-         JOIN json_array_elements_text($3::json) WITH ORDINALITY AS m(m, i) USING (i)`,
-        [v.map((r) => r.urn), v.map((r) => r.aspect), JSON.stringify(v.map((r) => r.text)), v.map((r) => r.sm), v.map((r) => r.created), v.map((r) => r.by)],
+         SELECT u, a, 0, m.m, s, t::timestamp, by FROM unnest(${param(
+           v.map((r) => r.urn),
+           'text[]',
+         )}, ${param(
+           v.map((r) => r.aspect),
+           'text[]',
+         )}, ${param(
+           v.map((r) => r.sm),
+           'text[]',
+         )}, ${param(
+           v.map((r) => r.created),
+           'text[]',
+         )}, ${param(
+           v.map((r) => r.by),
+           'text[]',
+         )}) WITH ORDINALITY AS x(u, a, s, t, by, i)
+         JOIN json_array_elements_text(${param(JSON.stringify(v.map((r) => r.text)), 'json')}) WITH ORDINALITY AS m(m, i) USING (i)`,
       )
       b.versions = []
     }
@@ -586,14 +627,15 @@ export class PgStore implements MetadataStore {
           t.push(x)
         }
       }
-      await c.query(
+      parts.push(
         `INSERT INTO mdcli_reference (urn, aspect, targets)
-         SELECT u, a, array_agg(t) FROM unnest($1::text[], $2::text[], $3::text[]) AS x(u, a, t) GROUP BY u, a
+         SELECT u, a, array_agg(t) FROM unnest(${param(u, 'text[]')}, ${param(a, 'text[]')}, ${param(t, 'text[]')}) AS x(u, a, t) GROUP BY u, a
          ON CONFLICT (urn, aspect) DO UPDATE SET targets = ARRAY(SELECT DISTINCT x FROM unnest(mdcli_reference.targets || EXCLUDED.targets) AS x)`,
-        [u, a, t],
       )
       b.refs.clear()
     }
+    if (parts.length === 1) await c.query(parts[0]!, values)
+    else if (parts.length > 1) await c.query(`WITH ${parts.slice(0, -1).map((x, i) => `w${i} AS (${x})`).join(', ')} ${parts[parts.length - 1]}`, values)
     if (b.observed.size > 0) {
       const o = [...b.observed.values()]
       await c.query(
@@ -789,27 +831,35 @@ export class PgStore implements MetadataStore {
    */
   private async reindexEntities(c: pg.PoolClient, urns: string[], b?: Batch): Promise<void> {
     if (urns.length === 0) return
-    await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1)', [urns])
-    const ents = await c.query<{id: string; urn: string; entity_type: string}>('SELECT id, urn, entity_type FROM mdcli_entity WHERE urn = ANY($1)', [urns])
-    const typeOf = new Map(ents.rows.map((e) => [e.urn, e.entity_type]))
-    // With a batch, only the names; without one (restore indices), the values too.
-    const names = await c.query<{urn: string; aspect: string; metadata?: string}>(`SELECT urn, aspect${b ? '' : ', metadata'} FROM metadata_aspect_v2 WHERE urn = ANY($1) AND version = 0`, [urns])
+    // One round trip: the old documents go, and each entity comes with the names of its latest
+    // aspects (with a batch, only the names; without one, restore indices, the values too).
+    // Two index scans (a join of the two tables was planned as a hash join over all rows).
+    const {rows} = await c.query<{id: string | null; urn: string; entity_type: string | null; aspect: string | null; metadata?: string}>(
+      `WITH gone AS (DELETE FROM mdcli_search_doc WHERE urn = ANY($1::text[]))
+       SELECT id, urn, entity_type, NULL::text AS aspect${b ? '' : ', NULL::text AS metadata'} FROM mdcli_entity WHERE urn = ANY($1::text[])
+       UNION ALL
+       SELECT NULL, urn, NULL, aspect${b ? '' : ', metadata'} FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND version = 0`,
+      [urns],
+    )
+    const ents = new Map<string, {id: string; entity_type: string}>()
+    for (const r of rows) if (r.aspect === null) ents.set(r.urn, {id: r.id!, entity_type: r.entity_type!})
     const byUrn = new Map<string, Record<string, unknown>>()
     const missing: Array<{urn: string; aspect: string}> = []
-    for (const r of names.rows) {
-      const type = typeOf.get(r.urn)
-      if (type === undefined || !this.opts.rules.feedsSearch(type, r.aspect)) continue
+    for (const r of rows) {
+      const aspect = r.aspect
+      const type = aspect === null ? undefined : ents.get(r.urn)?.entity_type
+      if (aspect === null || type === undefined || !this.opts.rules.feedsSearch(type, aspect)) continue
       let parsed = byUrn.get(r.urn)
       if (!parsed) byUrn.set(r.urn, (parsed = {}))
-      const k = pairKey(r.urn, r.aspect)
+      const k = pairKey(r.urn, aspect)
       const text = r.metadata ?? b?.current.get(k)?.metadata
       if (text === undefined) {
-        missing.push(r)
+        missing.push({urn: r.urn, aspect})
         continue
       }
       const p = b?.projections.get(k)
       // The write side parsed the value already and kept what search reads of it.
-      parsed[r.aspect] = JSON.parse(p !== undefined && p.text === text ? p.projection : text)
+      parsed[aspect] = JSON.parse(p !== undefined && p.text === text ? p.projection : text)
     }
     if (missing.length > 0) {
       const want = new Set(missing.map((r) => pairKey(r.urn, r.aspect)))
@@ -820,7 +870,7 @@ export class PgStore implements MetadataStore {
       for (const r of rows.rows) if (want.has(pairKey(r.urn, r.aspect))) byUrn.get(r.urn)![r.aspect] = JSON.parse(r.metadata)
     }
     const docs: SearchDocRow[] = []
-    for (const e of ents.rows) docs.push({id: Number(e.id), urn: e.urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, e.urn, byUrn.get(e.urn) ?? {})})
+    for (const [urn, e] of ents) docs.push({id: Number(e.id), urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, urn, byUrn.get(urn) ?? {})})
     await writeSearchDocs(c, docs)
   }
 

@@ -21,26 +21,37 @@ export interface SearchDocRow {
 
 const noNulOrNull = (s: string | undefined) => (s === undefined ? null : noNul(s))
 
-/** Inserts documents (their ids and urns must hold none yet), a thousand to a statement. */
-export async function writeSearchDocs(c: pg.ClientBase | pg.Pool, docs: SearchDocRow[]): Promise<void> {
-  // 17 parameters a row, under the protocol's 65,535 per statement.
-  for (let i = 0; i < docs.length; i += 1000) {
-    const part = docs.slice(i, i + 1000)
-    const params: unknown[] = []
-    const values = part.map((d) => {
-      const f = d.doc.facets
-      const at = params.length
-      params.push(d.id, d.urn, d.type, noNul(d.doc.name), noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), f.tags.map(noNul), f.owners.map(noNul), f.domains.map(noNul), f.glossaryTerms.map(noNul), f.typeNames.map(noNul))
-      const v = searchVectors(d.urn, d.doc.name, d.doc.text)
-      params.push(v.search, nameKey(noNul(d.doc.name)), v.name)
-      return `(${Array.from({length: 17}, (_x, j) => `$${at + j + 1}`).join(',')})`
-    })
-    await c.query(
-      `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names, tsv, name_key, name_tsv) VALUES ${values.join(',')}`,
-      params,
-    )
-  }
+/** A list as PostgreSQL's array literal: a row's list travels as one text element of a text[] parameter. */
+export function arrayLiteral(xs: readonly string[]): string {
+  if (xs.length === 0) return '{}'
+  return `{${xs.map((x) => `"${ARRAY_ESCAPE.test(x) ? x.replace(/[\\"]/g, '\\$&') : x}"`).join(',')}}`
 }
+const ARRAY_ESCAPE = /[\\"]/
+
+const INSERT_DOCS_SQL = `INSERT INTO mdcli_search_doc (entity_id, urn, entity_type, name, body, removed, platform, origin, container, tags, owners, domains, glossary_terms, type_names, tsv, name_key, name_tsv)
+SELECT i, u, t, n, b, r, p, o, c, tg::text[], ow::text[], d::text[], g::text[], tn::text[], v::tsvector, k, nv::tsvector
+FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
+  AS x(i, u, t, n, b, r, p, o, c, tg, ow, d, g, tn, v, k, nv)`
+
+/**
+ * Inserts documents (their ids and urns must hold none yet) in one statement of a column array
+ * each: a VALUES list with a parameter per value cost PostgreSQL about twice the CPU (measured:
+ * 21.7 µs per aspect, the costliest statement of an ingest, against about 10 for the arrays).
+ */
+export async function writeSearchDocs(c: pg.ClientBase | pg.Pool, docs: SearchDocRow[]): Promise<void> {
+  if (docs.length === 0) return
+  const cols: unknown[][] = Array.from({length: 17}, () => new Array(docs.length))
+  docs.forEach((d, j) => {
+    const f = d.doc.facets
+    const name = noNul(d.doc.name)
+    const v = searchVectors(d.urn, d.doc.name, d.doc.text)
+    const row = [d.id, d.urn, d.type, name, noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), listOf(f.tags), listOf(f.owners), listOf(f.domains), listOf(f.glossaryTerms), listOf(f.typeNames), v.search, nameKey(name), v.name]
+    for (let i = 0; i < 17; i++) cols[i]![j] = row[i]
+  })
+  await c.query(INSERT_DOCS_SQL, cols)
+}
+
+const listOf = (xs: readonly string[]) => arrayLiteral(xs.map(noNul))
 
 export class PgSearchIndex implements SearchIndex {
   constructor(
