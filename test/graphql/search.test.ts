@@ -131,11 +131,31 @@ describe('graphql: search', function () {
       expect(pages).to.be.greaterThan(10)
     })
 
+    it('scrolls in name order when asked to (the web app’s domains and glossary pages sort by _entityName)', async () => {
+      const SORTED = `query ($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { nextScrollId count total searchResults { entity { urn ... on Dataset { properties { name } } } } } }`
+      const sortInput = {sortCriteria: [{field: '_entityName', sortOrder: 'DESCENDING'}]}
+      const names: string[] = []
+      let scrollId: string | null = null
+      let total = 0
+      do {
+        const page: any = (await ok(lite.url, SORTED, {input: {types: ['DATASET'], query: 'rank', count: 2, sortInput, scrollId}})).scrollAcrossEntities
+        names.push(...page.searchResults.map((r: any) => r.entity.properties.name))
+        total = page.total
+        scrollId = page.nextScrollId
+      } while (scrollId)
+      expect(names).to.deep.equal(['twin', 'twin', 'sales', 'revenue'])
+      expect(total).to.equal(4)
+      // The cursor belongs to its sort.
+      const first = (await ok(lite.url, SORTED, {input: {types: ['DATASET'], query: 'rank', count: 2, sortInput}})).scrollAcrossEntities
+      const e = await fails(lite.url, SCROLL, {input: {types: ['DATASET'], query: 'rank', count: 2, scrollId: first.nextScrollId}})
+      expect(e.message).to.match(/^This scrollId belongs to a different query/)
+    })
+
     it('refuses a scrollId presented with another query, and a garbled one', async () => {
       const first = (await ok(lite.url, SCROLL, {input: {query: 'bulk', count: 5}})).scrollAcrossEntities
       expect(first.nextScrollId).to.be.a('string')
       const e = await fails(lite.url, SCROLL, {input: {query: 'twin', count: 5, scrollId: first.nextScrollId}})
-      expect(e.message).to.equal('This scrollId belongs to a different query (types, query, filters or flags changed); omit scrollId to start a new scroll')
+      expect(e.message).to.equal('This scrollId belongs to a different query (types, query, filters, flags or sort changed); omit scrollId to start a new scroll')
       expect(e.extensions?.code).to.equal(400)
       const e2 = await fails(lite.url, SCROLL, {input: {query: 'bulk', count: 5, scrollId: 'not-a-cursor'}})
       expect(e2.message).to.match(/^Invalid scrollId/)
@@ -202,8 +222,11 @@ describe('graphql: search', function () {
       const env = ['origin', 'customProperties', 'customProperties', 'env'].map((field, i) => ({and: [{field, value: i === 1 ? 'env=PROD' : i === 2 ? 'instance=PROD' : 'PROD'}]}))
       const byEnv = (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'twin', orFilters: env}})).searchAcrossEntities
       expect(byEnv.searchResults.map((x: any) => x.entity.urn)).to.have.members([ds('rank.twin_a'), ds('rank.twin_b')])
-      const e = await fails(lite.url, ACROSS, {input: {query: '*', orFilters: [{and: [{field: 'colour', values: []}]}]}})
-      expect(e.message).to.equal("Filter on 'colour' has no values (only condition EXISTS needs none)")
+      // A filter on no values matches nothing (DataHub's terms query on an empty list), and negated everything.
+      const noValues = (await ok(lite.url, ACROSS, {input: {query: '*', orFilters: [{and: [{field: 'urn', values: []}]}]}})).searchAcrossEntities
+      expect(noValues.total).to.equal(0)
+      const notNoValues = (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'twin', orFilters: [{and: [{field: 'platform', values: [], negated: true}]}]}})).searchAcrossEntities
+      expect(notNoValues.total).to.equal(2)
     })
 
     it('lists the entities of a domain', async () => {

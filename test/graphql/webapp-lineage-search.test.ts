@@ -140,6 +140,16 @@ describe('DataHub’s web app on golden data: lineage through EntityWithRelation
     const f = await ok(lite.url, `{ entity(urn: "${feature}") { __typename ... on EntityWithRelationships { lineage(input: {direction: UPSTREAM, includeGhostEntities: true}) { relationships { type degree entity { urn type } } } } } }`)
     expect(f.entity.__typename).to.equal('MLFeature')
     expect(f.entity.lineage.relationships).to.deep.equal([{type: 'DerivedFrom', degree: 1, entity: {urn: 'urn:li:dataset:(urn:li:dataPlatform:file,feast.*,PROD)', type: 'DATASET'}}])
+    // Its properties name the same sources as datasets, as the home page's search results ask them.
+    const props = await ok(lite.url, `{ mlFeature(urn: "${feature}") { properties { sources { urn name origin platform { urn } } } } }`)
+    expect(props.mlFeature.properties.sources).to.deep.equal([{urn: 'urn:li:dataset:(urn:li:dataPlatform:file,feast.*,PROD)', name: 'feast.*', origin: 'PROD', platform: {urn: 'urn:li:dataPlatform:file'}}])
+  })
+
+  it('searchUsers (the settings page of users) finds users only', async () => {
+    const r = await ok(lite.url, `{ searchUsers(input: {start: 0, count: 50, query: "*"}) { total searchResults { entity { urn type } } } }`)
+    expect(r.searchUsers.total).to.be.greaterThan(0)
+    expect(r.searchUsers.searchResults.map((x: Obj) => x.entity.type)).to.satisfy((types: string[]) => types.every((t) => t === 'CORP_USER'))
+    expect(r.searchUsers.searchResults.map((x: Obj) => x.entity.urn)).to.include('urn:li:corpuser:jdoe')
   })
 
   it('searchAcrossLineage takes the app’s lineageFlags and says the walk is complete', async () => {

@@ -21,6 +21,13 @@ export type Resolver = (source: any, args: any, ctx: GqlContext, info: GraphQLRe
 
 type Obj = Record<string, any>
 
+/** An ML feature's or primary key's properties, its source datasets as entities (the aspect holds their urns). */
+function mlSourcedProperties(e: Ent, aspectName: string): Record<string, any> | null {
+  const p = M.plainProperties(e, aspectName)
+  if (!p) return null
+  return {...p, sources: Array.isArray(p.sources) ? p.sources.filter((u: unknown) => typeof u === 'string').map((u: string) => stub(u, 'dataset')) : []}
+}
+
 /** GraphQL object type of each registry entity type served here. */
 export const GQL_TYPE_NAME: Record<string, string> = {
   dataset: 'Dataset',
@@ -308,7 +315,7 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     featureNamespace: (s: Ent) => s.key.featureNamespace,
     description: ML_DESCRIPTION('mlFeatureProperties'),
     dataType: load((e) => e.aspect('mlFeatureProperties')?.dataType ?? null),
-    properties: load((e) => M.plainProperties(e, 'mlFeatureProperties')),
+    properties: load((e) => mlSourcedProperties(e, 'mlFeatureProperties')),
     editableProperties: editable('editableMlFeatureProperties'),
   },
   MLFeatureTable: {
@@ -327,7 +334,7 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     featureNamespace: (s: Ent) => s.key.featureNamespace,
     description: ML_DESCRIPTION('mlPrimaryKeyProperties'),
     dataType: load((e) => e.aspect('mlPrimaryKeyProperties')?.dataType ?? null),
-    properties: load((e) => M.plainProperties(e, 'mlPrimaryKeyProperties')),
+    properties: load((e) => mlSourcedProperties(e, 'mlPrimaryKeyProperties')),
     editableProperties: editable('editableMlPrimaryKeyProperties'),
   },
   OwnershipTypeEntity: {

@@ -80,7 +80,10 @@ function toFilter(f: FacetFilterInput): PendingFilter {
   const negated = f.negated === true
   let values = f.values ?? (f.value !== null && f.value !== undefined ? [f.value] : [])
   if (condition === 'EXISTS') return {field, values: [], negated, match: 'EXISTS'}
-  if (values.length === 0) throw new BadRequestError(`Filter on '${f.field}' has no values (only condition EXISTS needs none)`)
+  // DataHub asks Elasticsearch for the field holding one of no values: nothing matches (and,
+  // negated, everything). The web app sends such filters, e.g. for the datasets of a dashboard
+  // without charts.
+  if (values.length === 0) return {field: NO_FIELD, values: [''], negated}
   if (NUMERIC_CONDITIONS.has(condition)) return {field: NO_FIELD, values, negated}
   // Entity types filter by the GraphQL names (DATASET) or the registry's (dataset).
   if (field === '_entityType') values = values.map((v) => registryType(v) ?? v)
@@ -218,16 +221,19 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
     facets: facetFieldsFor(info, p.searchFlags, p.acrossTypes !== false),
   }
   const sort = sortOf(p.sortInput)
-  if (sort) {
-    // By name: every match inside the result window, ordered here, then the page.
-    const all = await ctx.catalog.search({...req, start: 0, count: Math.min(ctx.maxResultWindow, MAX_PAGE)})
-    const dir = sort.descending ? -1 : 1
-    const hits = [...all.hits].sort((a, b) => dir * (a.name.localeCompare(b.name, 'en', {sensitivity: 'base'}) || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)))
-    const res = {...all, hits: hits.slice(start, start + count)}
-    return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
-  }
-  const res = await ctx.catalog.search(req)
+  const res = sort ? await byName(ctx, req, sort, start, count) : await ctx.catalog.search(req)
   return {start, count: res.hits.length, total: res.total, searchResults: shapeResults(res, p.query), facets: shapeFacets(res, p.searchFlags?.maxAggValues), suggestions: []}
+}
+
+/**
+ * A page of the matches ordered by name: every match inside the result window, ordered here, then
+ * the page from `start`.
+ */
+async function byName(ctx: GqlContext, req: SearchRequest, sort: {descending: boolean}, start: number, count: number): Promise<Awaited<ReturnType<GqlContext['catalog']['search']>>> {
+  const all = await ctx.catalog.search({...req, start: 0, count: Math.min(ctx.maxResultWindow, MAX_PAGE), after: undefined})
+  const dir = sort.descending ? -1 : 1
+  const hits = [...all.hits].sort((a, b) => dir * (a.name.localeCompare(b.name, 'en', {sensitivity: 'base'}) || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)))
+  return {...all, hits: hits.slice(start, start + count), next: start + count < hits.length ? `name:${start + count}` : undefined}
 }
 
 type SortInput = {sortCriterion?: {field: string; sortOrder?: string} | null; sortCriteria?: Array<{field: string; sortOrder?: string}> | null}
@@ -256,8 +262,8 @@ interface ScrollCursor {
   a: string
 }
 
-function fingerprint(req: SearchRequest): string {
-  const basis = JSON.stringify([req.types ? [...req.types].sort() : null, req.query.trim(), req.filters ?? [], req.includeSoftDeleted === true])
+function fingerprint(req: SearchRequest, sort?: {descending: boolean}): string {
+  const basis = JSON.stringify([req.types ? [...req.types].sort() : null, req.query.trim(), req.filters ?? [], req.includeSoftDeleted === true, sort ?? null])
   return createHash('sha256').update(basis).digest('base64url').slice(0, 16)
 }
 
@@ -312,6 +318,12 @@ export const SEARCH_QUERY_FIELDS = {
     return searchEntities(ctx, info, {...input, types: registryTypes(input.types), acrossTypes: true} as SearchParams)
   },
 
+  // The users page of the settings: a search of users only, whatever types the input names.
+  searchUsers: (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
+    checkUnsupported(input)
+    return searchEntities(ctx, info, {...input, types: ['corpuser'], acrossTypes: false} as SearchParams)
+  },
+
   scrollAcrossEntities: async (_r: unknown, {input}: {input: Obj}, ctx: GqlContext, info: GraphQLResolveInfo) => {
     checkUnsupported(input)
     const count = input.count ?? 10
@@ -327,13 +339,15 @@ export const SEARCH_QUERY_FIELDS = {
       facets: facetFieldsFor(info, input.searchFlags, true),
       after: null,
     }
-    const f = fingerprint(req)
+    const sort = sortOf(input.sortInput)
+    const f = fingerprint(req, sort)
     if (input.scrollId) {
       const c = decodeScrollId(input.scrollId)
-      if (c.f !== f) throw new BadRequestError('This scrollId belongs to a different query (types, query, filters or flags changed); omit scrollId to start a new scroll')
+      if (c.f !== f) throw new BadRequestError('This scrollId belongs to a different query (types, query, filters, flags or sort changed); omit scrollId to start a new scroll')
       req.after = c.a
     }
-    const res = await ctx.catalog.search(req)
+    // Ordered by name, the cursor is the offset of the next page in that order (inside the result window).
+    const res = sort ? await byName(ctx, req, sort, req.after ? Number(req.after.slice('name:'.length)) || 0 : 0, count) : await ctx.catalog.search(req)
     const nextScrollId = res.next ? Buffer.from(JSON.stringify({v: 1, f, a: res.next} satisfies ScrollCursor)).toString('base64url') : null
     return {nextScrollId, count: res.hits.length, total: res.total, searchResults: shapeResults(res, input.query), facets: shapeFacets(res, input.searchFlags?.maxAggValues)}
   },
