@@ -19,6 +19,19 @@ import {statementLineage} from '../sql-common/statement.js'
 export const UNKNOWN_ACTOR = 'urn:li:corpuser:unknown'
 
 /**
+ * The answer kept under `key`, asked the first time only: every caller of one key shares one
+ * request, and the fallback its failure handler gave (so a missing user is one warning).
+ */
+export function askOnce<T>(answers: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+  let p = answers.get(key)
+  if (!p) {
+    p = ask()
+    answers.set(key, p)
+  }
+  return p
+}
+
+/**
  * `api_options` of every API source: DataHub's Mode names (`max_attempts`,
  * `retry_backoff_multiplier`, `max_retry_interval` in seconds) plus the first wait and a timeout.
  */

@@ -19,7 +19,7 @@
  * One card, dashboard, user, database or table that cannot be read is a warning naming it.
  */
 import {HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrnWithPlatformInstance, makeUserUrn, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, ConfigError} from '../../src/sdk/index.js'
-import {API_OPTIONS_SCHEMA, biSource, httpOptions, dataOwnership, edges, parseTimestampMs, pythonRepr, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type AuditStamp, type BiWalk} from '../bi-common/index.js'
+import {API_OPTIONS_SCHEMA, askOnce, biSource, httpOptions, dataOwnership, edges, parseTimestampMs, pythonRepr, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type AuditStamp, type BiWalk} from '../bi-common/index.js'
 
 const PLATFORM = 'metabase'
 const RECURSION_LIMIT = 5
@@ -132,19 +132,16 @@ class MetabaseWalker {
 
   private owner(creatorId: unknown): Promise<string | undefined> {
     const key = String(creatorId ?? '')
-    let p = this.users.get(key)
-    if (!p) {
-      p = this.client.get<Json>(`api/user/${key}`).then(
+    return askOnce(this.users, key, () =>
+      this.client.get<Json>(`api/user/${key}`).then(
         (u) => makeUserUrn(String(u?.email ?? '')),
         (e) => {
           if (e instanceof HttpError && e.httpStatus === 404) this.report.warning('Cannot find user', `User is blocked in Metabase or missing: creator ${key}`)
           else this.report.warning('Failed to retrieve user', `creator ${key}: ${this.message(e)}`)
           return undefined
         },
-      )
-      this.users.set(key, p)
-    }
-    return p
+      ),
+    )
   }
 
   private async cardDetails(id: unknown): Promise<Json | undefined> {
@@ -160,9 +157,8 @@ class MetabaseWalker {
 
   private datasource(id: unknown): Promise<Datasource | undefined> {
     const key = String(id ?? '')
-    let p = this.databases.get(key)
-    if (!p) {
-      p = this.client.get<Json>(`api/database/${key}`).then(
+    return askOnce(this.databases, key, () =>
+      this.client.get<Json>(`api/database/${key}`).then(
         (db) => {
           const engine = String(db?.engine ?? '')
           const map = {...ENGINE_PLATFORM, ...(this.config.engine_platform_map ?? {})}
@@ -180,26 +176,21 @@ class MetabaseWalker {
           this.report.warning('Unable to Retrieve Data Source', `database ${key}: ${this.message(e)}`)
           return undefined
         },
-      )
-      this.databases.set(key, p)
-    }
-    return p
+      ),
+    )
   }
 
   private table(id: unknown): Promise<{schema?: string; name?: string}> {
     const key = String(id)
-    let p = this.tables.get(key)
-    if (!p) {
-      p = this.client.get<Json>(`api/table/${key}`).then(
+    return askOnce(this.tables, key, () =>
+      this.client.get<Json>(`api/table/${key}`).then(
         (t) => ({schema: t?.schema ?? undefined, name: t?.name ?? undefined}),
         (e) => {
           this.report.warning('Failed to Retrieve Source Table', `table ${key}: ${this.message(e)}`)
           return {}
         },
-      )
-      this.tables.set(key, p)
-    }
-    return p
+      ),
+    )
   }
 
   /** Dataset urns a card reads, or undefined when they cannot be told (a warning says why). */

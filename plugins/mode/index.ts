@@ -23,7 +23,7 @@
 import yaml from 'js-yaml'
 import {Liquid} from 'liquidjs'
 import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
-import {API_OPTIONS_SCHEMA, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
+import {API_OPTIONS_SCHEMA, askOnce, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
 
 const PLATFORM = 'mode'
 const PER_PAGE = 30
@@ -158,50 +158,41 @@ class ModeWalker {
 
   private creator(href: unknown): Promise<string | undefined> {
     const key = String(href ?? '')
-    let p = this.creators.get(key)
-    if (!p) {
-      p = this.client.get<Json>(`${this.connect}${key}`).then(
+    return askOnce(this.creators, key, () =>
+      this.client.get<Json>(`${this.connect}${key}`).then(
         (u) => (this.config.owner_username_instead_of_email ? u?.username : u?.email) ?? undefined,
         (e) => {
           this.report.warning('Failed to retrieve Mode creator', `Unable to retrieve user for ${key}: ${this.message(e)}`)
           return undefined
         },
-      )
-      this.creators.set(key, p)
-    }
-    return p
+      ),
+    )
   }
 
   private reportQueries(token: string): Promise<Json[]> {
-    let p = this.queries.get(token)
-    if (!p) {
-      p = this.client.get<Json>(`${this.ws}/reports/${token}/queries`).then(
+    return askOnce(this.queries, token, () =>
+      this.client.get<Json>(`${this.ws}/reports/${token}/queries`).then(
         (b) => this.embedded(b, 'queries'),
         (e) => {
           this.report.failure('Failed to Retrieve Queries', `report ${token}: ${this.message(e)}`)
           return []
         },
-      )
-      this.queries.set(token, p)
-    }
-    return p
+      ),
+    )
   }
 
   /** A query's charts, asked once (the report and the chart pass both need them). */
   private charts(reportToken: string, queryToken: string): Promise<Json[]> {
     const key = `${reportToken}/${queryToken}`
-    let p = this.chartLists.get(key)
-    if (!p) {
-      p = this.client.get<Json>(`${this.ws}/reports/${reportToken}/queries/${queryToken}/charts`).then(
+    return askOnce(this.chartLists, key, () =>
+      this.client.get<Json>(`${this.ws}/reports/${reportToken}/queries/${queryToken}/charts`).then(
         (b) => this.embedded(b, 'charts'),
         (e) => {
           this.report.failure('Failed to Retrieve Charts', `report ${reportToken}, query ${queryToken}: ${this.message(e)}`)
           return []
         },
-      )
-      this.chartLists.set(key, p)
-    }
-    return p
+      ),
+    )
   }
 
   private async warehouse(dataSourceId: unknown): Promise<{platform: string; db: string} | undefined> {
