@@ -238,7 +238,10 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got '${vq}'`)
     const a = await catalog.getAspect(urn, aspectName, version)
     const spec = aspectSpec(aspectName)!
-    return json(200, {aspect: {[spec.pdlClass]: a.value}, version: a.version, created: a.created, systemMetadata: a.systemMetadata})
+    // The stored text when the value is as stored (as entitiesV2 does; an old version of 20 KB
+    // was parsed and serialized again for nothing).
+    const value = a.valueText ?? JSON.stringify(a.value)
+    return jsonText(`{"aspect":{${JSON.stringify(spec.pdlClass)}:${value}}${member('version', a.version)}${member('created', a.created)}${member('systemMetadata', a.systemMetadata)}}`)
   })
 
   router.on('GET', '/entitiesV2/*', async (ctx) => {

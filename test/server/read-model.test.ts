@@ -10,6 +10,7 @@ import {STREAMED} from '../../src/server/http.js'
 import {entityResponse, entityResponseText} from '../../src/server/rest.js'
 import {TokenService} from '../../src/catalog/access/tokens.js'
 import {createStore} from '../../src/store/index.js'
+import {aspectSpec} from '../../src/model/registry.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {app, call} from './helpers.js'
 
@@ -65,6 +66,12 @@ describe('the read model: stored text served as it is', () => {
       expect(body.aspects.datasetProperties.value).to.deep.equal(props)
       expect(body.aspects.ownership.value.lastModified).to.deep.equal({time: 0, actor: 'urn:li:corpuser:unknown'})
       expect(body.aspects.status).to.deep.include({name: 'status', type: 'VERSIONED', version: 0, value: {removed: false}})
+      for (const name of ['datasetProperties', 'ownership']) {
+        const got = await a.router.respond({method: 'GET', url: `/aspects/${encodeURIComponent(DS)}?aspect=${name}`, headers: {}})
+        if (got === STREAMED) throw new Error('streamed')
+        const stored = await catalog.getAspect(DS, name)
+        expect(JSON.parse(got.body!.toString())).to.deep.equal(JSON.parse(JSON.stringify({aspect: {[aspectSpec(name)!.pdlClass]: stored.value}, version: 0, created: stored.created, systemMetadata: stored.systemMetadata})))
+      }
       const tag = await a.router.respond({method: 'GET', url: `/entitiesV2/${encodeURIComponent('urn:li:tag:t1')}`, headers: {}})
       const many = await a.router.respond({method: 'GET', url: `/entitiesV2?ids=List(urn:li:tag:t1,urn:li:tag:t1,urn:li:tag:absent)`, headers: {}})
       if (many === STREAMED || tag === STREAMED) throw new Error('streamed')
