@@ -25,7 +25,7 @@ export const DELETE_BATCH = 1000
 export const MAX_DELETE_URNS = 10_000
 /** How many references a report lists. */
 export const REFERENCE_SAMPLE = 10
-/** Offset paging stops here (DataHub's search window); the `after` cursor walks past it. */
+/** Largest page, and where offset paging stops unless the server's --max-result-window says otherwise (DataHub's search window); the `after` cursor walks past it. */
 export const SEARCH_WINDOW = 10_000
 
 export interface RelatedAspect {
@@ -110,6 +110,8 @@ export function resolveEntityType(name: string): string {
 // ------------------------------------------------------------------ search
 
 export interface UrnSearchRequest {
+  /** Offset paging stops here (default SEARCH_WINDOW; the server's --max-result-window). */
+  window?: number
   /** Entity types (registry names); empty = every searchable type. */
   types?: string[]
   query?: string
@@ -146,12 +148,14 @@ function facetFilter(field: string, value: string, negated?: boolean): FacetFilt
 /** One page of urns matching types, text and facet filters; offset pages stop at the search window. */
 export async function searchUrns(store: Pick<MetadataStore, 'search'>, req: UrnSearchRequest): Promise<UrnSearchPage> {
   const types = (req.types ?? []).map(resolveEntityType)
-  const count = req.count ?? 1000
-  if (!Number.isInteger(count) || count < 0 || count > SEARCH_WINDOW) throw new BadRequestError(`count must be between 0 and ${SEARCH_WINDOW}`)
+  const window = req.window ?? SEARCH_WINDOW
   const cursor = req.after !== undefined
+  // A page is at most SEARCH_WINDOW long whatever the window; offset pages also end within it.
+  const count = req.count ?? (cursor ? 1000 : Math.min(1000, window))
+  if (!Number.isInteger(count) || count < 0 || count > SEARCH_WINDOW) throw new BadRequestError(`count must be between 0 and ${SEARCH_WINDOW}`)
   const start = req.start ?? 0
-  if (!cursor && start + count > SEARCH_WINDOW) {
-    throw new BadRequestError(`start + count must not exceed ${SEARCH_WINDOW}; walk further with the 'after' cursor (start a walk with "after": null)`)
+  if (!cursor && start + count > window) {
+    throw new BadRequestError(`start + count must not exceed ${window}; walk further with the 'after' cursor (start a walk with "after": null)`)
   }
   const groups = (req.filters ?? []).map((g) => g.map((f) => facetFilter(f.field, f.value, f.negated))).filter((g) => g.length > 0)
   const res = await store.search({

@@ -41,7 +41,7 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     sample: Flags.boolean({summary: 'Load a few sample entities when the store is empty.', default: false}),
     auth: Flags.boolean({summary: 'Require access tokens and check access policies. --no-auth is for throwaway local use only.', default: true, allowNo: true}),
     'max-result-window': Flags.integer({
-      summary: 'Largest start + count a GraphQL search may page to; scrollAcrossEntities walks past it.',
+      summary: 'Largest start + count a search (GraphQL, or REST /entities?action=search) may page to; scrollAcrossEntities and the REST cursor walk past it.',
       env: 'MDCLI_SEARCH_MAX_RESULT_WINDOW',
       default: 10000,
       min: 1,

@@ -176,7 +176,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
   })
   registerOperations(router, {health, metrics, metricsOpen: opts.metricsOpen === true || !opts.auth})
   registerRest(router, catalog, {startedAt: Date.now()})
-  registerHistory(router, catalog)
+  registerHistory(router, catalog, {maxResultWindow: opts.maxResultWindow})
   registerRuns(router, catalog)
   const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
   const changeStream = registerEvents(router, opts.changeLog)

@@ -54,7 +54,8 @@ function parseFilter(filter: any): UrnSearchRequest['filters'] {
   )
 }
 
-export function registerHistory(router: Router, catalog: Catalog): void {
+/** `maxResultWindow`: where the search action's offset paging stops (lite --max-result-window). */
+export function registerHistory(router: Router, catalog: Catalog, opts: {maxResultWindow?: number} = {}): void {
   const timeline = async (ctx: RequestContext) => {
     const categories = parseCategories((ctx.query.get('categories') ?? '').split(','))
     const transactions = await getTimeline(
@@ -120,12 +121,13 @@ export function registerHistory(router: Router, catalog: Catalog): void {
       const types = entity === undefined || entity === null || entity === '*' || entity === '' ? [] : Array.isArray(entity) ? entity.map(String) : [String(entity)]
       const cursor = 'after' in b
       const page = await searchUrns(catalog, {
+        window: opts.maxResultWindow,
         types,
         query: typeof b.input === 'string' ? b.input : '*',
         filters: parseFilter(b.filter),
         includeSoftDeleted: bool(b.includeSoftDeleted, 'includeSoftDeleted'),
         start: typeof b.start === 'number' ? b.start : 0,
-        count: typeof b.count === 'number' ? b.count : 1000,
+        count: typeof b.count === 'number' ? b.count : undefined,
         ...(cursor ? {after: b.after === null ? null : String(b.after)} : {}),
       })
       return json(200, {
