@@ -6,7 +6,7 @@
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
 import {MdcliClient} from '../client/client.js'
-import type {RequestLog} from '../sdk/http.js'
+import type {RequestLog} from '../client/client.js'
 import {existsSync} from 'node:fs'
 import {DEFAULT_SERVER, datahubConfigPath, debugFromEnv, resolveSettings, writeConfigFile, type Settings} from '../config/settings.js'
 

@@ -18,6 +18,13 @@ import type {MigrateRequest, MigrationReport} from '../catalog/migrate.js'
 import type {ChangeCategory, ChangeTransaction} from '../model/change-events.js'
 import type {Settings} from '../config/settings.js'
 
+/**
+ * Told of each request a server client makes, with what a `--debug` log may show (method, URL
+ * without secrets, status, time; never a token). The CLI makes one; this client and the SDK's
+ * HttpClient call it.
+ */
+export type RequestLog = (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
+
 export interface ClientOptions {
   server: string
   token?: string
@@ -28,8 +35,7 @@ export interface ClientOptions {
   userAgent?: string
   /** Where `server` came from ("gms.server in ~/.mdclienv", "METADATA_GMS_URL"), named when it cannot be reached. */
   serverFrom?: string
-  /** Called after every request with what a --debug log may show (never a token). */
-  onRequest?: (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
+  onRequest?: RequestLog
 }
 
 export interface EnvelopedAspect {

@@ -4,10 +4,9 @@
  * Both client libraries are loaded when a plugin first connects, not when the SDK is imported,
  * so a recipe that never talks to a server or a queue does not pay for them at start-up.
  */
-import type {MdcliClient} from '../client/client.js'
+import type {MdcliClient, RequestLog} from '../client/client.js'
 import type {QueuePublisher} from '../events/queue.js'
 import {resolveSettings} from '../config/settings.js'
-import type {RequestLog} from './http.js'
 
 export type {BatchOutcome, MdcliClient as ServerClient} from '../client/client.js'
 export type {PublishAck, QueuePublisher} from '../events/queue.js'

@@ -10,10 +10,8 @@
  *   and request log has each secret replaced by `***`, and URLs lose their user-info.
  */
 import type {Agent, Dispatcher} from 'undici'
+import type {RequestLog} from '../client/client.js'
 import {ConnectionError, ParseError, ServerError} from '../errors.js'
-
-/** Told of each request a server client makes: method, URL, status and time (for `--debug`). */
-export type RequestLog = (r: {method: string; url: string; status: number | 'error'; ms: number}) => void
 
 export interface RetryOptions {
   /** Requests per call, first one included (DataHub's Mode `max_attempts`: 5). */

@@ -79,4 +79,5 @@ export {
   type ServerClient,
 } from './connect.js'
 export {configSchema, type ConfigOf, type JSONSchema} from './config.js'
-export {HttpClient, HttpError, offsetItems, pagedItems, redactSecrets, retryAfterMs, type HttpClientOptions, type RequestLog, type JsonResponse, type RequestOptions, type RetryOptions} from './http.js'
+export type {RequestLog} from '../client/client.js'
+export {HttpClient, HttpError, offsetItems, pagedItems, redactSecrets, retryAfterMs, type HttpClientOptions, type JsonResponse, type RequestOptions, type RetryOptions} from './http.js'

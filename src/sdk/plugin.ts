@@ -13,14 +13,13 @@
  *
  * A third-party plugin is plain JavaScript: it needs nothing from mdcli at import time.
  */
-import type {MdcliClient} from '../client/client.js'
+import type {MdcliClient, RequestLog} from '../client/client.js'
+import type {JsonSchema} from '../model/aspects/types.js'
 import type {ProposalInput} from '../model/wire.js'
-import type {RequestLog} from './http.js'
 import type {Report} from './report.js'
 
+export type {JsonSchema} from '../model/aspects/types.js'
 export type {ProposalInput} from '../model/wire.js'
-
-export type JsonSchema = Record<string, unknown>
 
 export interface WorkUnit {
   /** Stable id naming where the unit came from, e.g. `file:///data/mce.json:17`. */

@@ -119,6 +119,44 @@ describe('module boundaries', () => {
     expect(offenders).to.deep.equal([])
   })
 
+  it('the plugin contract is declared in src/sdk only, and the shapes it shares with lower layers once, below it', () => {
+    // Where each name is declared (interface, type or class), over every module of src/.
+    const declared = new Map<string, string[]>()
+    for (const file of tsFiles(join(ROOT, 'src'))) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:interface|type|class)\s+([A-Za-z_]\w*)/gm)) {
+        declared.set(m[1]!, [...(declared.get(m[1]!) ?? []), relative(ROOT, file)])
+      }
+    }
+    const contract = ['AnyPlugin', 'PluginBase', 'PluginContext', 'PluginKind', 'Sink', 'SinkPlugin', 'Source', 'SourcePlugin', 'Transform', 'TransformerPlugin', 'WorkUnit', 'WorkUnitStream', 'Report']
+    const outside = contract.flatMap((n) => (declared.get(n) ?? []).filter((f) => !f.startsWith('src/sdk/')).map((f) => `${n} in ${f}`))
+    expect(outside, 'plugin contract declared outside src/sdk').to.deep.equal([])
+    expect(contract.filter((n) => !declared.has(n)), 'contract names not found (renamed?)').to.deep.equal([])
+    // The SDK re-exports these from where their lower users are; a second declaration would drift.
+    const shared: Record<string, string> = {ProposalInput: 'src/model/wire.ts', AuditStamp: 'src/model/wire.ts', SystemMetadata: 'src/model/wire.ts', JsonSchema: 'src/model/aspects/types.ts', RequestLog: 'src/client/client.ts'}
+    expect(Object.fromEntries(Object.keys(shared).map((n) => [n, declared.get(n)]))).to.deep.equal(Object.fromEntries(Object.entries(shared).map(([n, f]) => [n, [f]])))
+  })
+
+  it('plugins share code only through the *-common folders, and those never import a plugin that uses them', () => {
+    const edges = new Map<string, Set<string>>()
+    const offenders: string[] = []
+    for (const file of tsFiles(join(ROOT, 'plugins'))) {
+      const from = relative(join(ROOT, 'plugins'), file).split('/')[0]!
+      for (const spec of relativeImports(file)) {
+        const target = relative(ROOT, join(file, '..', spec))
+        if (!target.startsWith('plugins/')) continue
+        const to = target.split('/')[1]!
+        if (to === from) continue
+        if (!to.endsWith('-common')) offenders.push(`${relative(ROOT, file)} -> ${target}`)
+        if (!edges.has(from)) edges.set(from, new Set())
+        edges.get(from)!.add(to)
+      }
+    }
+    expect(offenders).to.deep.equal([])
+    const reaches = (a: string, b: string, seen = new Set<string>()): boolean => [...(edges.get(a) ?? [])].some((n) => n === b || (!seen.has(n) && (seen.add(n), reaches(n, b, seen))))
+    const cycles = [...edges.keys()].filter((f) => reaches(f, f))
+    expect(cycles).to.deep.equal([])
+  })
+
   it('plugins import nothing of ours but the public SDK (src/sdk/index.js)', () => {
     const offenders: string[] = []
     for (const file of tsFiles(join(ROOT, 'plugins'))) {
