@@ -16,7 +16,7 @@ import {
 import {buildCatalogSchema} from '../../src/server/graphql/schema.js'
 import {appOperations} from '../helpers/datahub-documents.js'
 import {cleanup, http, type LiteProcess, ROOT, startLite, tempDir} from '../helpers/lite.js'
-import {IN_CI, requireSharedFixtures, skipWithReason} from '../helpers/requires.js'
+import {IN_CI, requireSharedFixtures} from '../helpers/requires.js'
 import {ingestJson, writeRecipe} from '../ingest/helpers.js'
 import {gql} from './helpers.js'
 
@@ -121,19 +121,13 @@ function variablesFor(schema: GraphQLSchema, op: OperationDefinitionNode): Recor
   return vars
 }
 
-/** Why the suite is set aside for now; undefined runs it. */
-const QUARANTINE = 'quarantined: running every validating web-app query exceeded 600 s after this session\'s schema additions; a slow query is not yet found (issue 30)' as string | undefined
-
 describe('DataHub’s web app: every validating query runs on DataHub’s data', function () {
-  this.timeout(600_000)
+  // A hang guard: the run takes about 30 s on the loaded 2-core machine.
+  this.timeout(300_000)
   let lite: LiteProcess
   let dir: string
 
   before(async function () {
-    // Quarantined at the end of wave 3 session 2: with the 152 queries that validate since that
-    // session's schema additions, the run exceeded its 600 s (337 CPU-seconds) in the last full
-    // run, so some query is pathologically slow on this data. Issue 30 stays open on it.
-    if (QUARANTINE) skipWithReason(this, QUARANTINE)
     if (!existsSync(join(BUILD, 'index.html'))) {
       if (IN_CI) throw new Error(`DataHub's web-app build not found at ${BUILD} (CI=true: required)`)
       console.log(`      skipped: DataHub's web-app build not found at ${BUILD}`)
@@ -162,12 +156,17 @@ describe('DataHub’s web app: every validating query runs on DataHub’s data',
     const schema = buildCatalogSchema()
     const failed: string[] = []
     let ran = 0
+    let slowest = {name: '', ms: 0}
     for (const op of appOperations(BUILD).filter((o) => o.kind === 'query')) {
       const sent: DocumentNode = visit(op.document, {SelectionSet: (n) => ({...n, selections: [...n.selections, {kind: Kind.FIELD, name: {kind: Kind.NAME, value: '__typename'}}]})})
       if (validate(schema, sent, specifiedRules).length > 0) continue
       const operation = op.document.definitions[0] as OperationDefinitionNode
       const variables = variablesFor(schema, operation)
+      const t0 = Date.now()
       const r = await gql(lite.url, print(sent), variables)
+      // Not asserted (tests do not time): printed so a pathologically slow query shows by name.
+      const ms = Date.now() - t0
+      if (ms > slowest.ms) slowest = {name: op.name, ms}
       ran++
       const off = SWITCHED_OFF[op.name]
       if (off) {
@@ -178,8 +177,8 @@ describe('DataHub’s web app: every validating query runs on DataHub’s data',
       if (r.status !== 200 || r.body.errors) failed.push(`${op.name} ${JSON.stringify(variables)}: ${r.status} ${JSON.stringify(r.body.errors?.slice(0, 2) ?? r.body)}`)
     }
     for (const f of failed) console.log(`        ${f}`)
-    console.log(`      ran ${ran} queries of DataHub's web app; ${ran - failed.length} answered without an error`)
-    expect(ran).to.be.greaterThan(90)
+    console.log(`      ran ${ran} queries of DataHub's web app; ${ran - failed.length} answered without an error; the slowest, ${slowest.name}, took ${slowest.ms} ms`)
+    expect(ran).to.be.at.least(160)
     expect(failed).to.deep.equal([])
   })
 

@@ -3,7 +3,7 @@
  */
 import {expect} from 'chai'
 import {useLite} from '../helpers/lite.js'
-import {ds, fails, fixtureCatalog, gql, ingest, ok, U} from './helpers.js'
+import {ds, fails, fixtureCatalog, gql, ingest, mcp, ok, U} from './helpers.js'
 
 describe('graphql: reads', function () {
   this.timeout(60_000)
@@ -127,6 +127,14 @@ describe('graphql: reads', function () {
     expect(d.mlFeature).to.deep.equal({urn: U.mlFeature, type: 'MLFEATURE', name: 'age', featureNamespace: 'users', description: 'Age in years', dataType: 'COUNT'})
     expect(d.mlFeatureTable).to.deep.equal({urn: U.mlFeatureTable, type: 'MLFEATURE_TABLE', name: 'user_features', platform: {name: 'feast'}, description: 'User features', properties: {mlFeatures: [{urn: U.mlFeature, name: 'age'}], mlPrimaryKeys: [{urn: U.mlPrimaryKey}]}})
     expect(d.mlPrimaryKey).to.deep.equal({urn: U.mlPrimaryKey, type: 'MLPRIMARY_KEY', name: 'user_id', featureNamespace: 'users', dataType: 'ORDINAL'})
+  })
+
+  it('reads an ML model’s groups as entities (its properties hold their urns), as DataHub’s model page asks', async () => {
+    const model = 'urn:li:mlModel:(urn:li:dataPlatform:sagemaker,churn_model_v2,PROD)'
+    await ingest(lite.url, [mcp(model, 'mlModelProperties', {groups: [U.mlModelGroup]})])
+    const d = await ok(lite.url, `{ a: mlModel(urn: "${model}") { properties { groups { urn name description } } } b: mlModel(urn: "${U.mlModel}") { properties { groups { urn } } } }`)
+    expect(d.a.properties.groups).to.deep.equal([{urn: U.mlModelGroup, name: 'churn_models', description: 'All churn models'}])
+    expect(d.b.properties.groups).to.equal(null)
   })
 
   it('returns null, not an error, for urns that do not exist', async () => {

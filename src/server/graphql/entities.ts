@@ -28,6 +28,13 @@ function mlSourcedProperties(e: Ent, aspectName: string): Record<string, any> | 
   return {...p, sources: Array.isArray(p.sources) ? p.sources.filter((u: unknown) => typeof u === 'string').map((u: string) => stub(u, 'dataset')) : []}
 }
 
+/** An ML model's properties, the groups it belongs to as entities (the aspect holds their urns). */
+function mlModelProperties(e: Ent): Record<string, any> | null {
+  const p = M.plainProperties(e, 'mlModelProperties')
+  if (!p) return null
+  return {...p, groups: Array.isArray(p.groups) ? p.groups.filter((u: unknown) => typeof u === 'string').map((u: string) => stub(u, 'mlModelGroup')) : null}
+}
+
 /** GraphQL object type of each registry entity type served here. */
 export const GQL_TYPE_NAME: Record<string, string> = {
   dataset: 'Dataset',
@@ -299,7 +306,7 @@ export const TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
     platform: (s: Ent) => stub(s.key.platform ?? 'urn:li:dataPlatform:unknown', 'dataPlatform'),
     origin: (s: Ent) => s.key.origin,
     description: ML_DESCRIPTION('mlModelProperties'),
-    properties: load((e) => M.plainProperties(e, 'mlModelProperties')),
+    properties: load((e) => mlModelProperties(e)),
     editableProperties: editable('editableMLModelProperties'),
   },
   MLModelGroup: {
