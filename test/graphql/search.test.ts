@@ -5,7 +5,7 @@
  * window as a server setting.
  */
 import {expect} from 'chai'
-import {cleanup, type LiteProcess, startLite} from '../helpers/lite.js'
+import {cleanup, type LiteProcess, startLite, TEST_STORE} from '../helpers/lite.js'
 import {dataset, ds, fails, ingest, mcp, type Mcp, ok, schema, U} from './helpers.js'
 
 const BULK = 10_050
@@ -60,7 +60,10 @@ describe('graphql: search', function () {
   describe('pagination and the result window', () => {
     it('pages up to the 10,000 window edge and refuses a page past it with a 400 that says how to go on', async () => {
       const edge = await search({query: 'bulk', start: 9990, count: 10})
-      expect(edge).to.include({start: 9990, count: 10, total: BULK})
+      expect(edge).to.include({start: 9990, count: 10})
+      // PostgreSQL counts exactly up to 10,000 matches and estimates beyond (its planner's statistics).
+      if (TEST_STORE === 'postgres') expect(edge.total).to.be.within(10_001, BULK * 1.2)
+      else expect(edge.total).to.equal(BULK)
       expect(edge.searchResults).to.have.length(10)
       const e = await fails(lite.url, SEARCH, {input: {type: 'DATASET', query: 'bulk', start: 9991, count: 10}})
       expect(e.message).to.equal(

@@ -152,6 +152,13 @@ ALTER INDEX mdcli_reference_new_pkey RENAME TO mdcli_reference_pkey;
 CREATE INDEX mdcli_reference_targets_idx ON mdcli_reference USING gin (targets);
 `,
   },
+  {
+    // A search stops gathering a word's matches past EXACT_TOTAL_LIMIT (search-sql.ts), so the
+    // document named exactly as the query is looked up by name key. A hash index: names have no
+    // length limit, and a B-tree refuses an entry over about 2.7 kB.
+    version: 6,
+    sql: `CREATE INDEX IF NOT EXISTS mdcli_search_name_key_idx ON mdcli_search_doc USING hash (name_key);`,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */

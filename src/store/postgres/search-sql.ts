@@ -231,28 +231,46 @@ function withoutNul(req: SearchRequest): SearchRequest {
   }
 }
 
+/**
+ * Matches a search counts exactly; beyond this many its total is PostgreSQL's estimate, and an
+ * offset page ranks the first matches found: DataHub's own window (start + count) ends at 10,000.
+ */
+export const EXACT_TOTAL_LIMIT = 10_000
+
+/** The conditions of a request: its types, soft deletes, words and filters. */
+function whereOf(req: SearchRequest, types: readonly string[], tsquery: string | undefined, p: Params): {where: string[]; tq?: string} {
+  const where = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
+  if (req.includeSoftDeleted !== true) where.push('NOT removed')
+  let tq: string | undefined
+  if (tsquery !== undefined) {
+    tq = p.add(tsquery, 'tsquery')
+    where.push(`tsv @@ ${tq}`)
+  }
+  if (req.filters && req.filters.length > 0) {
+    where.push(`(${req.filters.map((g) => (g.length === 0 ? 'true' : g.map((f) => filterSql(f, p)).join(' AND '))).join(' OR ')})`)
+  }
+  return {where, tq}
+}
+
 async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
   const types = req.types && req.types.length > 0 ? req.types : searchableTypes
   const q = req.query.trim()
   const cursorMode = req.after !== undefined
   const count = Math.max(0, req.count ?? 10)
   const facetFields = (req.facets ?? []).filter((f) => (FACET_FIELDS as readonly string[]).includes(f))
+  // Facets count every match, and a scroll walks them all; an offset page without facets stops
+  // gathering matches past EXACT_TOTAL_LIMIT (a common word's matches are most of the cost).
+  const capped = !cursorMode && facetFields.length === 0
+  // A window raised past 10,000 (--max-result-window) still gets its page.
+  const cap = Math.max(EXACT_TOTAL_LIMIT, Math.max(0, req.start ?? 0) + count) + 1
 
   const p = new Params()
-  const where = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
-  if (req.includeSoftDeleted !== true) where.push('NOT removed')
-  let ranked = ''
-  if (tsquery !== undefined) {
-    const tq = p.add(tsquery, 'tsquery')
-    where.push(`tsv @@ ${tq}`)
-    // The order of an offset page, as the contract has it: the exact name, then a match in the
-    // name or urn above one only in the text, then the older entity. (ts_rank over the whole
-    // vector cost a TOAST read per match: 54 ms p50 for common words at 40,000 entities.)
-    if (!cursorMode) ranked = `, (name_key = ${p.add(nameKey(q), 'text')}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank`
-  }
-  if (req.filters && req.filters.length > 0) {
-    where.push(`(${req.filters.map((g) => (g.length === 0 ? 'true' : g.map((f) => filterSql(f, p)).join(' AND '))).join(' OR ')})`)
-  }
+  const {where, tq} = whereOf(req, types, tsquery, p)
+  // The order of an offset page, as the contract has it: the exact name, then a match in the
+  // name or urn above one only in the text, then the older entity. (ts_rank over the whole
+  // vector cost a TOAST read per match: 54 ms p50 for common words at 40,000 entities.)
+  const key = tq !== undefined && !cursorMode ? p.add(nameKey(q), 'text') : undefined
+  const ranked = key !== undefined ? `, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank` : ''
   const facetCols = [...new Set(facetFields.map((f) => FACET_COLUMNS[f].col))].filter((c) => c !== 'entity_type')
   const cols = ['entity_id', 'entity_type', ...facetCols].join(', ')
 
@@ -264,11 +282,23 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
     page = `SELECT entity_id FROM m WHERE entity_id > ${p.add(from, 'bigint')} ORDER BY entity_id LIMIT ${limit}`
   } else {
     const order = ranked ? 'exact DESC, rank DESC, entity_id' : 'entity_id'
-    page = `SELECT entity_id${ranked ? ', exact, rank' : ''} FROM m ORDER BY ${order} OFFSET ${p.add(Math.max(0, req.start ?? 0), 'bigint')} LIMIT ${limit}`
+    // A capped match list may miss the document named exactly as the query: then (a one-time
+    // condition, checked once, so an uncapped list pays nothing) it is looked up by its name key
+    // (a hash index) and ranked with the others.
+    const from =
+      ranked && capped
+        ? `(SELECT entity_id, exact, rank FROM m UNION ALL SELECT entity_id, true, coalesce(name_tsv @@ ${tq}, false) FROM mdcli_search_doc
+            WHERE (SELECT count(*) FROM m) >= ${cap} AND name_key = ${key} AND ${where.join(' AND ')} AND entity_id NOT IN (SELECT entity_id FROM m)) x`
+        : 'm'
+    page = `SELECT entity_id${ranked ? ', exact, rank' : ''} FROM ${from} ORDER BY ${order} OFFSET ${p.add(Math.max(0, req.start ?? 0), 'bigint')} LIMIT ${limit}`
   }
   const pageCols = ranked ? 'pg.exact, pg.rank' : 'NULL::boolean, NULL::boolean'
+  // A word query's matches are gathered once (MATERIALIZED), capped, so the count is that of the
+  // capped list; a listing is left inline, so its page reads the type's index in id order and
+  // stops at the limit, and its count stops at the cap.
+  const counted = tsquery === undefined && capped ? `(SELECT 1 FROM m LIMIT ${cap}) c` : 'm'
   const parts = [
-    `SELECT 0 AS part, NULL::text AS f, NULL::text AS v, count(*) AS n, NULL::bigint AS entity_id, NULL::text AS urn, NULL::text AS entity_type, NULL::text AS name, NULL::boolean AS exact, NULL::boolean AS rank FROM m`,
+    `SELECT 0 AS part, NULL::text AS f, NULL::text AS v, count(*) AS n, NULL::bigint AS entity_id, NULL::text AS urn, NULL::text AS entity_type, NULL::text AS name, NULL::boolean AS exact, NULL::boolean AS rank FROM ${counted}`,
     `SELECT 1, NULL, NULL, 0, d.entity_id, d.urn, d.entity_type, d.name, ${pageCols} FROM (${page}) pg JOIN mdcli_search_doc d ON d.entity_id = pg.entity_id`,
   ]
   for (const f of facetFields) {
@@ -280,24 +310,24 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
         : `SELECT 2, ${name}, m.${col}, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM m WHERE m.${col} IS NOT NULL GROUP BY m.${col}`,
     )
   }
-  // A word query's matches are gathered once (they are all ranked anyway); a listing is left
-  // inline, so that its page reads the type's index in id order and stops at the limit.
-  const sql = `WITH m AS ${tsquery !== undefined ? '' : 'NOT '}MATERIALIZED (SELECT ${cols}${ranked} FROM mdcli_search_doc WHERE ${where.join(' AND ')})
+  const matches = `SELECT ${cols}${ranked} FROM mdcli_search_doc WHERE ${where.join(' AND ')}${tsquery !== undefined && capped ? ` LIMIT ${cap}` : ''}`
+  const sql = `WITH m AS ${tsquery !== undefined ? '' : 'NOT '}MATERIALIZED (${matches})
 ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
   const {rows} = await db.query<ResultRow>(sql, p.values)
 
   let total = 0
   const hits: ResultRow[] = []
-  const counted = new Map<string, Array<{value: string; count: number}>>()
+  const facetCounts = new Map<string, Array<{value: string; count: number}>>()
   for (const r of rows) {
     if (r.part === 0) total = Number(r.n)
     else if (r.part === 1) hits.push(r)
     else {
-      let l = counted.get(r.f!)
-      if (!l) counted.set(r.f!, (l = []))
+      let l = facetCounts.get(r.f!)
+      if (!l) facetCounts.set(r.f!, (l = []))
       l.push({value: r.v!, count: Number(r.n)})
     }
   }
+  if (capped && total >= cap) total = await estimatedTotal(db, req, types, tsquery, cap)
   // The rows of a UNION come in no promised order: the page is put back in its own.
   hits.sort((a, b) => {
     if (ranked) {
@@ -314,7 +344,7 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
   let facets: SearchResponse['facets']
   if (req.facets && req.facets.length > 0) {
     facets = {}
-    for (const f of req.facets) facets[f] = (counted.get(f) ?? []).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
+    for (const f of req.facets) facets[f] = (facetCounts.get(f) ?? []).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
   }
   return {
     total,
@@ -322,6 +352,19 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
     ...(facets ? {facets} : {}),
     ...(cursorMode ? {next} : {}),
   }
+}
+
+/**
+ * The number of matches past EXACT_TOTAL_LIMIT, as PostgreSQL's planner estimates it (from the
+ * statistics of the search vectors' most common words, which such a word is among): at least
+ * the cap, since that many were found.
+ */
+async function estimatedTotal(db: pg.Pool, req: SearchRequest, types: readonly string[], tsquery: string | undefined, found: number): Promise<number> {
+  const p = new Params()
+  const {where} = whereOf(req, types, tsquery, p)
+  const {rows} = await db.query<{'QUERY PLAN': Array<{Plan: {'Plan Rows': number}}>}>(`EXPLAIN (FORMAT JSON) SELECT 1 FROM mdcli_search_doc WHERE ${where.join(' AND ')}`, p.values)
+  const planned = Math.round(rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'] ?? 0)
+  return Math.max(found, planned)
 }
 
 /** The answer to a query with no word in it (`--`, `.`): nothing matches. */
