@@ -13,7 +13,7 @@
 import {existsSync} from 'node:fs'
 import {basename} from 'node:path'
 import {ALLOW_DENY_SCHEMA, ConfigError, ConnectionError, configSchema, type ConfigOf, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
-import {PROFILING_SCHEMA, SQL_SOURCE_PROPERTIES, sqlWorkunits, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect} from '../sql-common/index.js'
+import {PROFILING_SCHEMA, SQL_SOURCE_PROPERTIES, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect} from '../sql-common/index.js'
 
 export type DuckdbConfig = ConfigOf<typeof CONFIG>
 
@@ -203,13 +203,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
       throw new ConnectionError(`duckdb: cannot open ${path}: ${(e as Error).message.split('\n')[0]}`)
     }
     const dialect = new DuckdbDialect(instance, await instance.connect(), config.database_alias ?? basename(path).replace(/\.[^.]*$/, ''))
-    const databases = await dialect.databases()
-    const walk = {...config, profile_pattern: config.profile_pattern ?? config.profiling.profile_pattern}
-    return {
-      report: ctx.report,
-      workunits: () => sqlWorkunits({dialect, databases, config: walk, ctx, report: ctx.report}),
-      close: () => dialect.close(),
-    }
+    return sqlSource(dialect, {...config, profile_pattern: config.profile_pattern ?? config.profiling.profile_pattern}, ctx)
   },
 }
 

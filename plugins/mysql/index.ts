@@ -10,7 +10,7 @@
  */
 import mysql from 'mysql2/promise'
 import {allowDeny, ConnectionError, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
-import {hostPort, sqlConfigSchema, sqlWorkunits, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
+import {hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
 
 /** `information_schema.columns.column_type` → SQLAlchemy's repr and class (DataHub's nativeDataType). */
 export function mysqlNativeType(columnType: string): {nativeDataType: string; typeClass: string} {
@@ -285,10 +285,7 @@ function sourcePlugin(platform: 'mysql' | 'mariadb'): SourcePlugin<SqlSourceConf
     platform,
     configSchema: sqlConfigSchema(),
     async create(config, ctx: PluginContext): Promise<Source> {
-      const dialect = new MysqlDialect(platform, config)
-      // Fail fast: an unreachable server or a refused login stops the run before it starts.
-      const databases = await dialect.databases()
-      return {report: ctx.report, workunits: () => sqlWorkunits({dialect, databases, config, ctx, report: ctx.report})}
+      return sqlSource(new MysqlDialect(platform, config), config, ctx)
     },
   }
 }

@@ -13,7 +13,7 @@
  */
 import pg from 'pg'
 import {allowDeny, ConnectionError, type ConfigOf, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
-import {hostPort, sqlConfigSchema, sqlWorkunits, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
+import {hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
 
 const CONFIG = sqlConfigSchema({
   initial_database: {type: 'string', minLength: 1, default: 'postgres'},
@@ -304,10 +304,7 @@ const plugin: SourcePlugin<PostgresConfig> = {
       const u = new URL(config.sqlalchemy_uri.replace(/^postgresql\+\w+:/, 'postgresql:'))
       config = {...config, host_port: `${u.hostname}:${u.port || 5432}`, username: decodeURIComponent(u.username) || config.username, password: u.password ? decodeURIComponent(u.password) : config.password, database: u.pathname.slice(1) || config.database}
     }
-    const dialect = new PostgresDialect(config)
-    // Fail fast: an unreachable server or a refused login stops the run before it starts.
-      const databases = await dialect.databases()
-      return {report: ctx.report, workunits: () => sqlWorkunits({dialect, databases, config, ctx, report: ctx.report})}
+    return sqlSource(new PostgresDialect(config), config, ctx)
   },
 }
 

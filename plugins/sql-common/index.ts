@@ -13,7 +13,7 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
 import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
@@ -244,6 +244,21 @@ export interface SqlRun {
   config: SqlWalkConfig
   ctx: PluginContext
   report: Report
+}
+
+/**
+ * The Source of a dialect: its databases are asked now, so that a wrong address or a refused
+ * login fails the run before it starts; the walk runs when the work units are read.
+ */
+export async function sqlSource(dialect: SqlDialect, config: SqlWalkConfig, ctx: PluginContext): Promise<Source> {
+  let databases: string[]
+  try {
+    databases = await dialect.databases()
+  } catch (e) {
+    await dialect.close()
+    throw e
+  }
+  return {report: ctx.report, workunits: () => sqlWorkunits({dialect, databases, config, ctx, report: ctx.report}), close: () => dialect.close()}
 }
 
 /** The work units of one run of a SQL source, in DataHub's order. */
