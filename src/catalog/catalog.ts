@@ -26,6 +26,7 @@ import {
   type ReferenceQuery,
   type RunRow,
   type RunSummary,
+  type SearchIndex,
   type SearchRequest,
   type SearchResponse,
   type StoredAspect,
@@ -38,6 +39,8 @@ import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, 
 import type {ProposalInput} from '../model/wire.js'
 import {KeyedMutex} from './edits/lock.js'
 import {positionOf, type QueuePosition} from './position.js'
+import {SearchFeed} from './search-feed.js'
+import {createMemorySearchIndex} from '../store/index.js'
 import {needsBefore, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
 
 export type {Actor} from './authorize.js'
@@ -58,6 +61,12 @@ export interface CommitOutbox {
 
 export interface CatalogOptions {
   store: MetadataStore
+  /**
+   * The search index the catalog feeds and asks (store/index.ts `openSearchIndex` opens the one
+   * that goes with a store); its opener closes it. Without one, an index in this thread. An index
+   * that does not outlive the process is filled from the store at the first search (or `warmSearch`).
+   */
+  search?: SearchIndex
   authorizer?: Authorizer
   clock?: () => number
 }
@@ -82,6 +91,8 @@ export interface ProposalOutcome {
 export class Catalog {
   /** Private: everything reaches the store through the methods below, and only through them. */
   private readonly store: MetadataStore
+  /** Search: fed from every write, asked by `search` (search-feed.ts). */
+  private readonly feed: SearchFeed
   private readonly authorizer: Authorizer
   private readonly locks: KeyedMutex
   private readonly grants = new WeakSet<Grant>()
@@ -97,6 +108,7 @@ export class Catalog {
 
   constructor(opts: CatalogOptions) {
     this.store = opts.store
+    this.feed = new SearchFeed(this.store, opts.search ?? createMemorySearchIndex())
     this.authorizer = opts.authorizer ?? allowAll
     this.locks = new KeyedMutex(this.store.withEntityLocks?.bind(this.store))
     this.now = opts.clock ?? Date.now
@@ -129,7 +141,7 @@ export class Catalog {
   private async storeWrite(ops: WriteOp[]): Promise<WriteResult[]> {
     this.inFlight++
     try {
-      return await this.store.write(ops)
+      return await this.feed.write(ops)
     } finally {
       this.inFlight--
     }
@@ -525,7 +537,20 @@ export class Catalog {
   }
 
   search(req: SearchRequest): Promise<SearchResponse> {
-    return this.store.search(req)
+    return this.feed.query(req)
+  }
+
+  /**
+   * Starts filling a search index that does not outlive the process (the embedded store's thread)
+   * in the background, as a server does at its start; otherwise the first search waits for it.
+   */
+  warmSearch(): void {
+    this.feed.warm()
+  }
+
+  /** Entities written but not yet sent to the search index (after-acknowledge feeding only). */
+  searchBacklog(): number {
+    return this.feed.backlog()
   }
 
   async listVersions(urn: string, aspectName: string): Promise<StoredAspect[]> {
@@ -590,7 +615,22 @@ export class Catalog {
 
   /** Makes rows another program wrote to a shared store visible (see `MetadataStore.indexExisting`). */
   async indexExisting(urns: string[]): Promise<void> {
-    await this.store.indexExisting?.(urns)
+    if (!this.store.indexExisting) return
+    await this.store.indexExisting(urns)
+    await this.feed.refresh(urns)
+  }
+
+  /**
+   * DataHub's "restore indices" for a store that declares it (`capabilities.reindex`): the store
+   * rebuilds what it derives from its rows, then the search index is emptied and filled again
+   * from every entity. Undefined when the store has nothing to rebuild.
+   */
+  async reindex(onProgress?: (done: number) => void): Promise<{entities: number; removed: number} | undefined> {
+    const reindex = this.store.capabilities?.reindex
+    if (!reindex) return undefined
+    const r = await reindex(onProgress)
+    await this.feed.rebuild()
+    return r
   }
 }
 

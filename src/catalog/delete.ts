@@ -14,7 +14,7 @@ import {BadRequestError, TooLargeError, UnknownEntityTypeError} from '../errors.
 import {FACET_FIELDS, type FacetField} from '../model/search-doc.js'
 import {aspectSpec, aspectsOf, entitySpecs, isTimeseries, nearest, validateUrn} from '../model/registry.js'
 import {aspectProblems} from '../model/schemas.js'
-import type {FacetFilter, MetadataStore, WriteOp} from '../store/types.js'
+import type {FacetFilter, SearchRequest, SearchResponse, WriteOp} from '../store/types.js'
 import {type Actor, type Catalog, type Grant} from './catalog.js'
 import {prepareProposal, toWriteOp} from './proposal.js'
 
@@ -146,7 +146,7 @@ function facetFilter(field: string, value: string, negated?: boolean): FacetFilt
 }
 
 /** One page of urns matching types, text and facet filters; offset pages stop at the search window. */
-export async function searchUrns(store: Pick<MetadataStore, 'search'>, req: UrnSearchRequest): Promise<UrnSearchPage> {
+export async function searchUrns(store: {search(req: SearchRequest): Promise<SearchResponse>}, req: UrnSearchRequest): Promise<UrnSearchPage> {
   const types = (req.types ?? []).map(resolveEntityType)
   const window = req.window ?? SEARCH_WINDOW
   const cursor = req.after !== undefined

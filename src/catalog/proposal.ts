@@ -18,7 +18,8 @@ import {applyAspectPatch, checkPatch, type PatchOp} from '../model/patch.js'
 import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
-import {SEARCH_VALUE, type AuditStamp, type SystemMetadata, type WriteOp} from '../store/types.js'
+import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
+import {noteSearchProjection} from './search-feed.js'
 
 import type {ProposalInput} from '../model/wire.js'
 
@@ -224,7 +225,7 @@ export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: Sy
   const op: WriteOp = {op: 'upsert', urn: p.urn, entityType: p.entityType, aspectName: p.aspectName, value: p.valueJson!, created, systemMetadata, keyAspect}
   // Search parses what it indexes; of a large aspect, hand it the few fields it reads, taken
   // from the value parsed here. A small one costs no less to project than to parse again.
-  if (p.valueJson!.length > SEARCH_PROJECTION_MIN_CHARS && isSearchAspect(p.aspectName)) op[SEARCH_VALUE] = JSON.stringify(searchProjection(p.value))
+  if (p.valueJson!.length > SEARCH_PROJECTION_MIN_CHARS && isSearchAspect(p.aspectName)) noteSearchProjection(op, JSON.stringify(searchProjection(p.value)))
   return op
 }
 

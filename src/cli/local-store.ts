@@ -9,7 +9,7 @@ import {defaultStoreDir} from '../config/settings.js'
 import {Catalog} from '../catalog/catalog.js'
 import {FileError, MdcliError, StoreLockedError} from '../errors.js'
 import {ChangeOutbox, OUTBOX_FILE} from '../events/outbox.js'
-import {isStoreUrl, openStore} from '../store/index.js'
+import {isStoreUrl, openSearchIndex, openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 
 export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
@@ -31,10 +31,12 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
     }
     throw error
   }
+  const search = await openSearchIndex({dir: storeDir, warn})
   try {
-    return await fn(new Catalog({store}))
+    return await fn(new Catalog({store, search}))
   } finally {
     await store.close()
+    await search.close()
   }
 }
 
@@ -47,9 +49,10 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
  */
 export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
   const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {})})
+  const search = await openSearchIndex({dir, warn: opts.warn})
   let outbox: {close(): void} | undefined
   try {
-    const catalog = new Catalog({store})
+    const catalog = new Catalog({store, search})
     if (opts.outbox && !isStoreUrl(dir) && existsSync(join(dir, OUTBOX_FILE))) {
       const o = ChangeOutbox.open(dir)
       catalog.setOutbox(o)
@@ -59,6 +62,7 @@ export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) 
   } finally {
     outbox?.close()
     await store.close()
+    await search.close()
   }
 }
 

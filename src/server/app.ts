@@ -9,7 +9,7 @@ import {allowAll, type Authorizer} from '../catalog/authorize.js'
 import {bootstrapAccess} from '../catalog/access/bootstrap.js'
 import {PolicyAuthorizer} from '../catalog/access/policy-authorizer.js'
 import {TokenService} from '../catalog/access/tokens.js'
-import {openStore} from '../store/index.js'
+import {openSearchIndex, openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 import {type HttpResponse, Router, type Logger, type RequestContext} from './http.js'
 import {registerHistory} from './history.js'
@@ -190,7 +190,14 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
-  const store = await openStore({dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m) => logger.warn(m), info: (m) => logger.info(m)})
+  const storeOpts = {dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m: string) => logger.warn(m), info: (m: string) => logger.info(m)}
+  const store = await openStore(storeOpts)
+  // The search index that goes with the store: the catalog feeds it; it closes with the store.
+  const search = await openSearchIndex(storeOpts)
+  const closeStore = async () => {
+    await store.close()
+    await search.close()
+  }
   // The store holds token hashes and every aspect: owner-only, like ~/.mdclienv.
   try {
     chmodSync(opts.storeDir, 0o700)
@@ -198,7 +205,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     /* a store directory we do not own stays as it is */
   }
   const auth = opts.auth !== false
-  const catalog = new Catalog({store, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
+  const catalog = new Catalog({store, search, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
+  catalog.warmSearch()
   const tokens = new TokenService(catalog)
   const changeLog = new ChangeLog()
   catalog.onChange((changes) => changeLog.append(changes))
@@ -227,7 +235,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     })
   } catch (e) {
     // A schema that fails to build must not leave the store locked and open.
-    await store.close()
+    await closeStore()
     throw e
   }
 
@@ -269,7 +277,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       })
     })
   } catch (e) {
-    await store.close()
+    await closeStore()
     throw e
   }
   let adminToken: string | undefined
@@ -279,7 +287,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     if (auth && (opts.adminPassword || !opts.noGeneratedPassword)) adminPassword = (await new NativeUsers(catalog).bootstrapAdminPassword(opts.adminPassword)).generated
   } catch (e) {
     server.close()
-    await store.close()
+    await closeStore()
     throw e
   }
   let publisher: {close(): Promise<void>} | undefined
@@ -294,7 +302,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog})
     } catch (e) {
       server.close()
-      await store.close()
+      await closeStore()
       throw e
     }
   }
@@ -312,7 +320,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       }
     } catch (e) {
       server.close()
-      await store.close()
+      await closeStore()
       throw e
     }
   }
@@ -371,7 +379,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           server.closeIdleConnections()
         })
         await Promise.allSettled([...inflight])
-        await store.close()
+        await closeStore()
       })()
       return closing
     },

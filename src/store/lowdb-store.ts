@@ -37,7 +37,8 @@
  * In memory every latest aspect value stays JSON text, parsed only when read: text is far more
  * compact than object graphs, and it is what the journal and the shards hold anyway. The texts
  * live outside V8's heap, in the value arena (`embedded/values.ts`); old versions are on disk.
- * Search runs on a thread of its own, fed the changed entities (`embedded/search-thread.ts`).
+ * The store knows nothing of search: the catalog feeds the search thread
+ * (`embedded/search-thread.ts`) from what it writes.
  *
  * Parts, each a file in embedded/: what a write means is the write core's (`core/write.ts`); the
  * rows it changes and every read are the memtable's (`memtable.ts`); a start's reading of the
@@ -59,19 +60,17 @@ import {duBytes, StoreJsonFile} from './embedded/read-files.js'
 import {Recovery} from './embedded/recovery.js'
 import {Memtable} from './embedded/memtable.js'
 import {HeapGuard} from './embedded/memory.js'
-import {SearchThread} from './embedded/search-thread.js'
 import {JournalWriter, SEGMENT, type JournalRecord} from './embedded/journal.js'
 import {nodeStoreFs, storeWriteError, type StoreFs} from './embedded/files.js'
 import type {
   EntityRules,
   ReferenceQuery,
   EntityRecord,
+  EntityTexts,
   ListUrnsRequest,
   MetadataStore,
   RunRow,
   RunSummary,
-  SearchRequest,
-  SearchResponse,
   StoredAspect,
   StoreStats,
   SystemMetadata,
@@ -91,9 +90,7 @@ export interface LowdbStoreOptions {
   /** Journal bytes after which a checkpoint runs. */
   checkpointBytes?: number
   shards?: number
-  /** Entity types listed by search when a request names none. */
-  searchableTypes: readonly string[]
-  /** Entity rules from the registry: key aspects, soft delete, which aspects feed search. */
+  /** Entity rules from the registry: key aspects, soft delete, timeseries. */
   rules: EntityRules
   /** Called with a warning line (torn journal tail cut, etc.). */
   warn?: (msg: string) => void
@@ -130,7 +127,6 @@ export class LowdbStore implements MetadataStore {
   private readonly opts: LowdbStoreOptions
   /** Every entity's latest rows and the reads on them (embedded/memtable.ts). */
   private readonly mem: Memtable
-  private readonly searchThread: SearchThread
   private dirty = new Set<number>()
   private nextLsn = 1
   private readonly journal: JournalWriter
@@ -171,8 +167,7 @@ export class LowdbStore implements MetadataStore {
     const historyPath = join(this.dir, 'history.log')
     this.history = new HistoryFile(historyPath, (why) => this.damagedHistory(historyPath, why))
     this.heap = new HeapGuard(this.dir, opts.maxHeapFraction)
-    this.mem = new Memtable(opts.rules, this.values, this.history, (urn, search) => this.touch(urn, search))
-    this.searchThread = new SearchThread({itemsFor: (urn) => this.mem.searchItems(urn), urnsById: () => this.mem.urnsById()}, {searchableTypes: opts.searchableTypes, warn: opts.warn})
+    this.mem = new Memtable(opts.rules, this.values, this.history, (urn) => this.touch(urn))
   }
 
   private readonly heap: HeapGuard
@@ -254,7 +249,6 @@ export class LowdbStore implements MetadataStore {
         if (e.l >= this.nextLsn) this.nextLsn = e.l + 1
       }
       this.opened = true
-      this.searchThread.start()
       if (report) this.opts.info?.(`Opened the store: ${this.mem.ents.size.toLocaleString('en-US')} entities in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     } catch (e) {
       this.history.close()
@@ -275,7 +269,6 @@ export class LowdbStore implements MetadataStore {
     await this.journal.close()
     this.history.close()
     this.closed = true
-    await this.searchThread.close()
     this.dirLock.release()
   }
 
@@ -409,7 +402,6 @@ export class LowdbStore implements MetadataStore {
           // and a checkpoint cannot complete until they are written.
           this.opts.warn?.(`old versions could not be written to ${this.history.path} (${(e as Error).message}); kept in memory until there is space`)
         }
-        this.searchThread.schedule()
         if (this.values.compactionDue) this.mem.compactValues()
         if (this.walBytesSinceCheckpoint >= this.checkpointDue() && !this.checkpointing) {
           void this.checkpoint().catch((e) => this.opts.warn?.(`checkpoint failed: ${(e as Error).message}`))
@@ -430,10 +422,9 @@ export class LowdbStore implements MetadataStore {
     return fnv1a(urn) % this.nShards
   }
 
-  /** Marks the entity's shard for the next checkpoint and, when asked, the entity for re-indexing. */
-  private touch(urn: string, reindex = true): void {
+  /** Marks the entity's shard for the next checkpoint. */
+  private touch(urn: string): void {
     this.dirty.add(this.shardOf(urn))
-    if (reindex) this.searchThread.changed(urn)
   }
 
   // ---------------------------------------------------------------- checkpoints
@@ -541,13 +532,6 @@ export class LowdbStore implements MetadataStore {
     await this.fs.syncDir(join(this.dir, 'wal')).catch(() => undefined)
   }
 
-  // ---------------------------------------------------------------- search index
-
-  /** Index messages the search thread has not finished and entities waiting to be sent to it. */
-  indexBacklog(): {messages: number; entities: number} {
-    return this.searchThread.backlog()
-  }
-
   // ---------------------------------------------------------------- reads (the memtable's)
 
   getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect | null> {
@@ -590,8 +574,8 @@ export class LowdbStore implements MetadataStore {
     return this.mem.runRows(runId)
   }
 
-  search(req: SearchRequest): Promise<SearchResponse> {
-    return this.searchThread.query(req)
+  latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>> {
+    return this.mem.latestTexts(urns, aspectNames)
   }
 
   async stats(): Promise<StoreStats> {

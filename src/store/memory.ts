@@ -4,10 +4,9 @@
  * so what passes here means the same thing there.
  *
  * "Persistence" is the `data` object: a second MemoryStore opened on the same data sees every
- * write of the first (that is what the conformance suite's reopen checks). Search uses the
- * embedded store's index (`search-index.ts`), in this thread, updated on every write.
+ * write of the first (that is what the conformance suite's reopen checks). It knows nothing of
+ * search: the catalog feeds an index (search/memory-index.ts in tests) from what it writes.
  */
-import {MemorySearchIndex} from './search/memory-index.js'
 import {RunCounts} from './run-counts.js'
 import {existsFor, latestSeriesRow, listingPage, seriesWindow} from './core/read.js'
 import {applyWrite, type RowTable} from './core/write.js'
@@ -15,13 +14,12 @@ import type {
   AuditStamp,
   EntityRecord,
   EntityRules,
+  EntityTexts,
   ReferenceQuery,
   ListUrnsRequest,
   MetadataStore,
   RunRow,
   RunSummary,
-  SearchRequest,
-  SearchResponse,
   StoredAspect,
   StoreStats,
   SystemMetadata,
@@ -39,7 +37,7 @@ interface MemRow {
 }
 
 interface MemEntity {
-  /** Search id and listing order; new when an entity is created again after a delete. */
+  /** Listing order; new when an entity is created again after a delete. */
   id: number
   type: string
   /** Versioned: [latest, oldest, …, newest of the old]. */
@@ -56,7 +54,6 @@ export interface MemoryStoreData {
 
 export interface MemoryStoreOptions {
   rules: EntityRules
-  searchableTypes: readonly string[]
   /** The data of an earlier instance, to reopen it; fresh and empty when absent. */
   data?: MemoryStoreData
 }
@@ -67,18 +64,13 @@ export function emptyMemoryData(): MemoryStoreData {
 
 export class MemoryStore implements MetadataStore {
   readonly data: MemoryStoreData
-  private index: MemorySearchIndex
   private opened = false
 
   constructor(private readonly opts: MemoryStoreOptions) {
     this.data = opts.data ?? emptyMemoryData()
-    this.index = new MemorySearchIndex(opts.searchableTypes)
   }
 
   async open(): Promise<void> {
-    this.index = new MemorySearchIndex(this.opts.searchableTypes)
-    const byId = [...this.data.entities].sort((a, b) => a[1].id - b[1].id)
-    for (const [urn, e] of byId) this.reindex(urn, e)
     this.opened = true
   }
 
@@ -94,7 +86,7 @@ export class MemoryStore implements MetadataStore {
   }
 
   private apply(op: WriteOp): WriteResult {
-    return applyWrite(op, this.table, this.opts.rules, (e) => e.type)
+    return applyWrite(op, this.table)
   }
 
   /** The memory map as the write core sees it (see core/write.ts). */
@@ -165,17 +157,7 @@ export class MemoryStore implements MetadataStore {
     forget: (urn) => {
       this.data.entities.delete(urn)
     },
-    touched: (urn, e, search) => {
-      if (!search) return
-      if (this.data.entities.get(urn) === e) this.reindex(urn, e)
-      else this.index.applyNow([{id: e.id, urn, type: e.type, aspects: null}])
-    },
-  }
-
-  private reindex(urn: string, e: MemEntity): void {
-    const aspects: Record<string, string> = {}
-    for (const [name, rows] of e.versions) if (this.opts.rules.feedsSearch(e.type, name)) aspects[name] = rows[0]!.text
-    this.index.applyNow([{id: e.id, urn, type: e.type, aspects}])
+    touched: () => undefined,
   }
 
   // ---------------------------------------------------------------- reads
@@ -255,8 +237,19 @@ export class MemoryStore implements MetadataStore {
     )
   }
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
-    return this.index.query(req)
+  async latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>> {
+    const out = new Map<string, EntityTexts>()
+    for (const urn of urns) {
+      const e = this.data.entities.get(urn)
+      if (!e) continue
+      const values: Record<string, string> = {}
+      for (const n of aspectNames) {
+        const rows = e.versions.get(n)
+        if (rows) values[n] = rows[0]!.text
+      }
+      out.set(urn, {id: e.id, entityType: e.type, values})
+    }
+    return out
   }
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {

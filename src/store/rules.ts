@@ -1,11 +1,10 @@
 /**
  * The entity rules a store follows, taken from the registry: which aspect is an entity's key,
- * what soft delete means, which aspects feed search, which are timeseries. Stores receive them as
+ * what soft delete means, which aspects are timeseries. Stores receive them as
  * a collaborator so that no store derives them from name patterns.
  */
-import {isKeyAspect, isRemovedStatusText, isTimeseries, keyAspectName, SOFT_DELETE_ASPECT} from '../model/registry.js'
+import {isRemovedStatusText, isTimeseries, keyAspectName, SOFT_DELETE_ASPECT} from '../model/registry.js'
 import {isLineageAspect} from '../model/lineage-aspects.js'
-import {SEARCH_ASPECTS} from '../model/search-doc.js'
 import type {EntityRules} from './types.js'
 
 /** The registry's rules: what every production store uses. */
@@ -13,7 +12,6 @@ export const REGISTRY_RULES: EntityRules = {
   keyAspectName,
   softDeleteAspect: SOFT_DELETE_ASPECT,
   isRemoved: isRemovedStatusText,
-  feedsSearch: (entityType, aspectName) => SEARCH_ASPECTS.has(aspectName) || isKeyAspect(entityType, aspectName),
   isTimeseries,
   indexesReferences: isLineageAspect,
 }

@@ -4,8 +4,10 @@
  * contract's: the exact name first, then documents with every word in the name or urn, then the
  * rest, older entities first within each group (as the PostgreSQL store ranks).
  *
- * Each entity has a small integer id, assigned once and never reused while the process lives;
- * cursor walks (scroll) order by it, so an entity that exists throughout a walk is seen once.
+ * Each entity has a small integer id (the store's), assigned once and never reused while the
+ * process lives; cursor walks (scroll) order by it, so an entity that exists throughout a walk is
+ * seen once. An urn is indexed under one id at a time: a document under a new id (the entity was
+ * deleted and created again) replaces the one under the old.
  */
 import type {FacetField, SearchDoc} from '../model/search-doc.js'
 import {Arena, TermIndex, lowerBound, widen} from './term-index.js'
@@ -111,6 +113,8 @@ export class SearchIndex {
   private readonly terms = new TermIndex(wordTokens)
   private count = 0
   private readonly urnOf: Array<string | undefined> = []
+  /** The id each urn is indexed under (the same strings as urnOf: a map entry, no copy). */
+  private readonly idOfUrn = new Map<string, number>()
   private readonly nameOf: Array<string | undefined> = []
   /** Per id: hash of the lower-cased name (exact name matches rank first), hash of the indexed text (unchanged text skips the word index). */
   private nameHash = new Uint32Array(1024)
@@ -303,9 +307,12 @@ export class SearchIndex {
   }
 
   upsert(id: number, urn: string, type: string, doc: SearchDoc): void {
+    const was = this.idOfUrn.get(urn)
+    if (was !== undefined && was !== id) this.remove(was)
     this.generation++
     this.grow(id)
     const known = this.urnOf[id] !== undefined
+    if (!known) this.idOfUrn.set(urn, id)
     const textHash = hashText(doc.text)
     if (!known || this.textHash[id] !== textHash) {
       const rest = doc.text.startsWith(doc.head) ? doc.text.slice(doc.head.length) : doc.text
@@ -328,8 +335,16 @@ export class SearchIndex {
     }
   }
 
+  /** Takes an urn's document out, whatever id it is indexed under. */
+  removeUrn(urn: string): void {
+    const id = this.idOfUrn.get(urn)
+    if (id !== undefined) this.remove(id)
+  }
+
   remove(id: number): void {
-    if (this.urnOf[id] === undefined) return
+    const urn = this.urnOf[id]
+    if (urn === undefined) return
+    if (this.idOfUrn.get(urn) === id) this.idOfUrn.delete(urn)
     this.generation++
     const type = this.typeOf(id)
     this.count--

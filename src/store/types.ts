@@ -54,14 +54,6 @@ export interface EntityRecord {
   aspects: Record<string, StoredAspect>
 }
 
-/**
- * Optional on an upsert: what search needs of the value (`searchProjection` in
- * model/search-doc.ts) as JSON text, from the write side that has parsed the value already, so
- * the search side need not parse the whole aspect again. Keyed by a symbol so that it never
- * reaches a journal or a database row (JSON.stringify skips it); a store may ignore it.
- */
-export const SEARCH_VALUE: unique symbol = Symbol('mdcli.searchValue')
-
 export type WriteOp =
   | {
       op: 'upsert'
@@ -74,7 +66,6 @@ export type WriteOp =
       systemMetadata: SystemMetadata
       /** Written too when the entity does not exist yet. */
       keyAspect?: {name: string; value: string}
-      [SEARCH_VALUE]?: string
     }
   | {
       op: 'timeseries'
@@ -184,9 +175,10 @@ export interface SearchResponse {
 }
 
 /**
- * One entity as a search index is fed it: its search id (a small integer, new when an entity is
- * created again after a delete; cursor walks order by it), urn, type, and the latest values of
- * the aspects that feed search, as JSON text. `aspects: null` takes the entity out.
+ * One entity as a search index is fed it: its search id (the store's entity id: a small integer,
+ * new when an entity is created again after a delete; cursor walks order by it), urn, type, and
+ * the latest values of the aspects that feed search, as JSON text. `aspects: null` takes the
+ * entity out (whatever id it is indexed under); an entity indexed under another id is replaced.
  */
 export interface IndexItem {
   id: number
@@ -208,10 +200,23 @@ export interface SearchIndex {
    * promise resolves sees every item.
    */
   apply(items: IndexItem[]): Promise<void>
+  /**
+   * Optional, for an index kept by the store's own database (PostgreSQL): `apply` inside a
+   * write's transaction, through the handle a transactional store gives a write's sidecar
+   * (`WriteTransaction.handle`), so the documents commit or roll back with the write.
+   */
+  applyWithin?(handle: unknown, items: IndexItem[]): Promise<void>
   query(req: SearchRequest): Promise<SearchResponse>
   /** Forgets every document (a rebuild is `clear`, then `apply` of every entity in id order). */
   clear(): Promise<void>
   close(): Promise<void>
+  /** True when the documents outlive the process (PostgreSQL): nothing to rebuild at a start. */
+  readonly durable?: boolean
+  /**
+   * Optional: calls `listen` when the index lost its documents (the embedded search thread died
+   * and was restarted empty), so that its feeder sends everything again.
+   */
+  onLost?(listen: () => void): void
 }
 
 export interface RunSummary {
@@ -256,8 +261,6 @@ export interface EntityRules {
   softDeleteAspect: string
   /** Whether the soft-delete aspect's JSON text (as stored) marks the entity removed. */
   isRemoved(statusText: string | undefined): boolean
-  /** Whether a change to this aspect changes what search sees of the entity. */
-  feedsSearch(entityType: string, aspectName: string): boolean
   isTimeseries(aspectName: string): boolean
   /** Whether the store keeps an index of the urns this aspect mentions (the lineage aspects). */
   indexesReferences(aspectName: string): boolean
@@ -280,8 +283,11 @@ export interface MetadataStore {
   /**
    * Applies ops in order as one durable batch; resolves only once the batch survives a crash
    * of the process. Concurrent calls are grouped into one disk write.
+   *
+   * `sidecar`: work that must commit or roll back with the batch. A store with transactions
+   * (`capabilities.transactions`) runs it inside the batch's, after the ops; others ignore it.
    */
-  write(ops: WriteOp[]): Promise<WriteResult[]>
+  write(ops: WriteOp[], sidecar?: WriteSidecar): Promise<WriteResult[]>
 
   /**
    * How many write batches are worth having parsed and checked at once. One store thread writes
@@ -300,7 +306,12 @@ export interface MetadataStore {
   listTimeseries(urn: string, aspectName: string, opts?: {startTime?: number; endTime?: number; limit?: number}): Promise<StoredAspect[]>
   exists(urn: string, opts?: {includeSoftDeleted?: boolean}): Promise<boolean>
   listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}>
-  search(req: SearchRequest): Promise<SearchResponse>
+  /**
+   * The latest values of the named versioned aspects as stored text (no envelope, nothing
+   * parsed), with each entity's id and type: what indexes derived from the rows are built from.
+   * Entities that do not exist are absent; so are aspects they do not hold.
+   */
+  latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>>
   /**
    * Aspects (latest versions) of other entities that mention any of `targets`, in one pass over
    * the store whatever the number of targets.
@@ -338,7 +349,7 @@ export interface MetadataStore {
   /**
    * Optional, for stores that can hold rows written by another program (DataHub's
    * `metadata_aspect_v2`): makes the entities of `urns` whose rows are there but not indexed yet
-   * readable, as `store reindex` would, without changing any row. The first start calls it on
+   * readable, as `store reindex` would, without changing any row (search is the catalog's). The first start calls it on
    * the urns it is about to fill in, so it sees what is there and overwrites nothing.
    */
   indexExisting?(urns: string[]): Promise<void>
@@ -349,11 +360,36 @@ export interface MetadataStore {
   readonly capabilities?: StoreCapabilities
 }
 
+/** An entity's id, type and the latest texts of some aspects (see `MetadataStore.latestTexts`). */
+export interface EntityTexts {
+  /** Listing order; new when the entity is created again after a delete. */
+  id: number
+  entityType: string
+  values: Record<string, string>
+}
+
+/** A write's transaction as its sidecar sees it (see `MetadataStore.write`). */
+export interface WriteTransaction {
+  /** `latestTexts` as the transaction sees the rows: its own writes included. */
+  latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>>
+  /**
+   * The store's own handle on the transaction (PostgreSQL: the connection), opaque to whoever
+   * passes it on; only a component of the same database (its search index) looks inside.
+   */
+  readonly handle: unknown
+}
+
+/** Work run inside a write's transaction, with the batch's results (see `MetadataStore.write`). */
+export type WriteSidecar = (tx: WriteTransaction, results: WriteResult[]) => Promise<void>
+
 /** Optional work a store offers (see `MetadataStore.capabilities`). */
 export interface StoreCapabilities {
+  /** Writes are transactions that run a write's sidecar inside (see `MetadataStore.write`). */
+  transactions?: boolean
   /**
-   * DataHub's "restore indices": rebuilds what derives from the stored rows (entity list, search
-   * documents, references), for a store whose rows another program may have written.
+   * DataHub's "restore indices": rebuilds what the store derives from its rows (entity list,
+   * references), for a store whose rows another program may have written. Search documents are
+   * the catalog's to rebuild after it (`Catalog.reindex`).
    */
   reindex?(onProgress?: (done: number) => void): Promise<{entities: number; removed: number}>
 }

@@ -8,12 +8,14 @@
 import {expect} from 'chai'
 import {entitySpecs, keyAspectOf, supportsSoftDelete} from '../../src/model/registry.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import type {FacetFilter, MetadataStore, SystemMetadata, WriteOp} from '../../src/store/types.js'
+import type {FacetFilter, SystemMetadata, WriteOp} from '../../src/store/types.js'
+import type {SearchableStore} from './searchable.js'
 
 export interface StoreHarness {
-  store: MetadataStore
+  /** The store, with the search index the catalog would feed from its writes (searchable.ts). */
+  store: SearchableStore
   /** Closes the current instance and opens a new one on the same data. */
-  reopen(): Promise<MetadataStore>
+  reopen(): Promise<SearchableStore>
   cleanup(): Promise<void>
 }
 
@@ -74,7 +76,7 @@ export function ts(urn: string, aspectName: string, timestampMillis: number, val
 export function storeConformance(name: string, factory: () => Promise<StoreHarness>): void {
   describe(`MetadataStore conformance: ${name}`, function () {
     let h: StoreHarness
-    let store: MetadataStore
+    let store: SearchableStore
     beforeEach(async () => {
       h = await factory()
       store = h.store
@@ -601,7 +603,7 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       })
 
       it('filters by an OR of AND groups, negated too, by urn, removed and type, on fields a document may lack', async () => {
-        const q = async (filters: Parameters<MetadataStore['search']>[0]['filters'], extra: Partial<Parameters<MetadataStore['search']>[0]> = {}) =>
+        const q = async (filters: Parameters<SearchableStore['search']>[0]['filters'], extra: Partial<Parameters<SearchableStore['search']>[0]> = {}) =>
           (await store.search({types: ['dataset'], query: 'orders', filters, ...extra})).hits.map((h) => h.urn).sort()
         expect(await q([[{field: 'tags', values: ['urn:li:tag:pii']}]])).to.deep.equal([F1, F2].sort())
         expect(await q([[{field: 'tags', values: ['urn:li:tag:pii'], negated: true}]])).to.deep.equal([F3])
@@ -627,7 +629,7 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
         let after: string | null = null
         let pages = 0
         do {
-          const r: Awaited<ReturnType<MetadataStore['search']>> = await store.search({query: 'orders', count: 3, after, facets: ['tags', '_entityType']})
+          const r: Awaited<ReturnType<SearchableStore['search']>> = await store.search({query: 'orders', count: 3, after, facets: ['tags', '_entityType']})
           expect(r.total).to.equal(4)
           expect(r.facets).to.deep.equal(whole.facets)
           seen.push(...r.hits.map((h) => h.urn))

@@ -60,7 +60,7 @@ class FaultyFs implements StoreFs {
 }
 
 function open(dir: string, fs?: StoreFs, checkpointBytes?: number): LowdbStore {
-  return new LowdbStore({dir, fs, checkpointBytes, searchableTypes: ['dataset'], rules: REGISTRY_RULES})
+  return new LowdbStore({dir, fs, checkpointBytes, rules: REGISTRY_RULES})
 }
 
 /** As after kill -9: the process is gone without close(); its lock names a dead pid. */
@@ -85,7 +85,7 @@ describe('embedded store: failing disk (fault injection at the file layer)', () 
   it('a short write then ENOSPC refuses the whole batch (E_STORE_FULL, the store named for the log only), keeps reads, and writes again once there is space', async () => {
     const fs = new FaultyFs()
     const warnings: string[] = []
-    const s = new LowdbStore({dir, fs, searchableTypes: ['dataset'], rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
+    const s = new LowdbStore({dir, fs, rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
     await s.open()
     await s.write([up(DS('before'), 'status', {removed: false})])
     fs.short = true
@@ -137,11 +137,11 @@ describe('embedded store: failing disk (fault injection at the file layer)', () 
   it('a checkpoint on a full disk fails without losing anything; close still releases the store', async () => {
     const fs = new FaultyFs()
     const warnings: string[] = []
-    const s = new LowdbStore({dir, fs, searchableTypes: ['dataset'], rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
+    const s = new LowdbStore({dir, fs, rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
     await s.open()
     await s.write([up(DS('c1'), 'status', {removed: false})])
     await s.close()
-    const a = new LowdbStore({dir, fs, searchableTypes: ['dataset'], rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
+    const a = new LowdbStore({dir, fs, rules: REGISTRY_RULES, warn: (m) => warnings.push(m)})
     await a.open()
     await a.write([up(DS('c2'), 'globalTags', {tags: [{tag: 'urn:li:tag:x'}]})])
     fs.replaceFull = true

@@ -2,19 +2,22 @@ import {expect} from 'chai'
 import {createHash} from 'node:crypto'
 import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {createStore, SEARCHABLE_TYPES} from '../../src/store/index.js'
+import {noteSearchProjection} from '../../src/catalog/search-feed.js'
+import {createStore} from '../../src/store/index.js'
 import {JournalEncoder} from '../../src/store/embedded/journal.js'
-import {INDEX_BATCH, INDEX_IN_FLIGHT} from '../../src/store/embedded/search-thread.js'
+import {INDEX_BATCH, INDEX_IN_FLIGHT, type SearchThread} from '../../src/store/embedded/search-thread.js'
 import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import {SEARCH_VALUE, type MetadataStore, type WriteOp} from '../../src/store/types.js'
+import type {MetadataStore, WriteOp} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {storeConformance, up} from './conformance.js'
+import {searchable, type SearchableStore, threadIndex} from './searchable.js'
 
 function harness(checkpointBytes?: number) {
   return async () => {
     const dir = tempDir('mdcli-store-')
-    let store: MetadataStore = createStore({dir, checkpointBytes})
+    const make = () => searchable(createStore({dir, checkpointBytes}), threadIndex())
+    let store: SearchableStore = make()
     await store.open()
     return {
       get store() {
@@ -22,7 +25,7 @@ function harness(checkpointBytes?: number) {
       },
       async reopen() {
         await store.close()
-        store = createStore({dir, checkpointBytes})
+        store = make()
         await store.open()
         return store
       },
@@ -392,11 +395,11 @@ describe('lowdb store: old versions on disk', () => {
     await a.write([up(DS('big'), 'globalTags', {tags: [{tag: 'urn:li:tag:x'}]}), up(DS('big2'), 'globalTags', {tags: [{tag: 'urn:li:tag:y'}]})])
     await a.close()
     const lines: string[] = []
-    const quiet = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, info: (m) => lines.push(m)})
+    const quiet = new LowdbStore({dir, rules: REGISTRY_RULES, info: (m) => lines.push(m)})
     await quiet.open()
     await quiet.close()
     expect(lines).to.deep.equal([])
-    const loud = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, info: (m) => lines.push(m), progressBytes: 1})
+    const loud = new LowdbStore({dir, rules: REGISTRY_RULES, info: (m) => lines.push(m), progressBytes: 1})
     await loud.open()
     await loud.close()
     expect(lines).to.have.length(2)
@@ -444,10 +447,7 @@ describe('lowdb journal encoding', () => {
     const records = [0, 1, 2].map((r) => ({
       l: 1 + r * 100,
       o: texts.map((t, i) => {
-        const op = up(DS(`enc${r}-${i}`), 'datasetProperties', {name: t, description: t.repeat(r + 1)}) as Extract<WriteOp, {op: 'upsert'}>
-        // A symbol-keyed projection never reaches the journal, as with JSON.stringify.
-        op[SEARCH_VALUE] = 'projection'
-        return op
+        return up(DS(`enc${r}-${i}`), 'datasetProperties', {name: t, description: t.repeat(r + 1)})
       }),
     }))
     const want = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8')
@@ -458,17 +458,17 @@ describe('lowdb journal encoding', () => {
   })
 })
 
-describe('lowdb store: search receives what the write side parsed', () => {
+describe('lowdb store: search receives what the write side parsed (fed by the catalog)', () => {
   let dir: string
   beforeEach(() => (dir = tempDir('mdcli-store-')))
   afterEach(() => cleanup(dir))
 
   it('indexes the projection handed with a write, keeps it out of the journal, and the stored text after a restart', async () => {
-    const a = createStore({dir})
+    const a = searchable(createStore({dir}), threadIndex())
     await a.open()
-    const op = up(DS('proj'), 'datasetProperties', {name: 'proj', description: 'plainword'}) as Extract<WriteOp, {op: 'upsert'}>
+    const op = up(DS('proj'), 'datasetProperties', {name: 'proj', description: 'plainword'})
     // A projection that differs from the text shows which of the two search was given.
-    op[SEARCH_VALUE] = JSON.stringify({name: 'proj', description: 'projectedword'})
+    noteSearchProjection(op, JSON.stringify({name: 'proj', description: 'projectedword'}))
     await a.write([op])
     expect((await a.search({types: ['dataset'], query: 'projectedword'})).hits.map((h) => h.urn)).to.deep.equal([DS('proj')])
     expect((await a.getAspect(DS('proj'), 'datasetProperties'))!.value).to.deep.equal({name: 'proj', description: 'plainword'})
@@ -476,7 +476,7 @@ describe('lowdb store: search receives what the write side parsed', () => {
     expect(wal).to.include('plainword')
     expect(wal).not.to.include('projectedword')
     await a.close()
-    const b = createStore({dir})
+    const b = searchable(createStore({dir}), threadIndex())
     await b.open()
     expect((await b.search({types: ['dataset'], query: 'plainword'})).total).to.equal(1)
     expect((await b.search({types: ['dataset'], query: 'projectedword'})).total).to.equal(0)
@@ -495,7 +495,7 @@ describe('lowdb store: memory limit', () => {
     await a.write([up(DS('m1'), 'status', {removed: false}), up(DS('m2'), 'status', {removed: false})])
     await a.close()
     // A limit every heap is past: the guard must refuse before anything reaches the journal.
-    const b = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES, maxHeapFraction: 0})
+    const b = new LowdbStore({dir, rules: REGISTRY_RULES, maxHeapFraction: 0})
     await b.open()
     const walBytes = () => readdirSync(join(dir, 'wal')).reduce((n, f) => n + readFileSync(join(dir, 'wal', f)).length, 0)
     const before = walBytes()
@@ -526,28 +526,29 @@ describe('lowdb store search thread', () => {
     let most = 0
     // Until the thread has caught up (nothing queued, every entity found), noting the most
     // messages it had queued at once. A fast start may finish its rebuild before the first look.
-    const drain = async (store: LowdbStore) => {
+    const backlog = (store: SearchableStore) => ({messages: (store.feed.index as SearchThread).backlog(), entities: store.feed.backlog()})
+    const drain = async (store: SearchableStore) => {
       const deadline = Date.now() + 60_000
       for (;;) {
-        const {messages, entities} = store.indexBacklog()
+        const {messages, entities} = backlog(store)
         most = Math.max(most, messages)
         if (messages === 0 && entities === 0 && (await store.search({types: ['dataset'], query: 'backlogword', count: 1})).total === n) return
         if (Date.now() > deadline) throw new Error('the search thread did not catch up')
         await new Promise((r) => setTimeout(r, 1))
       }
     }
-    const a = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES})
+    const a = searchable(new LowdbStore({dir, rules: REGISTRY_RULES}), threadIndex())
     await a.open()
     // Writes in small batches, faster than the thread indexes them: changes wait as urns, not as queued messages.
     for (let i = 0; i < n; i += 100) {
       await a.write(Array.from({length: 100}, (_, k) => up(DS(`flow${i + k}`), 'datasetProperties', {name: `flow${i + k}`, description: 'backlogword'})))
-      most = Math.max(most, a.indexBacklog().messages)
+      most = Math.max(most, backlog(a).messages)
     }
     await drain(a)
     expect((await a.search({types: ['dataset'], query: 'backlogword', count: 1})).total).to.equal(n)
     await a.close()
     // A rebuild at open used to post the whole catalog to the thread at once (48 messages here).
-    const b = new LowdbStore({dir, searchableTypes: SEARCHABLE_TYPES, rules: REGISTRY_RULES})
+    const b = searchable(new LowdbStore({dir, rules: REGISTRY_RULES}), threadIndex())
     await b.open()
     try {
       await drain(b)
@@ -560,34 +561,34 @@ describe('lowdb store search thread', () => {
   })
 
   it('rebuilds the index at a start in id order, whether the ids are dense or mostly deleted', async () => {
-    const a = createStore({dir})
+    const a = searchable(createStore({dir}), threadIndex())
     await a.open()
     const urns = Array.from({length: 1500}, (_, i) => DS(`sparse_${i}`))
     await a.write(urns.map((u, i) => up(u, 'datasetProperties', {name: `sparse_${i}`, description: 'sparseword'})))
-    const walk = async (st: MetadataStore) => {
+    const walk = async (st: SearchableStore) => {
       const seen: string[] = []
       let after: string | null = ''
       while (after !== null) {
-        const r: Awaited<ReturnType<MetadataStore['search']>> = await st.search({types: ['dataset'], query: 'sparseword', count: 400, after})
+        const r: Awaited<ReturnType<SearchableStore['search']>> = await st.search({types: ['dataset'], query: 'sparseword', count: 400, after})
         seen.push(...r.hits.map((h) => h.urn))
         after = r.next ?? null
       }
       return seen
     }
-    const drainOf = async (st: MetadataStore, n: number) => {
+    const drainOf = async (st: SearchableStore, n: number) => {
       for (let i = 0; i < 200 && (await st.search({types: ['dataset'], query: 'sparseword', count: 1})).total !== n; i++) await new Promise((r) => setTimeout(r, 25))
     }
     await drainOf(a, 1500)
     const dense = await walk(a)
     await a.close()
-    const b = createStore({dir})
+    const b = searchable(createStore({dir}), threadIndex())
     await b.open()
     await drainOf(b, 1500)
     expect(await walk(b)).to.deep.equal(dense)
     // Past four deleted ids for each live one the start sorts instead of placing by id.
     await b.write(urns.slice(0, 1400).map((urn) => ({op: 'deleteEntity', urn}) as WriteOp))
     await b.close()
-    const c = createStore({dir})
+    const c = searchable(createStore({dir}), threadIndex())
     await c.open()
     try {
       await drainOf(c, 100)
@@ -599,14 +600,15 @@ describe('lowdb store search thread', () => {
 
   it('restarts a search thread that died, with the whole index, and says so once', async () => {
     const warnings: string[] = []
-    const store = createStore({dir, warn: (m) => warnings.push(m)})
+    const index = threadIndex((m) => warnings.push(m))
+    const store = searchable(createStore({dir}), index)
     await store.open()
     try {
       await store.write([up(DS('orders'), 'datasetProperties', {name: 'orders', description: 'customer orders'})])
       const find = async () => (await store.search({types: ['dataset'], query: 'customer'})).hits.map((h) => h.urn)
       expect(await find()).to.deep.equal([DS('orders')])
       // The thread ends under the store (as a crash would); a write lands while it is down.
-      await (store as unknown as {searchThread: {worker: {terminate(): Promise<number>}}}).searchThread.worker.terminate()
+      await (index as unknown as {worker: {terminate(): Promise<number>}}).worker.terminate()
       await store.write([up(DS('refunds'), 'datasetProperties', {name: 'refunds', description: 'customer refunds'})])
       expect((await find()).sort()).to.deep.equal([DS('orders'), DS('refunds')])
       expect(warnings.filter((w) => /search thread .*restarting it/.test(w))).to.have.length(1)

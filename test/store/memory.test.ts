@@ -1,19 +1,18 @@
 import {expect} from 'chai'
 import {Catalog, SYSTEM_ACTOR} from '../../src/catalog/catalog.js'
 import {rollbackRun} from '../../src/catalog/runs.js'
-import {SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {MemoryStore} from '../../src/store/memory.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import type {MetadataStore} from '../../src/store/types.js'
 import {storeConformance, up} from './conformance.js'
+import {memoryIndex, searchable, type SearchableStore} from './searchable.js'
 
-const make = (data?: MemoryStore['data']) => new MemoryStore({rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, data})
+const make = (data?: MemoryStore['data']) => searchable(new MemoryStore({rules: REGISTRY_RULES, data}), memoryIndex())
 
 storeConformance('in-memory', async () => {
-  let store: MemoryStore = make()
+  let store: SearchableStore<MemoryStore> = make()
   await store.open()
   return {
-    get store(): MetadataStore {
+    get store(): SearchableStore {
       return store
     },
     async reopen() {
@@ -52,7 +51,7 @@ describe('in-memory store', () => {
 
 describe('in-memory store under the catalog (in-process, no server)', () => {
   it('writes proposals, reads versions and rolls a run back to the version before it', async () => {
-    const store = make()
+    const store = new MemoryStore({rules: REGISTRY_RULES})
     await store.open()
     const catalog = new Catalog({store})
     const urn = 'urn:li:corpuser:mem-user'

@@ -2,12 +2,12 @@ import {expect} from 'chai'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import pg from 'pg'
-import {SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {PgStore} from '../../src/store/postgres/pg-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
 import {cleanup, FIXTURES, runCli, startLite} from '../helpers/lite.js'
 import {requirePostgres, requireSharedFixtures} from '../helpers/requires.js'
+import {pgIndex, searchable} from './searchable.js'
 
 const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
 
@@ -41,7 +41,7 @@ describe('mdcli store reindex (restore indices from metadata_aspect_v2)', functi
     cleanup(lite.home)
 
     const open = async () => {
-      const s = new PgStore({url: db.url, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES})
+      const s = searchable(new PgStore({url: db.url, rules: REGISTRY_RULES}), pgIndex(db.url))
       await s.open()
       return s
     }

@@ -1,12 +1,12 @@
 import {expect} from 'chai'
 import pg from 'pg'
-import {SEARCHABLE_TYPES} from '../../src/store/index.js'
+import {noteSearchProjection} from '../../src/catalog/search-feed.js'
 import {PgStore} from '../../src/store/postgres/pg-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
-import {type MetadataStore, SEARCH_VALUE, type WriteOp} from '../../src/store/types.js'
 import {createTestDatabase} from '../helpers/pg.js'
 import {requirePostgres} from '../helpers/requires.js'
 import {storeConformance, up} from './conformance.js'
+import {pgIndex, searchable, type SearchableStore} from './searchable.js'
 
 let adminUrl = ''
 const made: Array<() => Promise<void>> = []
@@ -22,11 +22,11 @@ describe('PostgreSQL store', function () {
   storeConformance('postgres', async () => {
     const db = await createTestDatabase(adminUrl)
     made.push(db.drop)
-    const make = () => new PgStore({url: db.url, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, poolMax: 4})
+    const make = () => searchable(new PgStore({url: db.url, rules: REGISTRY_RULES, poolMax: 4}), pgIndex(db.url))
     let store = make()
     await store.open()
     return {
-      get store(): MetadataStore {
+      get store(): SearchableStore {
         return store
       },
       async reopen() {
@@ -46,15 +46,15 @@ describe('PostgreSQL store', function () {
 describe('PostgreSQL search', function () {
   let url = ''
   let drop: () => Promise<void> = async () => undefined
-  const stores: PgStore[] = []
+  const stores: Array<SearchableStore<PgStore>> = []
   const open = async () => {
-    const s = new PgStore({url, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, poolMax: 4})
+    const s = searchable(new PgStore({url, rules: REGISTRY_RULES, poolMax: 4}), pgIndex(url))
     await s.open()
     stores.push(s)
     return s
   }
   const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
-  const q = async (s: PgStore, query: string) => (await s.search({types: ['dataset'], query})).hits.map((h) => h.urn)
+  const q = async (s: SearchableStore, query: string) => (await s.search({types: ['dataset'], query})).hits.map((h) => h.urn)
   /** Runs `f` on a connection of its own to the test database (to look under the store). */
   const withClient = async <T>(f: (c: pg.Client) => Promise<T>): Promise<T> => {
     const c = new pg.Client({connectionString: url})
@@ -158,9 +158,9 @@ describe('PostgreSQL search', function () {
   it('builds a batch\'s search documents from the write side\'s projections, and an untouched aspect from its stored row', async () => {
     const s = await open()
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,Projected,PROD)'
-    const op = up(urn, 'datasetProperties', {name: 'Projected', description: 'plainword'}) as Extract<WriteOp, {op: 'upsert'}>
+    const op = up(urn, 'datasetProperties', {name: 'Projected', description: 'plainword'})
     // A projection that differs from the text shows which of the two the document was built from.
-    op[SEARCH_VALUE] = JSON.stringify({name: 'Projected', description: 'projectedword'})
+    noteSearchProjection(op, JSON.stringify({name: 'Projected', description: 'projectedword'}))
     await s.write([op])
     expect(await q(s, 'projectedword')).to.deep.equal([urn])
     expect(await q(s, 'plainword')).to.deep.equal([])
@@ -171,6 +171,7 @@ describe('PostgreSQL search', function () {
     expect(tagged.hits.map((h) => h.urn)).to.deep.equal([urn])
     // Restore indices (no batch) reads every value from its row.
     await s.reindex()
+    await s.feed.rebuild()
     expect(await q(s, 'plainword')).to.deep.equal([urn])
     expect(await q(s, 'projectedword')).to.deep.equal([])
   })
@@ -183,6 +184,7 @@ describe('PostgreSQL search', function () {
     })
     expect(await q(s, 'kafka')).to.deep.equal([])
     await s.reindex()
+    await s.feed.rebuild()
     expect(await q(s, 'kafka')).to.deep.equal([KAFKA])
     expect((await s.search({types: ['dataset'], query: 'samplekafkadataset'})).hits.map((h) => h.name)).to.deep.equal(['SampleKafkaDataset'])
   })

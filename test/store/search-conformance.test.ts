@@ -15,9 +15,7 @@ searchConformance('in this thread (memory store)', async () => {
 })
 
 searchConformance('search thread (embedded store)', async () => {
-  // Fed by its caller alone: a source with nothing in it.
-  const index = new SearchThread({itemsFor: () => [], urnsById: () => []}, {searchableTypes: SEARCHABLE_TYPES})
-  index.start()
+  const index = new SearchThread({searchableTypes: SEARCHABLE_TYPES})
   return {index, cleanup: () => index.close()}
 })
 
@@ -30,7 +28,7 @@ describe('SearchIndex on PostgreSQL', function () {
   searchConformance('PostgreSQL full text', async () => {
     const db = await createTestDatabase(adminUrl)
     // The store's start creates the tables; the index then has them to itself.
-    const store = new PgStore({url: db.url, rules: REGISTRY_RULES, searchableTypes: SEARCHABLE_TYPES, poolMax: 2})
+    const store = new PgStore({url: db.url, rules: REGISTRY_RULES, poolMax: 2})
     await store.open()
     await store.close()
     const pool = new pg.Pool({connectionString: db.url, max: 2})

@@ -151,7 +151,7 @@ function shardsFailing(dir: string): {fs: StoreFs & {failShards: boolean}; s: Lo
     },
     syncDir: (p: string) => nodeStoreFs.syncDir(p),
   }
-  return {fs, s: new LowdbStore({dir, fs, searchableTypes: ['dataset'], rules: REGISTRY_RULES})}
+  return {fs, s: new LowdbStore({dir, fs, rules: REGISTRY_RULES})}
 }
 
 describe('embedded store: the live journal segment is accounted for', () => {

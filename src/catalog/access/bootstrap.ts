@@ -55,14 +55,16 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
  * directory lock refuses it while a server holds the store. Returns the token (shown once).
  */
 export async function recoverAdminToken(storeDir: string, name: string): Promise<{accessToken: string; id: string}> {
-  const {openStore} = await import('../../store/index.js')
+  const {openSearchIndex, openStore} = await import('../../store/index.js')
   const {Catalog} = await import('../catalog.js')
   const store = await openStore({dir: storeDir})
+  const search = await openSearchIndex({dir: storeDir})
   try {
-    const catalog = new Catalog({store})
+    const catalog = new Catalog({store, search})
     const {accessToken, metadata} = await new TokenService(catalog).mint(catalog.systemGrant(), {actorUrn: ROOT_USER, name, duration: 'NO_EXPIRY'})
     return {accessToken, id: metadata.id}
   } finally {
     await store.close()
+    await search.close()
   }
 }

@@ -2,7 +2,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {defaultStoreDir} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
-import {isStoreUrl, openStore} from '../../store/index.js'
+import {withStoreCatalog} from '../../cli/local-store.js'
+import {isStoreUrl} from '../../store/index.js'
 import {maskUrl} from '../../store/postgres/url.js'
 
 export default class StoreReindex extends BaseCommand {
@@ -24,15 +25,9 @@ on their next start.`
     const {flags} = await this.parse(StoreReindex)
     const url = flags.store ?? defaultStoreDir()
     if (!isStoreUrl(url)) throw new UsageError('store reindex works on a PostgreSQL store: pass --store postgres://… or set METADATA_STORE_URL')
-    const store = await openStore({dir: url})
-    try {
-      const reindex = store.capabilities?.reindex
-      if (!reindex) throw new UsageError(`the store at ${maskUrl(url)} has nothing to reindex`)
-      const r = await reindex()
-      this.log(`Reindexed ${r.entities} entities of ${maskUrl(url)}${r.removed > 0 ? ` (${r.removed} without rows dropped)` : ''}`)
-      return {store: maskUrl(url), ...r}
-    } finally {
-      await store.close()
-    }
+    const r = await withStoreCatalog(url, {warn: (m) => this.warn(m)}, (catalog) => catalog.reindex())
+    if (!r) throw new UsageError(`the store at ${maskUrl(url)} has nothing to reindex`)
+    this.log(`Reindexed ${r.entities} entities of ${maskUrl(url)}${r.removed > 0 ? ` (${r.removed} without rows dropped)` : ''}`)
+    return {store: maskUrl(url), ...r}
   }
 }

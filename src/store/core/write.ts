@@ -17,7 +17,7 @@
  */
 import type {RunCounts} from '../run-counts.js'
 import {observedAgain} from '../types.js'
-import type {AuditStamp, EntityRules, SystemMetadata, WriteOp, WriteResult} from '../types.js'
+import type {AuditStamp, SystemMetadata, WriteOp, WriteResult} from '../types.js'
 
 /** The op kinds that write a value (and may create the entity). */
 export type ValueOp = Extract<WriteOp, {op: 'upsert' | 'timeseries'}>
@@ -65,11 +65,8 @@ export interface RowTable<E> {
   /** Whether the entity has no row left. */
   isEmpty(e: E): boolean
   forget(urn: string, e: E): void
-  /**
-   * After an op changed the entity's rows or metadata (it may be gone by now). `search`: what
-   * search sees of it may have changed (a new entity, a new value of an aspect search reads, a removal).
-   */
-  touched(urn: string, e: E, search: boolean): void
+  /** After an op changed the entity's rows or metadata (it may be gone by now). */
+  touched(urn: string, e: E): void
 }
 
 /** The result of an op that found nothing to do. */
@@ -106,11 +103,6 @@ export function decideUpsert(
   return {value: 'unchanged', observed: observedAgain(stored(), incoming)}
 }
 
-/** Whether a changed value makes search see the entity differently. */
-export function searchSeesChange(rules: EntityRules, entityType: string, op: ValueOp, changed: boolean, createdEntity: boolean): boolean {
-  return createdEntity || (changed && op.op === 'upsert' && rules.feedsSearch(entityType, op.aspectName))
-}
-
 /** The timeseries rows a timeseries removal takes. */
 export function seriesGoes(op: Extract<WriteOp, {op: 'deleteTimeseriesOfRun' | 'deleteTimeseriesRange'}>): (row: {runId: string | undefined; timestampMillis: number}) => boolean {
   return op.op === 'deleteTimeseriesOfRun' ? (r) => r.runId === op.runId : (r) => r.timestampMillis >= op.startTime && r.timestampMillis <= op.endTime
@@ -121,7 +113,7 @@ export function seriesGoes(op: Extract<WriteOp, {op: 'deleteTimeseriesOfRun' | '
  * (and its key row) first, then the value, then the bookkeeping; for a removal, the rows, then
  * the entity if nothing is left.
  */
-export function applyWrite<E>(op: WriteOp, t: RowTable<E>, rules: EntityRules, entityTypeOf: (e: E) => string): WriteResult {
+export function applyWrite<E>(op: WriteOp, t: RowTable<E>): WriteResult {
   const runs = t.runs
   const gone: RowGone = (runId, time) => runs?.count(runId, time, -1)
   let e = t.entity(op.urn)
@@ -152,14 +144,14 @@ export function applyWrite<E>(op: WriteOp, t: RowTable<E>, rules: EntityRules, e
         if (replaced) gone(replaced.runId, replaced.time)
       }
       if (changed) runs?.count(op.systemMetadata.runId, op.created.time, 1)
-      t.touched(op.urn, e, searchSeesChange(rules, entityTypeOf(e), op, changed, createdEntity))
+      t.touched(op.urn, e)
       return {urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0}
     }
     case 'deleteEntity': {
       if (e === undefined) return noChange(op)
       const n = t.removeEntity(op.urn, e, gone)
       t.forget(op.urn, e)
-      t.touched(op.urn, e, true)
+      t.touched(op.urn, e)
       return removalResult(op, n)
     }
     case 'deleteAspect':
@@ -178,7 +170,7 @@ export function applyWrite<E>(op: WriteOp, t: RowTable<E>, rules: EntityRules, e
         n = removed
       }
       if (t.isEmpty(e)) t.forget(op.urn, e)
-      t.touched(op.urn, e, true)
+      t.touched(op.urn, e)
       return removalResult(op, n)
     }
   }

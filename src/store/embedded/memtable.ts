@@ -3,21 +3,19 @@
  * old versions' places in the history file, timeseries rows), what the write core does to them
  * (`core/write.ts` through `table`), and every read the store answers from them. It knows nothing
  * of files: the journal, the shards and the manifest are the store's (lowdb-store.ts), which calls
- * `apply` for each journaled op and `onTouch` marks what the next checkpoint and the search thread
- * must see.
+ * `apply` for each journaled op and `onTouch` marks what the next checkpoint must write.
  *
  * Glossary:
- * - Ent: one entity (snapshot.ts): id (search id and listing order), type, last LSN, aspects.
+ * - Ent: one entity (snapshot.ts): id (listing order), type, last LSN, aspects.
  * - lsn: the journal position of the op being applied; each entity records the last it saw, and a
  *   replay skips ops a loaded shard reflects already.
- * - touch: the entity changed; `search` when search must see it again.
+ * - touch: the entity changed.
  */
 import {existsFor, latestSeriesRow, listingPage, seriesWindow} from '../core/read.js'
 import {applyWrite, noChange, type RowTable} from '../core/write.js'
 import {ReferenceIndex} from '../reference-index.js'
 import {RunCounts} from '../run-counts.js'
-import {SEARCH_VALUE} from '../types.js'
-import type {EntityRecord, EntityRules, IndexItem, ListUrnsRequest, ReferenceQuery, RunRow, RunSummary, StoredAspect, SystemMetadata, WriteOp, WriteResult} from '../types.js'
+import type {EntityRecord, EntityRules, EntityTexts, ListUrnsRequest, ReferenceQuery, RunRow, RunSummary, StoredAspect, SystemMetadata, WriteOp, WriteResult} from '../types.js'
 import type {HistoryFile, HistoryRecord, OldRow} from './history.js'
 import {type AnyRow, isOld, LazyAspect, runIdOf, timeOf} from './rows.js'
 import {type Ent, own, put, type TsRow, Versions} from './snapshot.js'
@@ -38,7 +36,7 @@ export class Memtable {
     readonly values: ValueArena,
     /** Old versions, on disk (see history.ts). */
     private readonly history: HistoryFile,
-    private readonly onTouch: (urn: string, search: boolean) => void,
+    private readonly onTouch: (urn: string) => void,
   ) {
     this.refs = new ReferenceIndex((aspect) => rules.indexesReferences(aspect))
   }
@@ -128,13 +126,7 @@ export class Memtable {
       if (existing && existing.l >= lsn) return noChange(op)
     }
     this.lsn = lsn
-    const r = applyWrite(op, this.table, this.rules, (e) => e.t)
-    // What search reads of the value rides beside the journal, never in it (see SEARCH_VALUE).
-    if (op.op === 'upsert') {
-      if (r.changed && this.rules.feedsSearch(op.entityType, op.aspectName)) this.noteSearchValue(op.urn, op.aspectName, op[SEARCH_VALUE])
-    } else if (op.op === 'deleteEntity') this.searchValues.delete(op.urn)
-    else if (op.op === 'deleteAspect' || op.op === 'revert') this.noteSearchValue(op.urn, op.aspectName, undefined)
-    return r
+    return applyWrite(op, this.table)
   }
 
   /** The memtable as the write core sees it (see core/write.ts): values in the arena, old versions in the history file. */
@@ -241,35 +233,15 @@ export class Memtable {
     },
     isEmpty: (e) => Object.keys(e.a).length === 0 && Object.keys(e.s ?? {}).length === 0,
     forget: (urn, e) => this.forget(urn, e),
-    touched: (urn, e, search) => {
+    touched: (urn, e) => {
       e.l = this.lsn
-      // Search reads a few aspects only; identical writes and other aspects leave it as it was.
-      this.onTouch(urn, search)
+      this.onTouch(urn)
     },
   }
 
-  /**
-   * Search projections (see SEARCH_VALUE) of aspects written since the last flush to the search
-   * thread, by urn then aspect: sent instead of the whole text, then dropped. Only the latest
-   * write of an aspect counts; one without a projection (or a revert, a delete) drops it.
-   */
-  private readonly searchValues = new Map<string, Record<string, string>>()
-
-  noteSearchValue(urn: string, aspectName: string, projection: string | undefined): void {
-    let rec = this.searchValues.get(urn)
-    if (projection === undefined) {
-      if (rec && Object.hasOwn(rec, aspectName)) delete rec[aspectName]
-      return
-    }
-    if (!rec) this.searchValues.set(urn, (rec = Object.create(null) as Record<string, string>))
-    rec[aspectName] = projection
-  }
-
-  /** Removes an entity, remembering its search id until the search thread has been told. */
   forget(urn: string, e: Ent): void {
     this.ents.delete(urn)
     this.byType.get(e.t)?.delete(urn)
-    this.deletedIds.set(urn, e.id)
   }
 
   track(urn: string, e: Ent): void {
@@ -280,26 +252,6 @@ export class Memtable {
   }
 
 
-
-  /** What the search thread needs of one changed entity: its search aspects as text, its removal, or both. */
-  searchItems(urn: string): IndexItem[] {
-    const e = this.ents.get(urn)
-    const deleted = this.deletedIds.get(urn)
-    if (deleted !== undefined) this.deletedIds.delete(urn)
-    if (!e) return deleted === undefined ? [] : [{id: deleted, urn, type: '', aspects: null}]
-    const aspects: Record<string, string> = {}
-    const projected = this.searchValues.get(urn)
-    if (projected) this.searchValues.delete(urn)
-    for (const [name, v] of Object.entries(e.a)) {
-      if (this.rules.feedsSearch(e.t, name)) aspects[name] = own(projected, name) ?? this.values.text(v.ref)
-    }
-    const item: IndexItem = {id: e.id, urn, type: e.t, aspects}
-    // Deleted and written again before this flush: the old id leaves the index, the new one enters.
-    return deleted !== undefined && deleted !== e.id ? [{id: deleted, urn, type: '', aspects: null}, item] : [item]
-  }
-
-  /** urn → search id of entities deleted since the last flush to the search thread. */
-  private readonly deletedIds = new Map<string, number>()
 
   /**
    * Every urn in the order of the entities' ids. Ids are handed out one by one, so unless most
@@ -400,7 +352,27 @@ export class Memtable {
     return existsFor(() => this.removed(e), opts)
   }
 
+  async latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>> {
+    const out = new Map<string, EntityTexts>()
+    for (const urn of urns) {
+      const e = this.ents.get(urn)
+      if (!e) continue
+      const values: Record<string, string> = {}
+      for (const n of aspectNames) {
+        const v = own(e.a, n)
+        if (v) values[n] = this.values.text(v.ref)
+      }
+      out.set(urn, {id: e.id, entityType: e.t, values})
+    }
+    return out
+  }
+
   async listUrns(req: ListUrnsRequest): Promise<{total: number; urns: string[]}> {
+    // Everything, in id order (a search rebuild asks this of a million-aspect store at its start).
+    if (!req.entityType && req.includeSoftDeleted && !req.start && req.count === undefined) {
+      const urns = this.urnsById()
+      return {total: urns.length, urns}
+    }
     const all: Array<[string, Ent]> = []
     const candidates = req.entityType ? (this.byType.get(req.entityType) ?? new Map<string, Ent>()) : this.ents
     for (const [urn, e] of candidates) {

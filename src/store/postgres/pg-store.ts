@@ -7,10 +7,11 @@
  * advisory lock per urn it touches (in sorted order, so two batches never deadlock). Writers of
  * the same entity are thus serialised whichever process they run in, and no update is lost.
  *
- * Search: documents are kept in `mdcli_search_doc` (search vector + facet columns), written in
- * the transaction of the batch that changed them, and queries are answered by PostgreSQL from
- * that table (search-sql.ts) with the embedded store's word analysis, so every replica sees every
- * committed write at once and none holds an index in memory.
+ * Search is not the store's: a write's sidecar (`write(ops, sidecar)`) runs inside the batch's
+ * transaction, after its ops, with a view of the rows as the transaction sees them
+ * (`latestTexts`) and the connection as an opaque handle; the catalog feeds the search index
+ * (search-index.ts, `mdcli_search_doc`) through it, so a committed write is searchable on every
+ * replica at once and a rolled-back one never was.
  *
  * Replicas: every write batch NOTIFYs the urns it touched on `mdcli_write` (delivered at
  * COMMIT). Each process LISTENs on one connection of its own (application_name
@@ -23,18 +24,16 @@
  * separate small pool, so edits of one entity on two replicas run one after the other.
  */
 import pg from 'pg'
-import {buildSearchDoc} from '../../model/search-doc.js'
-import {arrayLiteral, PgSearchIndex, type SearchDocRow, writeSearchDocs} from './search-index.js'
+import {arrayLiteral} from './literal.js'
 import type {
   EntityRecord,
   EntityRules,
+  EntityTexts,
   ReferenceQuery,
   ListUrnsRequest,
   MetadataStore,
   RunRow,
   RunSummary,
-  SearchRequest,
-  SearchResponse,
   StoredAspect,
   StoreStats,
   StoreCapabilities,
@@ -42,10 +41,10 @@ import type {
   SystemMetadata,
   WriteOp,
   WriteResult,
+  WriteSidecar,
 } from '../types.js'
-import {SEARCH_VALUE} from '../types.js'
 import {existsFor} from '../core/read.js'
-import {decideUpsert, noChange, removalResult, searchSeesChange, writesKeyRow} from '../core/write.js'
+import {decideUpsert, noChange, removalResult, writesKeyRow} from '../core/write.js'
 import {fillSearchVectors, migrate} from './schema.js'
 import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
@@ -57,7 +56,6 @@ export {maskUrl} from './url.js'
 export interface PgStoreOptions {
   url: string
   rules: EntityRules
-  searchableTypes: readonly string[]
   /** Pool size; small by default, since one server rarely needs more. */
   poolMax?: number
   /** Where the store says what went wrong in the background (the server's log). */
@@ -180,8 +178,6 @@ interface Batch {
   refs: Map<string, {urn: string; aspect: string; targets: Set<string>}>
   observed: Map<string, [string, string, string]>
   removed: Map<string, boolean>
-  /** Search projections (SEARCH_VALUE) of values the batch wrote, with the text each stands for. */
-  projections: Map<string, {text: string; projection: string}>
 }
 
 const pairKey = (urn: string, aspect: string) => `${urn}\u0000${aspect}`
@@ -217,7 +213,7 @@ export class PgStore implements MetadataStore {
 
   constructor(private readonly opts: PgStoreOptions) {}
 
-  readonly capabilities: StoreCapabilities = {reindex: (onProgress) => this.reindex(onProgress)}
+  readonly capabilities: StoreCapabilities = {transactions: true, reindex: (onProgress) => this.reindex(onProgress)}
 
   /** Each batch is a transaction on a connection of its own: as many as the pool holds. */
   get writeConcurrency(): number {
@@ -253,7 +249,6 @@ export class PgStore implements MetadataStore {
     }
     // Connection failures of every statement from here on are E_STORE_UNAVAILABLE (see unavailable.ts).
     this.pool = guardPool(pool)
-    this.searchIndex = new PgSearchIndex(this.pool, this.opts.searchableTypes)
     const lockPool = new pg.Pool(this.poolConfig(4, 'mdcli-locks'))
     lockPool.on('error', () => undefined)
     this.lockPool = guardPool(lockPool)
@@ -434,10 +429,9 @@ export class PgStore implements MetadataStore {
 
   // ---------------------------------------------------------------- writes
 
-  async write(ops: WriteOp[]): Promise<WriteResult[]> {
+  async write(ops: WriteOp[], sidecar?: WriteSidecar): Promise<WriteResult[]> {
     const c = await this.db.connect()
     const results: WriteResult[] = []
-    let dirtyCount = 0
     try {
       const urns = [...new Set(ops.map((o) => o.urn))].sort()
       // unnest keeps the sorted order, so batches never wait on each other in a cycle. BEGIN goes
@@ -449,7 +443,6 @@ export class PgStore implements MetadataStore {
       } else {
         await c.query(`BEGIN; SELECT count(pg_advisory_xact_lock(hashtext(k))) FROM unnest(${pg.escapeLiteral(arrayLiteral(urns))}::text[]) AS k`)
       }
-      const dirty = new Set<string>()
       const b = await this.prefetch(c, ops, urns)
       for (let i = 0; i < ops.length; ) {
         const op = ops[i]!
@@ -457,18 +450,17 @@ export class PgStore implements MetadataStore {
           // A run of entity deletes (a bulk delete, a rollback) goes in five statements, not five per entity.
           let j = i
           while (j < ops.length && ops[j]!.op === 'deleteEntity') j++
-          results.push(...(await this.deleteEntities(c, ops.slice(i, j).map((o) => o.urn), dirty, b)))
+          results.push(...(await this.deleteEntities(c, ops.slice(i, j).map((o) => o.urn), b)))
           i = j
           continue
         }
-        results.push(await this.apply(c, op, dirty, b))
+        results.push(await this.apply(c, op, b))
         if (op.op === 'upsert' || op.op === 'timeseries') b.known.set(op.urn, true)
         else await this.reread(c, b, op.urn)
         i++
       }
       await this.flush(c, b)
-      await this.reindexEntities(c, [...dirty], b)
-      dirtyCount = dirty.size
+      if (sidecar) await sidecar({handle: c, latestTexts: (u, names) => this.txTexts(c, b, u, names)}, results)
       // Delivered to the other replicas at COMMIT, never for a rolled-back batch; a payload holds
       // under 8,000 bytes, so the urns go in chunks, all sent in one statement.
       const payloads: string[] = []
@@ -495,25 +487,7 @@ export class PgStore implements MetadataStore {
     } finally {
       c.release()
     }
-    this.maybeAnalyze(dirtyCount)
     return results
-  }
-
-  /** Search documents this process wrote, and the count at which it next refreshes the planner's statistics. */
-  private docsWritten = 0
-  private analyzeAt = 1000
-
-  /**
-   * Refreshes the statistics of the search and entity tables after a bulk load, at 1,000, 2,000,
-   * 4,000 … documents written by this process. Autovacuum gets there too, but only a minute or
-   * more later; until then a fresh table looks empty to the planner, which then answered a common
-   * word by reading every document of the type (40 ms) instead of the word's index entries (6 ms).
-   */
-  private maybeAnalyze(docs: number): void {
-    this.docsWritten += docs
-    if (this.docsWritten < this.analyzeAt || this.closing) return
-    this.analyzeAt = this.docsWritten * 2
-    Promise.resolve().then(() => this.db.query('ANALYZE mdcli_search_doc, mdcli_entity')).catch((e: unknown) => this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`))
   }
 
   /**
@@ -521,7 +495,7 @@ export class PgStore implements MetadataStore {
    * exist, and the latest row of every aspect it upserts (with each new entity's key aspect).
    */
   private async prefetch(c: pg.PoolClient, ops: WriteOp[], urns: string[]): Promise<Batch> {
-    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: new Map(), observed: new Map(), removed: new Map(), projections: new Map()}
+    const b: Batch = {known: new Map(), current: new Map(), entities: [], versions: [], refs: new Map(), observed: new Map(), removed: new Map()}
     for (const u of urns) b.known.set(u, false)
     // Every key aspect is read along, since which entities exist is learnt in the same round trip;
     // those of existing entities are then left out.
@@ -651,7 +625,7 @@ export class PgStore implements MetadataStore {
     }
   }
 
-  private async apply(c: pg.PoolClient, op: WriteOp, dirty: Set<string>, b: Batch): Promise<WriteResult> {
+  private async apply(c: pg.PoolClient, op: WriteOp, b: Batch): Promise<WriteResult> {
     const none = noChange(op)
     const exists = b.known.get(op.urn) === true
     // Everything but a new or unchanged latest value reads or changes rows one by one: the buffer goes first.
@@ -706,9 +680,6 @@ export class PgStore implements MetadataStore {
             this.bufferRefs(b, op.urn, op.aspectName, op.value)
           }
           if (changed) {
-            const projection = op[SEARCH_VALUE]
-            if (projection !== undefined) b.projections.set(k, {text: op.value, projection})
-            else b.projections.delete(k)
             if (op.aspectName === this.opts.rules.softDeleteAspect) b.removed.set(op.urn, this.opts.rules.isRemoved(op.value))
           }
         } else {
@@ -718,14 +689,13 @@ export class PgStore implements MetadataStore {
             [op.urn, op.aspectName, op.timestampMillis, op.value, JSON.stringify(op.systemMetadata), op.created.time, op.created.actor, op.systemMetadata.runId ?? null],
           )
         }
-        if (searchSeesChange(this.opts.rules, op.entityType, op, changed, createdEntity)) dirty.add(op.urn)
         return this.result({urn: op.urn, aspectName: op.aspectName, changed, createdEntity, rowsRemoved: 0})
       }
       case 'deleteEntity': {
         if (!exists) return this.result(none)
         const a = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1', [op.urn])
         const t = await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1', [op.urn])
-        await this.forget(c, op.urn, dirty)
+        await this.forget(c, op.urn)
         return this.result(removalResult(op, a.rowCount! + t.rowCount!))
       }
       case 'deleteAspect': {
@@ -734,7 +704,7 @@ export class PgStore implements MetadataStore {
         const t = await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         const n = a.rowCount! + t.rowCount!
-        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        await this.afterRemoval(c, op.urn, op.aspectName)
         return this.result(removalResult(op, n))
       }
       case 'revert': {
@@ -750,7 +720,7 @@ export class PgStore implements MetadataStore {
         } else {
           await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         }
-        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        await this.afterRemoval(c, op.urn, op.aspectName)
         return this.result(removalResult(op, 1))
       }
       case 'deleteTimeseriesOfRun':
@@ -760,14 +730,14 @@ export class PgStore implements MetadataStore {
           op.op === 'deleteTimeseriesOfRun'
             ? await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND run_id = $3', [op.urn, op.aspectName, op.runId])
             : await c.query('DELETE FROM mdcli_timeseries WHERE urn = $1 AND aspect = $2 AND ts BETWEEN $3 AND $4', [op.urn, op.aspectName, op.startTime, op.endTime])
-        await this.afterRemoval(c, op.urn, op.aspectName, dirty)
+        await this.afterRemoval(c, op.urn, op.aspectName)
         return this.result(removalResult(op, d.rowCount!))
       }
     }
   }
 
   /** Hard deletes of whole entities, in order; an urn named twice is gone by its second delete. */
-  private async deleteEntities(c: pg.PoolClient, urns: string[], dirty: Set<string>, b: Batch): Promise<WriteResult[]> {
+  private async deleteEntities(c: pg.PoolClient, urns: string[], b: Batch): Promise<WriteResult[]> {
     await this.flush(c, b)
     const gone = new Set(urns.filter((u) => b.known.get(u) === true))
     const rows = new Map<string, number>()
@@ -783,10 +753,7 @@ export class PgStore implements MetadataStore {
       await c.query('DELETE FROM mdcli_reference WHERE urn = ANY($1)', [list])
       await c.query('DELETE FROM mdcli_entity WHERE urn = ANY($1)', [list])
       for (const k of b.current.keys()) if (gone.has(k.slice(0, k.indexOf('\u0000')))) b.current.set(k, null)
-      for (const u of list) {
-        b.known.set(u, false)
-        dirty.add(u)
-      }
+      for (const u of list) b.known.set(u, false)
     }
     return urns.map((urn) => {
       const first = gone.delete(urn)
@@ -810,56 +777,41 @@ export class PgStore implements MetadataStore {
     await c.query('UPDATE mdcli_entity SET removed = $2 WHERE urn = $1', [urn, this.opts.rules.isRemoved(r.rows[0]?.metadata)])
   }
 
-  private async afterRemoval(c: pg.PoolClient, urn: string, aspect: string, dirty: Set<string>): Promise<void> {
+  private async afterRemoval(c: pg.PoolClient, urn: string, aspect: string): Promise<void> {
     const left = await c.query('SELECT 1 FROM metadata_aspect_v2 WHERE urn = $1 UNION ALL SELECT 1 FROM mdcli_timeseries WHERE urn = $1 LIMIT 1', [urn])
-    if (left.rowCount === 0) return this.forget(c, urn, dirty)
+    if (left.rowCount === 0) return this.forget(c, urn)
     if (aspect === this.opts.rules.softDeleteAspect) await this.setRemoved(c, urn)
-    dirty.add(urn)
   }
 
-  private async forget(c: pg.PoolClient, urn: string, dirty: Set<string>): Promise<void> {
+  private async forget(c: pg.PoolClient, urn: string): Promise<void> {
     await c.query('DELETE FROM mdcli_reference WHERE urn = $1', [urn])
     await c.query('DELETE FROM mdcli_entity WHERE urn = $1', [urn])
-    dirty.add(urn)
   }
 
   /**
-   * Rewrites the search documents of entities in the transaction (four or five statements for
-   * any number). The latest values a batch knows (`b.current`: what it prefetched and wrote,
-   * kept in step with every op) are not read back; only the names of an entity's aspects are,
-   * and the values of those the batch did not touch.
+   * `latestTexts` inside a write's transaction (for its sidecar): the values the batch knows
+   * (`b.current`: what it prefetched and wrote, kept in step with every op) are not read back;
+   * only the names of the entities' aspects are, and the values of those the batch did not touch.
    */
-  private async reindexEntities(c: pg.PoolClient, urns: string[], b?: Batch): Promise<void> {
-    if (urns.length === 0) return
-    // One round trip: the old documents go, and each entity comes with the names of its latest
-    // aspects (with a batch, only the names; without one, restore indices, the values too).
-    // Two index scans (a join of the two tables was planned as a hash join over all rows).
-    const {rows} = await c.query<{id: string | null; urn: string; entity_type: string | null; aspect: string | null; metadata?: string}>(
-      `WITH gone AS (DELETE FROM mdcli_search_doc WHERE urn = ANY($1::text[]))
-       SELECT id, urn, entity_type, NULL::text AS aspect${b ? '' : ', NULL::text AS metadata'} FROM mdcli_entity WHERE urn = ANY($1::text[])
+  private async txTexts(c: pg.PoolClient, b: Batch, urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>> {
+    const out = new Map<string, EntityTexts>()
+    if (urns.length === 0) return out
+    // One round trip: the entities, and the names of their latest aspects of those asked (two
+    // index scans; a join of the two tables was planned as a hash join over all rows).
+    const {rows} = await c.query<{id: string | null; urn: string; entity_type: string | null; aspect: string | null}>(
+      `SELECT id, urn, entity_type, NULL::text AS aspect FROM mdcli_entity WHERE urn = ANY($1::text[])
        UNION ALL
-       SELECT NULL, urn, NULL, aspect${b ? '' : ', metadata'} FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND version = 0`,
-      [urns],
+       SELECT NULL, urn, NULL, aspect FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND aspect = ANY($2::text[]) AND version = 0`,
+      [urns, aspectNames],
     )
-    const ents = new Map<string, {id: string; entity_type: string}>()
-    for (const r of rows) if (r.aspect === null) ents.set(r.urn, {id: r.id!, entity_type: r.entity_type!})
-    const byUrn = new Map<string, Record<string, unknown>>()
+    for (const r of rows) if (r.aspect === null) out.set(r.urn, {id: Number(r.id), entityType: r.entity_type!, values: {}})
     const missing: Array<{urn: string; aspect: string}> = []
     for (const r of rows) {
-      const aspect = r.aspect
-      const type = aspect === null ? undefined : ents.get(r.urn)?.entity_type
-      if (aspect === null || type === undefined || !this.opts.rules.feedsSearch(type, aspect)) continue
-      let parsed = byUrn.get(r.urn)
-      if (!parsed) byUrn.set(r.urn, (parsed = {}))
-      const k = pairKey(r.urn, aspect)
-      const text = r.metadata ?? b?.current.get(k)?.metadata
-      if (text === undefined) {
-        missing.push({urn: r.urn, aspect})
-        continue
-      }
-      const p = b?.projections.get(k)
-      // The write side parsed the value already and kept what search reads of it.
-      parsed[aspect] = JSON.parse(p !== undefined && p.text === text ? p.projection : text)
+      const e = r.aspect === null ? undefined : out.get(r.urn)
+      if (!e) continue
+      const text = b.current.get(pairKey(r.urn, r.aspect!))?.metadata
+      if (text === undefined) missing.push({urn: r.urn, aspect: r.aspect!})
+      else e.values[r.aspect!] = text
     }
     if (missing.length > 0) {
       const want = new Set(missing.map((r) => pairKey(r.urn, r.aspect)))
@@ -867,11 +819,27 @@ export class PgStore implements MetadataStore {
         'SELECT urn, aspect, metadata FROM metadata_aspect_v2 WHERE urn = ANY($1::text[]) AND aspect = ANY($2::text[]) AND version = 0',
         [[...new Set(missing.map((r) => r.urn))], [...new Set(missing.map((r) => r.aspect))]],
       )
-      for (const r of rows.rows) if (want.has(pairKey(r.urn, r.aspect))) byUrn.get(r.urn)![r.aspect] = JSON.parse(r.metadata)
+      for (const r of rows.rows) if (want.has(pairKey(r.urn, r.aspect))) out.get(r.urn)!.values[r.aspect] = r.metadata
     }
-    const docs: SearchDocRow[] = []
-    for (const [urn, e] of ents) docs.push({id: Number(e.id), urn, type: e.entity_type, doc: buildSearchDoc(e.entity_type, urn, byUrn.get(urn) ?? {})})
-    await writeSearchDocs(c, docs)
+    return out
+  }
+
+  async latestTexts(urns: string[], aspectNames: readonly string[]): Promise<Map<string, EntityTexts>> {
+    const out = new Map<string, EntityTexts>()
+    if (!urns.every(storable)) urns = urns.filter(storable)
+    if (urns.length === 0) return out
+    const {rows} = await this.db.query<{id: string; urn: string; entity_type: string; aspect: string | null; metadata: string | null}>(
+      `SELECT e.id, e.urn, e.entity_type, m.aspect, m.metadata FROM mdcli_entity e
+       LEFT JOIN metadata_aspect_v2 m ON m.urn = e.urn AND m.version = 0 AND m.aspect = ANY($2::text[])
+       WHERE e.urn = ANY($1::text[])`,
+      [urns, aspectNames.filter(storable)],
+    )
+    for (const r of rows) {
+      let e = out.get(r.urn)
+      if (!e) out.set(r.urn, (e = {id: Number(r.id), entityType: r.entity_type, values: {}}))
+      if (r.aspect !== null && r.metadata !== null) e.values[r.aspect] = r.metadata
+    }
+    return out
   }
 
   private bufferVersion(b: Batch, urn: string, aspect: string, text: string, sm: SystemMetadata, created: {time: number; actor: string}, smText = JSON.stringify(sm)): void {
@@ -889,7 +857,7 @@ export class PgStore implements MetadataStore {
   }
 
   /**
-   * DataHub's "restore indices": rebuilds entities, search documents and references from the
+   * DataHub's "restore indices": rebuilds entities and references from the
    * rows of `metadata_aspect_v2` (and our timeseries table), page by page of urns, each page one
    * transaction under the writers' per-urn locks. Timeseries rows are not in DataHub's table
    * (DataHub keeps them in Elasticsearch), so there is nothing to rebuild them from.
@@ -898,7 +866,6 @@ export class PgStore implements MetadataStore {
     const gone = await this.db.query(
       `DELETE FROM mdcli_entity e WHERE NOT EXISTS (SELECT 1 FROM metadata_aspect_v2 a WHERE a.urn = e.urn) AND NOT EXISTS (SELECT 1 FROM mdcli_timeseries t WHERE t.urn = e.urn)`,
     )
-    await this.db.query('DELETE FROM mdcli_search_doc d WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = d.urn)')
     await this.db.query('DELETE FROM mdcli_reference r WHERE NOT EXISTS (SELECT 1 FROM mdcli_entity e WHERE e.urn = r.urn)')
     let after = ''
     let done = 0
@@ -917,7 +884,7 @@ export class PgStore implements MetadataStore {
     return {entities: done, removed: gone.rowCount ?? 0}
   }
 
-  /** Rebuilds the entity row, references and search document of each urn, in one transaction. */
+  /** Rebuilds the entity row and references of each urn, in one transaction. */
   private async indexUrns(urns: string[]): Promise<void> {
     const c = await this.db.connect()
     try {
@@ -930,7 +897,6 @@ export class PgStore implements MetadataStore {
         const latest = await c.query<{aspect: string; metadata: string}>('SELECT aspect, metadata FROM metadata_aspect_v2 WHERE urn = $1 AND version = 0', [urn])
         for (const r of latest.rows) await this.setRefs(c, urn, r.aspect, r.metadata)
         await this.setRemoved(c, urn)
-        await this.reindexEntities(c, [urn])
       }
       await c.query('COMMIT')
     } catch (err) {
@@ -1109,13 +1075,6 @@ export class PgStore implements MetadataStore {
     return {total: Number(total.rows[0]!.n), urns: rows.map((r) => r.urn)}
   }
 
-  async search(req: SearchRequest): Promise<SearchResponse> {
-    if (!this.searchIndex) throw new Error('store is not open')
-    return this.searchIndex.query(req)
-  }
-
-  /** Search documents, written in each batch's transaction (writeSearchDocs) and read through the search contract. */
-  private searchIndex: PgSearchIndex | null = null
 
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     if (!targets.every(storable)) targets = targets.filter(storable)

@@ -1,7 +1,7 @@
 /**
  * The search contract answered in this thread, on the embedded store's word index
- * (`../search-index.ts`): what the memory store uses, and the model the other two implementations
- * are held to by the search conformance suite.
+ * (`../search-index.ts`): what a catalog on the memory store uses, and the model the other two
+ * implementations are held to by the search conformance suite.
  */
 import {SearchIndex as WordIndex} from '../search-index.js'
 import {buildSearchDoc} from '../../model/search-doc.js'
@@ -11,7 +11,7 @@ import type {IndexItem, SearchIndex, SearchRequest, SearchResponse} from '../typ
 export function applyItems(index: WordIndex, items: IndexItem[]): void {
   for (const it of items) {
     if (it.aspects === null) {
-      index.remove(it.id)
+      index.removeUrn(it.urn)
       continue
     }
     const parsed: Record<string, unknown> = {}
@@ -26,11 +26,6 @@ export class MemorySearchIndex implements SearchIndex {
   constructor(private readonly searchableTypes: readonly string[]) {}
 
   async apply(items: IndexItem[]): Promise<void> {
-    this.applyNow(items)
-  }
-
-  /** `apply` without the promise, for a caller in the middle of a synchronous write. */
-  applyNow(items: IndexItem[]): void {
     applyItems(this.index, items)
   }
 
