@@ -179,4 +179,24 @@ describe('module boundaries', () => {
     }
     expect(offenders).to.deep.equal([])
   })
+
+  it('stores know nothing of search: only the search indexes import search modules (the catalog feeds them)', () => {
+    // The search side of src/store: the word index and its thread, the in-thread index,
+    // PostgreSQL's full text, and the document model they share.
+    const SEARCH = [/^src\/store\/(search-index|search-worker|term-index)\.[jt]s$/, /^src\/store\/search\//, /^src\/store\/embedded\/search-thread\.[jt]s$/, /^src\/store\/postgres\/search-(index|sql)\.[jt]s$/, /^src\/model\/search-doc\.[jt]s$/]
+    const isSearch = (f: string) => SEARCH.some((r) => r.test(f))
+    // Beside them: the contract (its request and facet types), the module that opens a store and
+    // the index that goes with it, and PostgreSQL's schema (it holds the search table and its upgrades).
+    const ALSO = new Set(['src/store/types.ts', 'src/store/index.ts', 'src/store/postgres/schema.ts'])
+    const offenders: string[] = []
+    for (const file of tsFiles(join(ROOT, 'src', 'store'))) {
+      const from = relative(ROOT, file)
+      if (isSearch(from) || ALSO.has(from)) continue
+      for (const spec of relativeImports(file)) {
+        const target = relative(ROOT, join(file, '..', spec))
+        if (isSearch(target)) offenders.push(`${from} -> ${target}`)
+      }
+    }
+    expect(offenders).to.deep.equal([])
+  })
 })

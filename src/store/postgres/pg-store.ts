@@ -45,7 +45,7 @@ import type {
 } from '../types.js'
 import {existsFor} from '../core/read.js'
 import {decideUpsert, noChange, removalResult, writesKeyRow} from '../core/write.js'
-import {fillSearchVectors, migrate} from './schema.js'
+import {migrate} from './schema.js'
 import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
 import {urnsIn} from '../reference-index.js'
@@ -243,7 +243,6 @@ export class PgStore implements MetadataStore {
     }
     try {
       await migrate(c)
-      await fillSearchVectors(c)
     } finally {
       c.release()
     }

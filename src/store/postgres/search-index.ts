@@ -10,6 +10,7 @@ import type {IndexItem, SearchIndex, SearchRequest, SearchResponse} from '../typ
 import {arrayLiteral} from './literal.js'
 import {noNul} from './nul.js'
 import {guardPool} from './unavailable.js'
+import {fillSearchVectors} from './schema.js'
 import {nameKey, searchDocs, searchVectors} from './search-sql.js'
 
 /** A document to write, under the entity's search id. */
@@ -72,9 +73,31 @@ export class PgSearchIndex implements SearchIndex {
     return new PgSearchIndex(guardPool(pool), searchableTypes, {ownsPool: true, warn: opts.warn})
   }
 
+  /**
+   * Documents written without a search vector (by an older server during an upgrade) get theirs
+   * before this process first reads or rebuilds the table (once; the store's start migrated it).
+   */
+  private filled: Promise<void> | undefined
+
+  private fillVectors(): Promise<void> {
+    this.filled ??= (async () => {
+      const c = await this.db.connect()
+      try {
+        await fillSearchVectors(c)
+      } finally {
+        c.release()
+      }
+    })().catch((e: unknown) => {
+      this.filled = undefined
+      throw e
+    })
+    return this.filled
+  }
+
   /** In one transaction of its own: see `applyWithin`. */
   async apply(items: IndexItem[]): Promise<void> {
     if (items.length === 0) return
+    await this.fillVectors()
     const c = await this.db.connect()
     try {
       await c.query('BEGIN')
@@ -127,7 +150,8 @@ export class PgSearchIndex implements SearchIndex {
       .catch((e: unknown) => this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`))
   }
 
-  query(req: SearchRequest): Promise<SearchResponse> {
+  async query(req: SearchRequest): Promise<SearchResponse> {
+    await this.fillVectors()
     return searchDocs(this.db, req, this.searchableTypes)
   }
 
