@@ -167,11 +167,11 @@ async function engineAlone(entities: number, queries: string[], seconds: number)
     for (const p of datasetProposals(i, rand)) aspects[p.aspectName] = p.aspect.value
     items.push({id: i + 1, urn: datasetUrnOf(i), type: 'dataset', aspects})
     if (items.length === 1000) {
-      index.applyNow(items)
+      await index.apply(items)
       items = []
     }
   }
-  index.applyNow(items)
+  await index.apply(items)
   const lat: number[] = []
   const deadline = performance.now() + seconds * 1000
   for (let qi = 0; performance.now() < deadline; qi++) {
