@@ -198,6 +198,19 @@ describe('DataHub’s web app on golden data: lineage through EntityWithRelation
         .sort()
     const children = ['urn:li:glossaryTerm:AccountBalance', 'urn:li:glossaryTerm:CustomerAccount', 'urn:li:glossaryTerm:SavingAccount']
     expect(await terms([{field: 'parentNode', values: [NODE]}])).to.deep.equal(children)
+    // The glossary's scroll as the app sends it: nodes before terms (by index), then by name.
+    const all = await ok(
+      lite.url,
+      `{ scrollAcrossEntities(input: {query: "*", types: [GLOSSARY_NODE, GLOSSARY_TERM], count: 50, sortInput: {sortCriteria: [{field: "_index", sortOrder: ASCENDING}, {field: "_entityName", sortOrder: ASCENDING}]}}) { searchResults { entity { urn type } } } }`,
+    )
+    const types = all.scrollAcrossEntities.searchResults.map((r: Obj) => r.entity.type)
+    expect(types.indexOf('GLOSSARY_TERM')).to.be.greaterThan(types.lastIndexOf('GLOSSARY_NODE'))
+    const inNode = await ok(
+      lite.url,
+      `{ scrollAcrossEntities(input: {query: "*", types: [GLOSSARY_NODE, GLOSSARY_TERM], count: 2, orFilters: [{and: [{field: "parentNode", values: ["${NODE}"]}]}], sortInput: {sortCriteria: [{field: "_index", sortOrder: ASCENDING}, {field: "_entityName", sortOrder: DESCENDING}]}}) { nextScrollId searchResults { entity { urn } } } }`,
+    )
+    expect(inNode.scrollAcrossEntities.searchResults.map((r: Obj) => r.entity.urn)).to.deep.equal([children[2], children[1]])
+    expect(inNode.scrollAcrossEntities.nextScrollId).to.be.a('string')
     expect(await terms([{field: 'parentNode', condition: 'EXISTS', negated: true}])).to.include(NODE).and.not.include.members(children)
     expect(await terms([{field: 'urn', values: ['Account'], condition: 'CONTAIN'}])).to.deep.equal([...children, NODE].sort())
     expect(await terms([{field: 'urn', values: ['urn:li:glossaryterm:savingaccount'], condition: 'IEQUAL'}])).to.deep.equal(['urn:li:glossaryTerm:SavingAccount'])

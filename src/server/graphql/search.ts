@@ -226,27 +226,47 @@ export async function searchEntities(ctx: GqlContext, info: GraphQLResolveInfo, 
 }
 
 /**
- * A page of the matches ordered by name: every match inside the result window, ordered here, then
- * the page from `start`.
+ * A page of the matches in the order asked: every match inside the result window, ordered here,
+ * then the page from `start`.
  */
-async function byName(ctx: GqlContext, req: SearchRequest, sort: {descending: boolean}, start: number, count: number): Promise<Awaited<ReturnType<GqlContext['catalog']['search']>>> {
+async function byName(ctx: GqlContext, req: SearchRequest, sort: Sort, start: number, count: number): Promise<Awaited<ReturnType<GqlContext['catalog']['search']>>> {
   const all = await ctx.catalog.search({...req, start: 0, count: Math.min(ctx.maxResultWindow, MAX_PAGE), after: undefined})
-  const dir = sort.descending ? -1 : 1
-  const hits = [...all.hits].sort((a, b) => dir * (a.name.localeCompare(b.name, 'en', {sensitivity: 'base'}) || (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0)))
+  const hits = [...all.hits].sort((a, b) => {
+    for (const c of sort) {
+      const d = c.by === 'name' ? a.name.localeCompare(b.name, 'en', {sensitivity: 'base'}) : indexOf(a.entityType).localeCompare(indexOf(b.entityType))
+      if (d !== 0) return c.descending ? -d : d
+    }
+    // DataHub breaks ties by urn, ascending.
+    return a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : 0
+  })
   return {...all, hits: hits.slice(start, start + count), next: start + count < hits.length ? `name:${start + count}` : undefined}
 }
 
+/** The name of the Elasticsearch index DataHub keeps an entity type in (what `_index` sorts by). */
+function indexOf(entityType: string): string {
+  return `${entityType.toLowerCase()}index_v2`
+}
+
 type SortInput = {sortCriterion?: {field: string; sortOrder?: string} | null; sortCriteria?: Array<{field: string; sortOrder?: string}> | null}
+type Sort = Array<{by: 'name' | 'index'; descending: boolean}>
 
-/** Sort fields served: relevance, and the entity's display name (DataHub's `_entityName`). */
-const NAME_SORT_FIELDS = new Set(['_entityName', 'name'])
+/**
+ * Sort fields served: relevance (`_score`), the entity's display name (DataHub's `_entityName`)
+ * and its index (`_index`: the glossary sorts nodes before terms by it).
+ */
+const SORT_FIELDS: Record<string, 'name' | 'index'> = {_entityName: 'name', name: 'name', _index: 'index'}
 
-/** The sort asked for: undefined for relevance, else by name in the given order. */
-export function sortOf(sortInput: SortInput | null | undefined): {descending: boolean} | undefined {
-  const sort = sortInput?.sortCriteria?.[0] ?? sortInput?.sortCriterion
-  if (!sort || sort.field === '_score') return undefined
-  if (!NAME_SORT_FIELDS.has(sort.field)) throw new BadRequestError(`Sorting by '${sort.field}' is not supported; sort by _score (relevance) or _entityName`)
-  return {descending: sort.sortOrder === 'DESCENDING'}
+/**
+ * The sort asked for: undefined for relevance (a first criterion `_score`, or none), else the
+ * criteria in order; a `_score` after the first criterion orders nothing here.
+ */
+export function sortOf(sortInput: SortInput | null | undefined): Sort | undefined {
+  const criteria = sortInput?.sortCriteria?.length ? sortInput.sortCriteria : sortInput?.sortCriterion ? [sortInput.sortCriterion] : []
+  for (const c of criteria) {
+    if (c.field !== '_score' && !SORT_FIELDS[c.field]) throw new BadRequestError(`Sorting by '${c.field}' is not supported; sort by _score (relevance), _entityName or _index`)
+  }
+  if (criteria.length === 0 || criteria[0]!.field === '_score') return undefined
+  return criteria.filter((c) => c.field !== '_score').map((c) => ({by: SORT_FIELDS[c.field]!, descending: c.sortOrder === 'DESCENDING'}))
 }
 
 function checkUnsupported(input: {viewUrn?: string | null; sortInput?: SortInput | null}): void {
@@ -262,7 +282,7 @@ interface ScrollCursor {
   a: string
 }
 
-function fingerprint(req: SearchRequest, sort?: {descending: boolean}): string {
+function fingerprint(req: SearchRequest, sort?: Sort): string {
   const basis = JSON.stringify([req.types ? [...req.types].sort() : null, req.query.trim(), req.filters ?? [], req.includeSoftDeleted === true, sort ?? null])
   return createHash('sha256').update(basis).digest('base64url').slice(0, 16)
 }
