@@ -8,7 +8,7 @@ import {join} from 'node:path'
 import {ASPECT_SPECS_BY_CLASS} from '../../src/model/aspects/index.js'
 import {normalizeAspectValue} from '../../src/model/normalize.js'
 import {encodeUrnPath} from '../../src/model/urn.js'
-import {cleanup, ROOT, http, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
+import {cleanup, ROOT, http, type LiteProcess, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
 
 const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)'
 
@@ -252,33 +252,29 @@ describe('lite --sample', function () {
 })
 
 describe('settings and init', function () {
+  // One server for both: the first writes only its own home's config, the second uses a home of its own.
+  const lite = useLite()
+
   it('init writes an owner-only config that later commands use; the environment wins', async () => {
-    const lite = await startLite()
-    try {
-      const env = {...lite.env()}
-      delete env.METADATA_GMS_URL
-      const r = await runCli(['init', '--host', lite.url, '--token', 'abc', '--force'], {env})
-      expect(r.code, r.stderr).to.equal(0)
-      expect(r.stdout).to.match(/Written to .*\.mdclienv/)
-      const path = join(lite.home, '.mdclienv')
-      expect(statSync(path).mode & 0o777).to.equal(0o600)
-      expect(readFileSync(path, 'utf8')).to.match(/server: http:\/\/127\.0\.0\.1:\d+/)
-      const v = JSON.parse((await runCli(['version', '--json'], {env})).stdout)
-      expect(v.serverUrl).to.equal(lite.url)
-      const viaEnv = JSON.parse((await runCli(['version', '--json'], {env: {...env, METADATA_GMS_URL: 'http://127.0.0.1:9'}})).stdout)
-      expect(viaEnv.serverUrl).to.equal('http://127.0.0.1:9')
-      expect(viaEnv.server).to.equal(undefined)
-      const again = await runCli(['init', '--host', lite.url], {env})
-      expect(again.code).to.equal(1)
-      expect(again.stderr).to.match(/already exists; pass --force/)
-    } finally {
-      await lite.stop()
-      cleanup(lite.storeDir, lite.home)
-    }
+    const env = {...lite.env()}
+    delete env.METADATA_GMS_URL
+    const r = await runCli(['init', '--host', lite.url, '--token', 'abc', '--force'], {env})
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.stdout).to.match(/Written to .*\.mdclienv/)
+    const path = join(lite.home, '.mdclienv')
+    expect(statSync(path).mode & 0o777).to.equal(0o600)
+    expect(readFileSync(path, 'utf8')).to.match(/server: http:\/\/127\.0\.0\.1:\d+/)
+    const v = JSON.parse((await runCli(['version', '--json'], {env})).stdout)
+    expect(v.serverUrl).to.equal(lite.url)
+    const viaEnv = JSON.parse((await runCli(['version', '--json'], {env: {...env, METADATA_GMS_URL: 'http://127.0.0.1:9'}})).stdout)
+    expect(viaEnv.serverUrl).to.equal('http://127.0.0.1:9')
+    expect(viaEnv.server).to.equal(undefined)
+    const again = await runCli(['init', '--host', lite.url], {env})
+    expect(again.code).to.equal(1)
+    expect(again.stderr).to.match(/already exists; pass --force/)
   })
 
   it("reads DataHub's variables and ~/.datahubenv when ours are absent; ours win; --debug names the sources, never the token", async () => {
-    const lite = await startLite()
     const home = tempDir()
     try {
       const base: NodeJS.ProcessEnv = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false'}
@@ -294,8 +290,7 @@ describe('settings and init', function () {
       const oursWin = JSON.parse((await runCli(['version', '--json'], {env: {...base, DATAHUB_GMS_URL: 'http://127.0.0.1:7', METADATA_GMS_URL: 'http://127.0.0.1:9'}})).stdout)
       expect(oursWin.serverUrl).to.equal('http://127.0.0.1:9')
     } finally {
-      await lite.stop()
-      cleanup(lite.storeDir, lite.home, home)
+      cleanup(home)
     }
   })
 
