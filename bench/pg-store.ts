@@ -18,7 +18,7 @@ import {Pool} from 'undici'
 import {buildSearchDoc} from '../src/model/search-doc.js'
 import {encodeUrnPath} from '../src/model/urn.js'
 import {nameKey, planQuery, searchVectors, tsqueryOf} from '../src/store/postgres/search-sql.js'
-import {cpuMs, datasetAspects, machine, mib, percentile, proposal, rng, startLiteChild, wordSource} from './lib.js'
+import {cpuMs, datasetAspects, machine, mib, percentile, proposal, rng, startLiteChild, targetLine, wordSource} from './lib.js'
 
 /** CPU (user + system) of one process so far, ms; undefined once it has gone. */
 function procCpuMs(pid: number): number | undefined {
@@ -155,7 +155,9 @@ export async function main(): Promise<Record<string, number>> {
     console.log(
       `ingest: ${written.toLocaleString()} aspects in ${ingestS.toFixed(1)} s = ${perSec.toFixed(0)} aspects/s; CPU per aspect ${serverUs.toFixed(1)} µs in the server + ${postgresUs.toFixed(1)} µs in PostgreSQL = ${(serverUs + postgresUs).toFixed(1)} µs (load ${ingestLoad.toFixed(1)})`,
     )
-    console.log(`  against the peer: ${ingestRatio.toFixed(2)} of its aspects/s (target ≥ 0.5), ${cpuRatio.toFixed(2)}× its CPU per aspect (target ≤ 2)`)
+    const peerCpu = `${(peer.clientUs + peer.postgresUs).toFixed(1)} µs per aspect, ${peer.perSec.toFixed(0)} aspects/s`
+    console.log(targetLine('PostgreSQL ingest against a raw INSERT + one search row per entity', `${ingestRatio.toFixed(2)} of its aspects/s`, '≥ 0.5', ingestRatio >= 0.5, peerCpu))
+    console.log(targetLine('PostgreSQL ingest CPU per aspect (server + backends) against the same peer', `${(serverUs + postgresUs).toFixed(1)} µs = ${cpuRatio.toFixed(2)}×`, '≤ 2×', cpuRatio <= 2, peerCpu))
     // BENCH_PG_INGEST_ONLY=1 stops here (for a profile of the ingest alone, with BENCH_PROF).
     if (process.env.BENCH_PG_INGEST_ONLY === '1') {
       await pool.close()
@@ -255,8 +257,12 @@ export async function main(): Promise<Record<string, number>> {
     const peerSearchP50 = percentile(pl, 50)
     const searchRatio = searchP50 / peerSearchP50
     console.log(
-      `search p50 ${searchP50.toFixed(2)} ms, p99 ${percentile(sl, 99).toFixed(2)} ms through GraphQL (target ≤ 5 ms at 100,000 datasets); raw GIN query p50 ${peerSearchP50.toFixed(2)} ms, p99 ${percentile(pl, 99).toFixed(2)} ms: ${searchRatio.toFixed(2)}× (target ≤ 1.2); matches per word: median ${percentile(totals, 50)}, p90 ${percentile(totals, 90)}, max ${totals[totals.length - 1]} (load ${searchLoad0.toFixed(1)}–${load1().toFixed(1)})`,
+      `search p50 ${searchP50.toFixed(2)} ms, p99 ${percentile(sl, 99).toFixed(2)} ms through GraphQL; raw GIN query p50 ${peerSearchP50.toFixed(2)} ms, p99 ${percentile(pl, 99).toFixed(2)} ms; matches per word: median ${percentile(totals, 50)}, p90 ${percentile(totals, 90)}, max ${totals[totals.length - 1]} (load ${searchLoad0.toFixed(1)}–${load1().toFixed(1)})`,
     )
+    const rawP50 = `raw GIN query p50 ${peerSearchP50.toFixed(2)} ms`
+    console.log(targetLine('PostgreSQL search p50 over GraphQL against the raw GIN query of the same words', `${searchRatio.toFixed(2)}×`, '≤ 1.2×', searchRatio <= 1.2, rawP50))
+    // The 5 ms target is for 100,000 datasets (BENCH_PG_ASPECTS=500000); smaller runs only print the figure above.
+    if (entities >= 100_000) console.log(targetLine(`PostgreSQL search p50 over GraphQL at ${entities.toLocaleString()} datasets`, `${searchP50.toFixed(2)} ms`, '≤ 5 ms at 100,000', searchP50 <= 5, rawP50))
     await pool.close()
     const size = await a.query<{d: string}>('SELECT pg_database_size($1) AS d', [name])
     const disk = Number(size.rows[0]!.d)
