@@ -70,6 +70,35 @@ const FROM_ASPECT: Record<string, (v: Obj) => Edge[]> = {
 
 export const RELATIONSHIP_ASPECTS: readonly string[] = Object.keys(FROM_ASPECT)
 
+/**
+ * The edge types each aspect of FROM_ASPECT may carry, so an incoming read loads only the
+ * entities whose referring aspect can hold an asked type: a domain's 20,000 members (`domains`,
+ * AssociatedWith) are not read to find its child domains (IsPartOf). Kept beside FROM_ASPECT; a
+ * test checks the two agree.
+ */
+export const EDGE_TYPES_OF_ASPECT: Record<string, readonly string[]> = {
+  upstreamLineage: ['DownstreamOf'],
+  ownership: ['OwnedBy'],
+  globalTags: ['TaggedWith'],
+  glossaryTerms: ['TermedWith'],
+  container: ['IsPartOf'],
+  domains: ['AssociatedWith'],
+  dataJobInputOutput: ['Consumes', 'Produces', 'DownstreamOf'],
+  chartInfo: ['Consumes'],
+  dashboardInfo: ['Contains', 'Consumes'],
+  glossaryTermInfo: ['IsPartOf'],
+  glossaryNodeInfo: ['IsPartOf'],
+  domainProperties: ['IsPartOf'],
+  glossaryRelatedTerms: ['IsA', 'HasA', 'HasValue', 'IsRelatedTo'],
+  groupMembership: ['IsMemberOfGroup'],
+  nativeGroupMembership: ['IsMemberOfNativeGroup'],
+  corpUserInfo: ['ReportsTo'],
+  schemaMetadata: ['SchemaFieldTaggedWith', 'SchemaFieldWithGlossaryTerm'],
+  editableSchemaMetadata: ['EditableSchemaFieldTaggedWith', 'EditableSchemaFieldWithGlossaryTerm'],
+}
+/** The edge type an entity's key carries (a data job is part of its flow). */
+const KEY_EDGE_TYPE = 'IsPartOf'
+
 /** Edges that an aspect value carries (none for an aspect without relationships). */
 export function edgesOf(aspectName: string, value: unknown): Edge[] {
   const f = FROM_ASPECT[aspectName] as ((v: Obj) => Edge[]) | undefined
@@ -79,7 +108,7 @@ export function edgesOf(aspectName: string, value: unknown): Edge[] {
 /** A data job is part of its flow, named in its key. */
 function keyEdges(urn: string): Edge[] {
   const m = /^urn:li:dataJob:\((urn:li:dataFlow:\(.*\)),[^,]*\)$/.exec(urn)
-  return m ? [{type: 'IsPartOf', urn: m[1]!}] : []
+  return m ? [{type: KEY_EDGE_TYPE, urn: m[1]!}] : []
 }
 
 export interface RelationshipQuery {
@@ -100,7 +129,9 @@ export async function relationshipsOf(catalog: Catalog, urn: string, q: Relation
     for (const e2 of keyEdges(urn)) if (wanted.has(e2.type)) found.push(e2)
     for (const [name, a] of Object.entries(e.aspects)) for (const edge of edgesOf(name, a.value)) if (wanted.has(edge.type)) found.push(edge)
   } else {
-    const refs = (await catalog.referencesTo([urn])).filter((r) => r.urn !== urn && (r.aspectName in FROM_ASPECT || r.aspectName.endsWith('Key')))
+    const carries = (aspectName: string) =>
+      aspectName.endsWith('Key') ? wanted.has(KEY_EDGE_TYPE) : (EDGE_TYPES_OF_ASPECT[aspectName]?.some((t) => wanted.has(t)) ?? false)
+    const refs = (await catalog.referencesTo([urn])).filter((r) => r.urn !== urn && carries(r.aspectName))
     const others = await catalog.rawEntities([...new Set(refs.map((r) => r.urn))], [...RELATIONSHIP_ASPECTS])
     for (const [other, e] of others) {
       const edges = [...keyEdges(other), ...Object.entries(e.aspects).flatMap(([name, a]) => edgesOf(name, a.value))]
