@@ -14,7 +14,7 @@
  *   catalog owns it, so every writer on one catalog shares it.
  */
 import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
-import {changesOf} from './changes.js'
+import {changesOf} from '../store/core/changes.js'
 import type {LoggedChange} from '../model/changelog.js'
 import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
 import {aspectSpec, isKeyAspect, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
@@ -40,6 +40,7 @@ import type {ProposalInput} from '../model/wire.js'
 import {KeyedMutex} from './edits/lock.js'
 import {positionOf, type QueuePosition} from './position.js'
 import {SearchFeed} from './search-feed.js'
+import {conditionHolds} from '../store/core/write.js'
 import {createMemorySearchIndex} from '../store/index.js'
 import {needsBefore, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
 
@@ -263,7 +264,7 @@ export class Catalog {
       const index = indexOf.get(p)!
       const where = prepared.length > 1 ? `proposal ${index}` : 'proposal'
       try {
-        if (p.condition !== undefined && (before !== undefined) !== (p.condition === 'present')) throw conditionFailure(p, where)
+        if (!conditionHolds(p.condition, before !== undefined)) throw conditionFailure(p, where)
         const whole = p.changeType === 'PATCH' ? prepareProposal(patchedInput(p, before), where) : p
         latest.set(key, whole.value as Record<string, unknown>)
         prepared[index] = whole

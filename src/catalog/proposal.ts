@@ -19,6 +19,7 @@ import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
 import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
+import type {WriteCondition} from '../store/core/write.js'
 import {noteSearchProjection} from './search-feed.js'
 
 import type {ProposalInput} from '../model/wire.js'
@@ -29,7 +30,7 @@ export interface PreparedProposal {
   aspectName: string
   changeType: 'UPSERT' | 'DELETE' | 'PATCH'
   /** CREATE: the aspect must not exist yet; UPDATE: it must. Absent for a plain UPSERT. */
-  condition?: 'absent' | 'present'
+  condition?: WriteCondition
   /** PATCH only: the checked JSON Patch operations. */
   patch?: PatchOp[]
   kind: 'versioned' | 'timeseries'

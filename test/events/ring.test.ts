@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {setFlagsFromString} from 'node:v8'
 import {runInNewContext} from 'node:vm'
-import {changesOf} from '../../src/catalog/changes.js'
+import {changesOf} from '../../src/store/core/changes.js'
 import {ChangeLog} from '../../src/events/changelog.js'
 import type {EntityRecord, WriteOp, WriteResult} from '../../src/store/types.js'
 

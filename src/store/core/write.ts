@@ -14,10 +14,27 @@
  * - removal: deleteEntity, deleteAspect, revert, deleteTimeseries*. An entity left without rows
  *   goes; one whose soft-delete aspect changed is removed or restored by the registry's rule.
  * - run bookkeeping: every row counts for its run (systemMetadata.runId) while it exists.
+ * - condition: CREATE wants no latest value, UPDATE one (`conditionHolds`); the change records a
+ *   committed batch makes are decided beside this file (changes.ts).
  */
 import type {RunCounts} from '../run-counts.js'
 import {observedAgain} from '../types.js'
 import type {AuditStamp, SystemMetadata, WriteOp, WriteResult} from '../types.js'
+
+/**
+ * A write's condition on the aspect's latest value (DataHub's ChangeType CREATE and UPDATE):
+ * `absent`, there must be none; `present`, there must be one.
+ */
+export type WriteCondition = 'absent' | 'present'
+
+/**
+ * Whether a write's condition holds, given whether the aspect has a latest value as the write
+ * finds it: stored, or as the writes before it in its batch leave it. The catalog asks this under
+ * the urns' locks (and, on a shared store, the store's entity locks), before the batch is written.
+ */
+export function conditionHolds(condition: WriteCondition | undefined, latestExists: boolean): boolean {
+  return condition === undefined || latestExists === (condition === 'present')
+}
 
 /** The op kinds that write a value (and may create the entity). */
 export type ValueOp = Extract<WriteOp, {op: 'upsert' | 'timeseries'}>

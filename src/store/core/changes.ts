@@ -1,11 +1,14 @@
 /**
- * Turns a committed batch of store ops into change-log entries (MCL + entity change events).
- * Needs the values before the write (`before`) and, for reverts, after it (`after`).
+ * What change-log entries (MCL + entity change events) a committed batch of store ops makes,
+ * decided once, beside what the ops do to the rows (write.ts): an upsert that changed nothing
+ * logs nothing, a delete logs the value it removed, a revert the value it brought back. Needs the
+ * values before the write (`before`) and, for reverts, after it (`after`); the catalog reads them
+ * and publishes what this returns.
  */
-import {Change, type LoggedChange, type MetadataChangeLog} from '../model/changelog.js'
-import {entityTypeOf} from '../model/urn.js'
-import {SECRET_ASPECTS} from '../model/registry.js'
-import type {EntityRecord, WriteOp, WriteResult} from '../store/types.js'
+import {Change, type LoggedChange, type MetadataChangeLog} from '../../model/changelog.js'
+import {entityTypeOf} from '../../model/urn.js'
+import {SECRET_ASPECTS} from '../../model/registry.js'
+import type {EntityRecord, WriteOp, WriteResult} from '../types.js'
 
 const json = (text: string) => ({value: text, contentType: 'application/json' as const})
 
