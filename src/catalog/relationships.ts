@@ -96,8 +96,9 @@ export const EDGE_TYPES_OF_ASPECT: Record<string, readonly string[]> = {
   schemaMetadata: ['SchemaFieldTaggedWith', 'SchemaFieldWithGlossaryTerm'],
   editableSchemaMetadata: ['EditableSchemaFieldTaggedWith', 'EditableSchemaFieldWithGlossaryTerm'],
 }
-/** The edge type an entity's key carries (a data job is part of its flow). */
+/** The edge type an entity's key carries, and that key: a data job is part of its flow. */
 const KEY_EDGE_TYPE = 'IsPartOf'
+const KEY_ASPECT = 'dataJobKey'
 
 /** Edges that an aspect value carries (none for an aspect without relationships). */
 export function edgesOf(aspectName: string, value: unknown): Edge[] {
@@ -129,9 +130,12 @@ export async function relationshipsOf(catalog: Catalog, urn: string, q: Relation
     for (const e2 of keyEdges(urn)) if (wanted.has(e2.type)) found.push(e2)
     for (const [name, a] of Object.entries(e.aspects)) for (const edge of edgesOf(name, a.value)) if (wanted.has(edge.type)) found.push(edge)
   } else {
-    const carries = (aspectName: string) =>
-      aspectName.endsWith('Key') ? wanted.has(KEY_EDGE_TYPE) : (EDGE_TYPES_OF_ASPECT[aspectName]?.some((t) => wanted.has(t)) ?? false)
-    const refs = (await catalog.referencesTo([urn])).filter((r) => r.urn !== urn && carries(r.aspectName))
+    // Only the aspects that can carry an asked type: the store reads no others (and answers from
+    // its reference index alone when it indexes them all, as it does lineage's).
+    const aspects = Object.keys(EDGE_TYPES_OF_ASPECT).filter((a) => EDGE_TYPES_OF_ASPECT[a]!.some((t) => wanted.has(t)))
+    if (wanted.has(KEY_EDGE_TYPE)) aspects.push(KEY_ASPECT)
+    if (aspects.length === 0) return []
+    const refs = (await catalog.referencesTo([urn], {aspects})).filter((r) => r.urn !== urn)
     const others = await catalog.rawEntities([...new Set(refs.map((r) => r.urn))], [...RELATIONSHIP_ASPECTS])
     for (const [other, e] of others) {
       const edges = [...keyEdges(other), ...Object.entries(e.aspects).flatMap(([name, a]) => edgesOf(name, a.value))]
