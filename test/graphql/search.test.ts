@@ -88,7 +88,8 @@ describe('graphql: search', function () {
       const star = await search({query: '*', count: 0})
       const empty = await search({query: '', count: 0})
       expect(star.total).to.equal(empty.total)
-      expect(star.total).to.be.greaterThan(BULK)
+      // PostgreSQL counts a listing exactly up to 10,000 and estimates beyond (its planner's statistics).
+      expect(star.total).to.be.greaterThan(TEST_STORE === 'postgres' ? 10_000 : BULK)
       // Across types, * lists every entity of each type once (in id order), pages without overlap.
       const count = async (type: string) => (await ok(lite.url, SEARCH, {input: {type, query: '*', count: 0}})).search.total
       const both = async (start: number, n: number) => (await ok(lite.url, ACROSS, {input: {types: ['TAG', 'CORP_USER'], query: '*', start, count: n}})).searchAcrossEntities
