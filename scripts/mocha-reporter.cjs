@@ -59,7 +59,14 @@ class SpecWithSummary extends Mocha.reporters.Spec {
       for (const [name, f] of top) out.push(`  ${f.cpu.toFixed(1).padStart(7)} s cpu ${f.wall.toFixed(1).padStart(7)} s wall  ${name}`)
       if (process.env.MDCLI_TEST_CPU_FILE) {
         // Every file's figures, for scripts/test-all.mjs (or a person) to add up.
-        require('node:fs').writeFileSync(process.env.MDCLI_TEST_CPU_FILE, JSON.stringify({cpu, wall, files: Object.fromEntries(files)}, null, 1))
+        // A folder that is not there yet is made: a missing folder must not eat the closing line.
+        try {
+          const fs = require('node:fs')
+          fs.mkdirSync(require('node:path').dirname(process.env.MDCLI_TEST_CPU_FILE), {recursive: true})
+          fs.writeFileSync(process.env.MDCLI_TEST_CPU_FILE, JSON.stringify({cpu, wall, files: Object.fromEntries(files)}, null, 1))
+        } catch (error) {
+          out.push(`(the per-file figures could not be written to ${process.env.MDCLI_TEST_CPU_FILE}: ${error.message})`)
+        }
       }
       process.stdout.write(`${out.join('\n')}\n`)
       process.stdout.write(`${s.passes} passed, ${s.failures} failed${s.pending ? `, ${s.pending} skipped` : ''}\n`)
