@@ -229,6 +229,21 @@ describe('DataHub’s web app on golden data: lineage through EntityWithRelation
     expect(numeric.searchAcrossEntities.total).to.equal(0)
   })
 
+  it('counts a glossary node’s live children for the glossary pages’ group cards (childrenCount)', async () => {
+    const counts = async () => (await ok(lite.url, `{ glossaryNode(urn: "${NODE}") { childrenCount { termsCount nodesCount } } }`)).glossaryNode.childrenCount
+    expect(await counts()).to.deep.equal({termsCount: 3, nodesCount: 0})
+    const soft = (deleted: boolean) => ok(lite.url, `mutation { batchUpdateSoftDeleted(input: {urns: ["urn:li:glossaryTerm:SavingAccount"], deleted: ${deleted}}) }`)
+    await soft(true)
+    try {
+      expect(await counts()).to.deep.equal({termsCount: 2, nodesCount: 0})
+    } finally {
+      await soft(false)
+    }
+    expect(await counts()).to.deep.equal({termsCount: 3, nodesCount: 0})
+    const leaf = await ok(lite.url, `{ glossaryNode(urn: "urn:li:glossaryNode:not-there") { childrenCount { termsCount nodesCount } } }`)
+    expect(leaf.glossaryNode?.childrenCount ?? {termsCount: 0, nodesCount: 0}).to.deep.equal({termsCount: 0, nodesCount: 0})
+  })
+
   it('refuses a tree condition on a field that is not a domain, and an unsupported sort, in one line', async () => {
     const e = await fails(lite.url, `{ searchAcrossEntities(input: {query: "*", orFilters: [{and: [{field: "tags", values: ["x"], condition: DESCENDANTS_INCL}]}]}) { total } }`)
     expect(e.message).to.match(/DESCENDANTS_INCL applies to 'domains' and 'parentDomain', not 'tags'/)

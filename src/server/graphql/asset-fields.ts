@@ -5,6 +5,7 @@
 import {type Ent, type GqlContext, stub, withEnt} from './context.js'
 import type {Resolver} from './entities.js'
 import {display} from './compat.js'
+import {glossaryChildrenCount} from './search-relations.js'
 
 type Obj = Record<string, any>
 const load = (f: (e: Ent) => unknown): Resolver => (src: Ent, _a, ctx: GqlContext) => withEnt(src, ctx, f)
@@ -20,5 +21,5 @@ export const ASSET_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
       return o ? {type: ['NATIVE', 'EXTERNAL'].includes(o.type) ? o.type : 'UNKNOWN', externalType: o.externalType ?? null} : null
     }),
   },
-  GlossaryNode: {displayProperties: display('glossaryNodeInfo')},
+  GlossaryNode: {displayProperties: display('glossaryNodeInfo'), childrenCount: (s: Ent, _a, ctx: GqlContext) => glossaryChildrenCount(ctx, s.urn)},
 }

@@ -95,5 +95,20 @@ export async function resolveFilters(ctx: GqlContext, groups: PendingFilter[][])
   return Promise.all(groups.map((g) => Promise.all(g.map((f) => resolveOne(ctx, f)))))
 }
 
+/**
+ * `GlossaryNode.childrenCount`: the node's live terms and nodes (the glossary pages' group cards).
+ * The parents are read once per request, however many nodes a page shows.
+ */
+export async function glossaryChildrenCount(ctx: GqlContext, node: string): Promise<{termsCount: number; nodesCount: number}> {
+  const parents = await parentsOf(ctx, 'parentNode')
+  const children: string[] = []
+  for (const [child, parent] of parents) if (parent === node) children.push(child)
+  if (children.length === 0) return {termsCount: 0, nodesCount: 0}
+  // Soft-deleted children are in the parents' map; the search leaves them out of its totals.
+  const live = async (type: string) => (await ctx.catalog.search({types: [type], query: '*', start: 0, count: 0, filters: [[{field: 'urn', values: children}]]})).total
+  const [termsCount, nodesCount] = await Promise.all([live('glossaryTerm'), live('glossaryNode')])
+  return {termsCount, nodesCount}
+}
+
 /** `Dataset.siblingsSearch`: mdcli keeps no sibling entities, so the search over them is empty. */
 export const siblingsSearchField = () => ({nextScrollId: null, count: 0, total: 0, searchResults: [], facets: []})
