@@ -10,7 +10,9 @@
  *
  * Run: `DATAHUB_REPO=<checkout of datahub-project/datahub> npm run bench:graphql-coverage`
  *      (`-- --failures=N` prints N names per error group, `--all-errors` groups by every error of an
- *      operation rather than its first, `--json` prints only the JSON line).
+ *      operation rather than its first, `--json` prints only the JSON line, `--run` also sends every
+ *      validating smoke-test query to a `mdcli lite` loaded with DataHub's golden files from
+ *      `../shared/fixtures` and counts the answers with an error).
  * The checkout is read, never written; nothing of it belongs in this repository.
  */
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
@@ -18,8 +20,10 @@ import {join, relative} from 'node:path'
 import {pathToFileURL} from 'node:url'
 import {type DocumentNode, type FragmentDefinitionNode, Kind, type OperationDefinitionNode, parse, print, validate, visit} from 'graphql'
 import {buildCatalogSchema} from '../src/server/graphql/schema.js'
-import {appOperations} from '../test/helpers/datahub-documents.js'
-import {ROOT} from '../test/helpers/lite.js'
+import {appOperations, urnFor, variablesFor} from '../test/helpers/datahub-documents.js'
+import {cleanup, http, ROOT, startLite, tempDir} from '../test/helpers/lite.js'
+import {SHARED_FIXTURES} from '../test/helpers/requires.js'
+import {ingestJson, writeRecipe} from '../test/ingest/helpers.js'
 
 export interface Operation {
   /** Where it was found, and its name (or `#n` when anonymous). */
@@ -217,6 +221,58 @@ export function measure(name: string, ops: Operation[]): CoverageResult {
   return {name, total: ops.length, valid: ops.length - failing.length, failing}
 }
 
+export interface RunResult {
+  ran: number
+  failing: Array<{id: string; error: string}>
+}
+
+/**
+ * Sends each validating query of `ops` to a `mdcli lite` holding DataHub's golden files, as a
+ * smoke test would: the f-string fields the Python reader turned into `x` become an urn of the
+ * data loaded (or `*`), and the variables are made as the web-app run test makes them. Mutations
+ * are not sent (a smoke test's mutation edits the data its later queries read).
+ */
+export async function runQueries(ops: Operation[]): Promise<RunResult> {
+  const schema = buildCatalogSchema()
+  const files = [
+    join(SHARED_FIXTURES, 'datahub', 'bootstrap_mce.json'),
+    join(SHARED_FIXTURES, 'datahub', 'test_domains.json'),
+    join(SHARED_FIXTURES, 'datahub-golden', 'examples__test_structured_properties.json'),
+    join(SHARED_FIXTURES, 'datahub-golden', 'mlflow__mlflow_mcps_golden.json'),
+  ]
+  const missing = files.filter((f) => !existsSync(f))
+  if (missing.length > 0) throw new Error(`--run needs DataHub's golden files: ${missing.join(', ')} not found`)
+  const lite = await startLite()
+  const dir = tempDir('mdcli-smoke-run-')
+  try {
+    for (const [i, path] of files.entries()) {
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path}}, sink: {type: 'datahub-rest', config: {server: lite.url}}}, `r${i}.yml`), lite.env())
+      if (r.code !== 0) throw new Error(`loading ${path} failed: ${r.stderr}`)
+    }
+    const failing: RunResult['failing'] = []
+    let ran = 0
+    for (const op of ops) {
+      const operation = op.document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)
+      if (!operation || operation.operation !== 'query' || validate(schema, op.document).length > 0) continue
+      const first = operation.selectionSet.selections.find((x) => x.kind === Kind.FIELD)
+      const root = first?.kind === Kind.FIELD ? first.name.value : ''
+      // A literal the reader made of an f-string field: the value the test would have put there.
+      const filled = visit(op.document, {
+        Argument: (n) => (n.value.kind === Kind.STRING && n.value.value === 'x' ? {...n, value: {kind: Kind.STRING, value: /urn|resource|entity/i.test(n.name.value) ? urnFor(n.name.value, root) : '*'}} : undefined),
+        ObjectField: (n) => (n.value.kind === Kind.STRING && n.value.value === 'x' ? {...n, value: {kind: Kind.STRING, value: /urn|resource|entity/i.test(n.name.value) ? urnFor(n.name.value, root) : '*'}} : undefined),
+      })
+      const r = await http(`${lite.url}/api/graphql`, {body: {query: print(filled), variables: variablesFor(schema, operation)}, token: lite.token})
+      ran++
+      const errors = (r.body as {errors?: Array<{message: string}>})?.errors
+      if (r.status !== 200 || errors) failing.push({id: op.id, error: errors?.[0]?.message ?? `HTTP ${r.status}`})
+    }
+    return {ran, failing}
+  } finally {
+    await lite.stop()
+    cleanup(lite.storeDir, lite.home, dir)
+  }
+}
+
 function pct(r: CoverageResult): string {
   return r.total === 0 ? '-' : `${((100 * r.valid) / r.total).toFixed(1)} %`
 }
@@ -254,7 +310,15 @@ export async function main(): Promise<unknown> {
       }
     }
   }
-  const summary = Object.fromEntries(results.map((r) => [r.name, {valid: r.valid, total: r.total}]))
+  const summary: Record<string, unknown> = Object.fromEntries(results.map((r) => [r.name, {valid: r.valid, total: r.total}]))
+  if (args.includes('--run')) {
+    const run = await runQueries(smokeTestOperations(repo))
+    if (!jsonOnly) {
+      console.log(`\nsmoke-test queries run on DataHub's golden files: ${run.ran - run.failing.length} of the ${run.ran} validating queries answered without an error`)
+      for (const f of run.failing) console.log(`  ${f.id}: ${f.error}`)
+    }
+    summary['smoke-test queries run'] = {ran: run.ran, withoutError: run.ran - run.failing.length}
+  }
   console.log(JSON.stringify({bench: 'graphql-coverage', ...summary}))
   return summary
 }
