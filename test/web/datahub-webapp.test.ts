@@ -556,8 +556,18 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
           await page.getByTestId('entity-menu-actions').click()
           await page.getByTestId('entity-menu-deprecate-button').click()
           const dialog = page.getByRole('dialog')
-          await dialog.locator('textarea').first().fill('Use fct_users instead')
-          await dialog.getByTestId('add-deprecation-submit').click()
+          const note = dialog.locator('textarea').first()
+          // The modal resets its note when the entity it was opened on is fetched again, so the
+          // note is written until it stays, and a submit that met the modal mid-render (seen once
+          // in a full run: no mutation sent, the dialog left open) is pressed again.
+          for (let i = 0; i < 20 && (await note.inputValue()) !== 'Use fct_users instead'; i++) {
+            await note.fill('Use fct_users instead')
+            await page.waitForTimeout(250)
+          }
+          const submit = dialog.getByTestId('add-deprecation-submit')
+          await submit.click()
+          for (let i = 0; i < 40 && !rec.has('batchUpdateDeprecation'); i++) await page.waitForTimeout(250)
+          if (!rec.has('batchUpdateDeprecation') && (await submit.isVisible())) await submit.click()
           await rec.waitFor(page, ['batchUpdateDeprecation'])
         },
         (page) => page.getByTestId('sidebar-section-content-Status').getByText(/Deprecated/).waitFor(),
