@@ -18,7 +18,7 @@
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {pathToFileURL} from 'node:url'
-import {type DocumentNode, type FragmentDefinitionNode, Kind, type OperationDefinitionNode, parse, print, validate, visit} from 'graphql'
+import {type ArgumentNode, type DocumentNode, type FragmentDefinitionNode, Kind, type ObjectFieldNode, type OperationDefinitionNode, parse, print, validate, visit} from 'graphql'
 import {buildCatalogSchema} from '../src/server/graphql/schema.js'
 import {appOperations, urnFor, variablesFor} from '../test/helpers/datahub-documents.js'
 import {cleanup, http, ROOT, startLite, tempDir} from '../test/helpers/lite.js'
@@ -257,10 +257,11 @@ export async function runQueries(ops: Operation[]): Promise<RunResult> {
       const first = operation.selectionSet.selections.find((x) => x.kind === Kind.FIELD)
       const root = first?.kind === Kind.FIELD ? first.name.value : ''
       // A literal the reader made of an f-string field: the value the test would have put there.
-      const filled = visit(op.document, {
-        Argument: (n) => (n.value.kind === Kind.STRING && n.value.value === 'x' ? {...n, value: {kind: Kind.STRING, value: /urn|resource|entity/i.test(n.name.value) ? urnFor(n.name.value, root) : '*'}} : undefined),
-        ObjectField: (n) => (n.value.kind === Kind.STRING && n.value.value === 'x' ? {...n, value: {kind: Kind.STRING, value: /urn|resource|entity/i.test(n.name.value) ? urnFor(n.name.value, root) : '*'}} : undefined),
-      })
+      const fill = <N extends ArgumentNode | ObjectFieldNode>(n: N): N | undefined =>
+        n.value.kind === Kind.STRING && n.value.value === 'x'
+          ? {...n, value: {kind: Kind.STRING, value: /urn|resource|entity/i.test(n.name.value) ? urnFor(n.name.value, root) : '*'}}
+          : undefined
+      const filled = visit(op.document, {Argument: fill, ObjectField: fill})
       const r = await http(`${lite.url}/api/graphql`, {body: {query: print(filled), variables: variablesFor(schema, operation)}, token: lite.token})
       ran++
       const errors = (r.body as {errors?: Array<{message: string}>})?.errors
