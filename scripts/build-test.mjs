@@ -58,6 +58,7 @@ try {
     run(node, ['scripts/copy-assets.js']).then(() => run(node, ['scripts/build-web.mjs'])),
   ])
   await run(node, ['node_modules/oclif/bin/run.js', 'manifest'])
+  await run(node, ['scripts/check-manifest.mjs'])
 } catch (error) {
   console.error(error.message)
   process.exit(1)
