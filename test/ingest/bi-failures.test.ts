@@ -1,8 +1,9 @@
 /**
  * The BI sources on our own recorded-style answers (test/fixtures/bi) and on failures DataHub's
  * goldens do not cover: a 429 then success, a server error that does not go away, a timeout, a
- * malformed answer, a refused login, a page boundary — each through the real `mdcli ingest`,
- * with what the report says and the exit code DataHub's run would have.
+ * malformed answer, a refused login, a page boundary — with what the report says and the exit
+ * code DataHub's run would have; through the real `mdcli ingest` where what it prints is checked,
+ * in this process as the command runs it where only the report and the records are.
  */
 import {expect} from 'chai'
 import {readFileSync} from 'node:fs'
@@ -81,7 +82,7 @@ describe('metabase source: our own site and its failures', function () {
   it('a 429 with Retry-After is waited out and retried; the run succeeds and counts the retry', async () => {
     let throttled = 0
     replay = await startReplay(metabaseSite((req) => (req.path === '/api/card/12' && throttled++ === 0 ? {status: 429, headers: {'retry-after': '1'}, body: {error: 'slow down'}} : undefined)))
-    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir))
+    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr).to.equal(0)
     const tries = replay.requests.filter((r) => r.path === '/api/card/12')
     expect(tries).to.have.length(2)
@@ -91,7 +92,7 @@ describe('metabase source: our own site and its failures', function () {
 
   it('the card listing failing after its retries is a failure naming it: exit 1, dashboards still read', async () => {
     replay = await startReplay(metabaseSite((req) => (req.path === '/api/card' ? {status: 503, body: 'upstream down'} : undefined)))
-    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir))
+    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir), [], 'here')
     expect(run.code).to.equal(1)
     expect(replay.requests.filter((r) => r.path === '/api/card')).to.have.length(3)
     const failure = run.result.source.report.failures.find((f: any) => f.key === 'Unable to Retrieve Cards')
@@ -101,7 +102,7 @@ describe('metabase source: our own site and its failures', function () {
 
   it('a malformed dashboard answer is a warning naming the dashboard; the others go on (exit 0)', async () => {
     replay = await startReplay(metabaseSite((req) => (req.path === '/api/dashboard/32' ? {body: '{"id": 32, "name": '} : undefined)))
-    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir))
+    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr).to.equal(0)
     const warning = run.result.source.report.warnings.find((w: any) => w.key === 'Unable to Retrieve Dashboard')
     expect(warning.examples[0]).to.match(/^dashboard 32: metabase: GET .*\/api\/dashboard\/32 returned malformed JSON/)
@@ -111,7 +112,7 @@ describe('metabase source: our own site and its failures', function () {
 
   it('a card that does not answer in time is a warning after its attempts; the run still ends', async () => {
     replay = await startReplay(metabaseSite((req) => (req.path === '/api/card/11' ? {delayMs: 3000, body: {}} : undefined)))
-    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url, {api_options: {timeout_sec: 0.3, max_attempts: 2, initial_retry_interval: 0.05}}), offlineEnv(dir))
+    const run = await runRecipe(dir, metabaseRecipe(dir, replay.url, {api_options: {timeout_sec: 0.3, max_attempts: 2, initial_retry_interval: 0.05}}), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr).to.equal(0)
     const warning = run.result.source.report.warnings.find((w: any) => w.key === 'Unable to Retrieve Card')
     expect(warning.examples[0]).to.match(/^card 11: metabase: GET .*\/api\/card\/11\?legacy-mbql=true failed: no answer within 300 ms \(after 2 attempts\)/)
@@ -209,7 +210,7 @@ describe('mode source: our own workspace and its failures', function () {
 
   it('a chart listing that keeps failing is a failure naming the report and query: exit 1', async () => {
     replay = await startReplay(modeSite((req) => (req.path === '/api/shop/reports/r1/queries/q1/charts' ? {status: 500, body: {message: 'boom'}} : undefined)))
-    const run = await runRecipe(dir, modeRecipe(dir, replay.url), offlineEnv(dir))
+    const run = await runRecipe(dir, modeRecipe(dir, replay.url), offlineEnv(dir), [], 'here')
     expect(run.code).to.equal(1)
     const failure = run.result.source.report.failures.find((f: any) => f.key === 'Failed to Retrieve Charts')
     expect(failure.examples[0]).to.match(/^report r1, query q1: mode: GET .* answered HTTP 500 after 2 attempts/)

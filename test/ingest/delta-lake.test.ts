@@ -1,6 +1,6 @@
 /**
- * The delta-lake source on DataHub's own Delta tables: each of DataHub's recipes, run through the
- * real `mdcli ingest` from a folder where the recipe's relative `base_path` leads to a copy of the
+ * The delta-lake source on DataHub's own Delta tables: each of DataHub's recipes, run as
+ * `mdcli ingest` runs it (in this process: the source's output is the point) from a folder where the recipe's relative `base_path` leads to a copy of the
  * fixture tables (as DataHub's test runs from `metadata-ingestion/`), compared with its golden
  * (reference §8 normalisation). Plus what the goldens do not cover: a checkpoint, removed files,
  * a folder without tables, a broken log.
@@ -12,7 +12,7 @@ import yaml from 'js-yaml'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
-import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
 
 describe("delta-lake source: DataHub's goldens", function () {
   this.timeout(120_000)
@@ -31,7 +31,7 @@ describe("delta-lake source: DataHub's goldens", function () {
     it(`${name}.yml produces golden_mces_${name}.json`, async () => {
       const recipe = yaml.load(readFileSync(join(oracle, 'recipes', `${name}.yml`), 'utf8')) as any
       recipe.sink = {type: 'file', config: {filename: join(dir, `${name}.out.json`)}}
-      const r = await ingestJson(writeRecipe(dir, recipe, `${name}.yml`), offlineEnv(dir))
+      const r = await ingestHere(writeRecipe(dir, recipe, `${name}.yml`), offlineEnv(dir))
       expect(r.code, r.stderr + r.stdout).to.equal(0)
       expectSameAspects(readJson(join(dir, `${name}.out.json`)), readJson(join(oracle, 'golden_files', 'local', `golden_mces_${name}.json`)))
     })
@@ -54,9 +54,11 @@ describe('delta-lake source: our own tables', function () {
   })
   afterEach(() => cleanup(dir))
 
-  async function run(config: Record<string, unknown>) {
+  // In this process, but through the real command where its config error is what is checked.
+  async function run(config: Record<string, unknown>, via: 'here' | 'cli' = 'here') {
     const out = join(dir, 'out.json')
-    const r = await ingestJson(writeRecipe(dir, {source: {type: 'delta-lake', config}, sink: {type: 'file', config: {filename: out}}}), offlineEnv(dir))
+    const recipe = writeRecipe(dir, {source: {type: 'delta-lake', config}, sink: {type: 'file', config: {filename: out}}})
+    const r = via === 'cli' ? await ingestJson(recipe, offlineEnv(dir)) : await ingestHere(recipe, offlineEnv(dir))
     let records: any[] = []
     try {
       records = readJson(out)
@@ -131,7 +133,7 @@ describe('delta-lake source: our own tables', function () {
   })
 
   it('a base_path that does not exist is a one-line config error', async () => {
-    const r = await run({base_path: 'nowhere'})
+    const r = await run({base_path: 'nowhere'}, 'cli')
     expect(r.code).to.not.equal(0)
     expect(r.stderr + r.stdout).to.match(/nowhere does not exist/)
   })

@@ -42,6 +42,24 @@ export async function ingestJson(recipe: string, env: NodeJS.ProcessEnv, extra: 
   return {...r, result}
 }
 
+/**
+ * Runs the recipe file in this process as `mdcli ingest` does (loaded with `env`, every plugin
+ * resolved and its config checked, then the pipeline), for tests whose point is what a source
+ * produces rather than the command: each spawned `mdcli ingest` pays again for loading the CLI,
+ * the plugins and the aspect schemas, most of a small run's CPU. The command itself (its exit
+ * codes, one-line errors, --json and progress output) keeps its tests through the real binary.
+ * A setup error throws, where the command would print it and exit 1.
+ */
+export async function ingestHere(recipe: string, env: NodeJS.ProcessEnv): Promise<CliResult & {code: number; result: any}> {
+  const [{loadRecipe}, {preparePipeline, runPipeline}, {PluginRegistry}] = await Promise.all([import('../../src/recipes/recipe.js'), import('../../src/recipes/pipeline.js'), import('../../src/recipes/registry.js')])
+  const prepared = await preparePipeline(loadRecipe(recipe, env), {registry: PluginRegistry.discover()})
+  const result = await runPipeline(prepared, {env})
+  // As --json prints it: the plain data, no class instances. `stderr` holds what an assertion's
+  // message needs when the run went wrong: the summary line and the source's report.
+  const plain = JSON.parse(JSON.stringify(result))
+  return {code: result.exitCode, result: plain, stdout: '', stderr: `${result.summary}\n${JSON.stringify(plain.source.report)}`}
+}
+
 /** Env for CLI runs that must not find any server (no config file, no env). */
 export function offlineEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, HOME: home, NO_COLOR: '1', METADATA_TELEMETRY_ENABLED: 'false'}

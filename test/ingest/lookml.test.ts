@@ -6,15 +6,18 @@ import {decodeState} from '../../src/recipes/stateful.js'
 import {cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
-import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, offlineEnv, readJson, writeRecipe} from './helpers.js'
 
 let lastResult: any
-/** Runs one of DataHub's LookML recipes as it is, but with the folders of this machine. */
+/**
+ * Runs one of DataHub's LookML recipes as it is, but with the folders of this machine, in this
+ * process as `mdcli ingest` runs a recipe (what the source produces is the point here).
+ */
 async function runDatahubRecipe(oracle: string, recipeName: string, dir: string, exitCode = 0): Promise<any[]> {
   const recipe = yaml.load(readFileSync(join(oracle, 'recipes', recipeName), 'utf8')) as any
   recipe.source.config.base_folder = join(oracle, recipe.source.config.base_folder)
   recipe.sink = {type: 'file', config: {filename: join(dir, 'out.json')}}
-  const r = await ingestJson(writeRecipe(dir, recipe, recipeName), offlineEnv(dir))
+  const r = await ingestHere(writeRecipe(dir, recipe, recipeName), offlineEnv(dir))
   expect(r.code, r.stderr + r.stdout).to.equal(exitCode)
   lastResult = r.result
   return readJson(join(dir, 'out.json'))

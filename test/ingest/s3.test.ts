@@ -1,6 +1,6 @@
 /**
  * The s3 (data-lake) source on local folders. DataHub's eight local cases: each recipe run
- * through the real `mdcli ingest` from a folder where its relative include leads to a copy of
+ * as `mdcli ingest` runs it (in this process: the source's output is the point) from a folder where its relative include leads to a copy of
  * DataHub's files, with their modification times set as DataHub's test sets them, compared with
  * the golden (reference §8). As DataHub's own test, profile `sampleValues` (a random Spark sample)
  * and the times that come from file modification times are not compared.
@@ -16,7 +16,7 @@ import yaml from 'js-yaml'
 import {BIN, cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
-import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
 import {Duck} from '../../plugins/data-lake-common/duck.js'
 import {LocalFileSystem} from '../../plugins/data-lake-common/fs.js'
 import {profileFile} from '../../plugins/data-lake-common/profile.js'
@@ -63,7 +63,7 @@ describe("s3 source: DataHub's local goldens", function () {
     it(`${name}.yml produces golden_mces_${name}.json`, async () => {
       const recipe = yaml.load(readFileSync(join(oracle, 'recipes', `${name}.yml`), 'utf8')) as any
       recipe.sink = {type: 'file', config: {filename: join(dir, `${name}.out.json`)}}
-      const r = await ingestJson(writeRecipe(dir, recipe, `${name}.yml`), offlineEnv(dir))
+      const r = await ingestHere(writeRecipe(dir, recipe, `${name}.yml`), offlineEnv(dir))
       expect(r.code, r.stderr + r.stdout).to.equal(0)
       const ours = withoutMtimes(readJson(join(dir, `${name}.out.json`)))
       const golden = withoutMtimes(readJson(join(oracle, 'golden-files', 'local', `golden_mces_${name}.json`)))
@@ -80,9 +80,11 @@ describe('s3 source: our own lake', function () {
   })
   afterEach(() => cleanup(dir))
 
-  async function run(config: Record<string, unknown>) {
+  // In this process, but through the real command where a config error is what is checked.
+  async function run(config: Record<string, unknown>, via: 'here' | 'cli' = 'here') {
     const out = join(dir, 'out.json')
-    const r = await ingestJson(writeRecipe(dir, {source: {type: 's3', config}, sink: {type: 'file', config: {filename: out}}}), offlineEnv(dir))
+    const recipe = writeRecipe(dir, {source: {type: 's3', config}, sink: {type: 'file', config: {filename: out}}})
+    const r = via === 'cli' ? await ingestJson(recipe, offlineEnv(dir)) : await ingestHere(recipe, offlineEnv(dir))
     let records: any[] = []
     try {
       records = readJson(out)
@@ -222,7 +224,7 @@ describe('s3 source: our own lake', function () {
   })
 
   it("'**' without allow_double_stars is a one-line config error, nothing written", async () => {
-    const r = await run({path_specs: [{include: 'lake/**/*.csv'}]})
+    const r = await run({path_specs: [{include: 'lake/**/*.csv'}]}, 'cli')
     expect(r.code).to.not.equal(0)
     expect(r.stderr + r.stdout).to.match(/cannot contain '\*\*'/)
     expect(r.records).to.deep.equal([])

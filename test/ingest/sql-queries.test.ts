@@ -1,6 +1,6 @@
 /**
- * The `sql-queries` source: DataHub's goldens (its query files and recipes, through the real
- * `mdcli ingest` with a file sink), our own cases (malformed lines, a temp-table chain, repeated
+ * The `sql-queries` source: DataHub's goldens (its query files and recipes, run as `mdcli ingest`
+ * runs them, in this process, with a file sink), our own cases (malformed lines, a temp-table chain, repeated
  * queries), and one run into a real `mdcli lite` whose lineage is read back.
  */
 import {expect} from 'chai'
@@ -60,7 +60,7 @@ describe("sql-queries source: DataHub's goldens", function () {
       const recipe = datahubRecipe(join(oracle, 'recipes', `${name}.yml`), {MOCK_PORT: String(mock.port)}, join(dir, 'out.json'))
       // The recipe is run from the fixture folder in DataHub's test; ours is written elsewhere.
       recipe.source.config.query_file = join(oracle, recipe.source.config.query_file)
-      const run = await runRecipe(dir, recipe, offlineEnv(dir))
+      const run = await runRecipe(dir, recipe, offlineEnv(dir), [], 'here')
       expect(run.code, run.stderr + run.stdout).to.equal(0)
       expect(run.records.length).to.be.greaterThan(0)
       const golden = JSON.parse(readFileSync(join(oracle, 'golden', `${name}.json`), 'utf8'))
@@ -84,7 +84,7 @@ describe('sql-queries source: our cases', function () {
   const aspects = (records: any[], urn: string, aspect: string) => records.filter((r) => r.entityUrn === urn && r.aspectName === aspect).map((r) => r.aspect.json)
 
   it('a malformed line is a warning naming its line, and the other lines are read (as DataHub skips them)', async () => {
-    const run = await runRecipe(dir, recipeFor('malformed.jsonl'), offlineEnv(dir))
+    const run = await runRecipe(dir, recipeFor('malformed.jsonl'), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr + run.stdout).to.equal(0)
     const warnings = run.result.source.report.warnings.flatMap((w: any) => w.examples).join('\n')
     expect(warnings).to.match(/malformed\.jsonl line 2: /)
@@ -110,7 +110,7 @@ describe('sql-queries source: our cases', function () {
   })
 
   it('a chain of temp tables resolves to the real tables, as one composite query', async () => {
-    const run = await runRecipe(dir, recipeFor('temp-chain.jsonl'), offlineEnv(dir))
+    const run = await runRecipe(dir, recipeFor('temp-chain.jsonl'), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr + run.stdout).to.equal(0)
     const [lineage] = aspects(run.records, ds('db.s.revenue_by_region'), 'upstreamLineage')
     expect(lineage.upstreams.map((u: any) => u.dataset).sort()).to.deep.equal([ds('db.s.customers'), ds('db.s.orders')])
@@ -130,7 +130,7 @@ describe('sql-queries source: our cases', function () {
   })
 
   it('identical queries (other literals, spacing, case) are one query entity counting every run', async () => {
-    const run = await runRecipe(dir, recipeFor('duplicates.jsonl'), offlineEnv(dir))
+    const run = await runRecipe(dir, recipeFor('duplicates.jsonl'), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr + run.stdout).to.equal(0)
     const queries = [...new Set(run.records.filter((r) => r.entityType === 'query').map((r) => r.entityUrn))]
     expect(queries).to.have.length(2)
@@ -149,7 +149,7 @@ describe('sql-queries source: our cases', function () {
   })
 
   it("WITH … INSERT, DELETE; a statement the parser cannot read is reported and the run goes on", async () => {
-    const run = await runRecipe(dir, recipeFor('statements.jsonl'), offlineEnv(dir))
+    const run = await runRecipe(dir, recipeFor('statements.jsonl'), offlineEnv(dir), [], 'here')
     expect(run.code, run.stderr + run.stdout).to.equal(0)
     const [lineage] = aspects(run.records, ds('db.s.big_orders'), 'upstreamLineage')
     expect(lineage.upstreams.map((u: any) => u.dataset)).to.deep.equal([ds('db.s.orders')])

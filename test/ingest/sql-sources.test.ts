@@ -13,7 +13,7 @@ import pg from 'pg'
 import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireMariadb, requirePostgres, requireSharedFixtures, uniqueName} from '../helpers/requires.js'
-import {ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
 
 const SECRET = 'Sup3r-secret-pw'
 
@@ -32,10 +32,16 @@ function withoutClassification(records: any[]): any[] {
     })
 }
 
-async function runRecipe(recipe: any, dir: string, env = offlineEnv(dir)): Promise<{code: number | null; result?: any; records: any[]; stdout: string; stderr: string}> {
+/**
+ * Runs the recipe with a file sink: in this process where what the source produces is checked,
+ * through the real `mdcli ingest` (`via: 'cli'`) where the command's own output is (its one-line
+ * errors, what it prints) or the run needs its own process (another time zone).
+ */
+async function runRecipe(recipe: any, dir: string, env = offlineEnv(dir), via: 'here' | 'cli' = 'here'): Promise<{code: number | null; result?: any; records: any[]; stdout: string; stderr: string}> {
   const out = join(dir, `out-${Math.random().toString(36).slice(2)}.json`)
   recipe.sink = {type: 'file', config: {filename: out}}
-  const r = await ingestJson(writeRecipe(dir, recipe, `r-${Math.random().toString(36).slice(2)}.yml`), env)
+  const file = writeRecipe(dir, recipe, `r-${Math.random().toString(36).slice(2)}.yml`)
+  const r = via === 'cli' ? await ingestJson(file, env) : await ingestHere(file, env)
   let records: any[] = []
   try {
     records = readJson(out)
@@ -169,9 +175,12 @@ describe('postgres source: our own database', function () {
   })
 
   const source = (config: Record<string, unknown> = {}) => ({source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', database: dbName, username: 'postgres', ...config}}})
+  // The `shop` schema as the first two tests read it: one run, each test checking its part.
+  let shopRun: ReturnType<typeof runRecipe> | undefined
+  const shop = () => (shopRun ??= runRecipe(source({schema_pattern: {allow: ['shop']}}), dir))
 
   it('schemas, keys, comments, types, foreign keys, view and column lineage', async () => {
-    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['shop']}}), dir)
+    const {code, stderr, records} = await shop()
     expect(code, stderr).to.equal(0)
     const customers = aspect(records, ds('shop.customers'), 'schemaMetadata')
     expect(customers.fields.map((f: any) => [f.fieldPath, f.nativeDataType, Object.keys(f.type.type)[0], f.nullable, f.isPartOfKey, f.description])).to.deep.equal([
@@ -192,7 +201,7 @@ describe('postgres source: our own database', function () {
   })
 
   it('view lineage through CTEs, unions and subqueries; a view the parser cannot read is a warning naming it', async () => {
-    const {code, stderr, records, result} = await runRecipe(source({schema_pattern: {allow: ['shop']}}), dir)
+    const {code, stderr, records, result} = await shop()
     expect(code, stderr).to.equal(0)
     const ups = (v: string) => aspect(records, ds(`shop.${v}`), 'upstreamLineage')?.upstreams.map((u: any) => u.dataset)
     // The CTE's name is no table: the lineage goes through it to what it reads.
@@ -234,7 +243,7 @@ describe('postgres source: our own database', function () {
 
   it('profiles dates and timestamps as stored, formatted as Python prints them, whatever the time zone of the machine', async () => {
     const env = {...offlineEnv(dir), TZ: 'Asia/Tokyo'}
-    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['times']}, profiling: {enabled: true}}), dir, env)
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['times']}, profiling: {enabled: true}}), dir, env, 'cli')
     expect(code, stderr).to.equal(0)
     const fields = aspect(records, ds('times.t'), 'datasetProfile').fieldProfiles
     const d = fields.find((f: any) => f.fieldPath === 'd')
@@ -314,16 +323,16 @@ describe('postgres source: our own database', function () {
   })
 
   it('a server that does not answer, a wrong password and a missing database are one line each; the password is never printed', async () => {
-    const refused = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:1', database: dbName, username: 'postgres', password: SECRET}}}, dir)
+    const refused = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:1', database: dbName, username: 'postgres', password: SECRET}}}, dir, offlineEnv(dir), 'cli')
     expect(refused.code).to.equal(1)
     expect(refused.result.error.message).to.equal(`PostgreSQL at 127.0.0.1:1/${dbName}: connection refused`)
-    const missing = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', database: `${dbName}_nope`, username: 'postgres'}}}, dir)
+    const missing = await runRecipe({source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', database: `${dbName}_nope`, username: 'postgres'}}}, dir, offlineEnv(dir), 'cli')
     expect(missing.result.error.message).to.equal(`PostgreSQL at 127.0.0.1:5432/${dbName}_nope: the database does not exist`)
     for (const r of [refused, missing]) expect(r.stdout + r.stderr).not.to.contain(SECRET)
   })
 
   it('a table the user may not read is reported and the run goes on; the password appears nowhere', async () => {
-    const r = await runRecipe(source({username: `${dbName}_reader`, password: SECRET, schema_pattern: {allow: ['shop']}, profiling: {enabled: true}}), dir)
+    const r = await runRecipe(source({username: `${dbName}_reader`, password: SECRET, schema_pattern: {allow: ['shop']}, profiling: {enabled: true}}), dir, offlineEnv(dir), 'cli')
     expect(r.records.some((x) => x.entityUrn === ds('shop.customers') && x.aspectName === 'datasetProfile')).to.equal(true)
     const warning = r.result.source.report.warnings.find((w: any) => w.key === 'profiling failed')
     expect(warning.examples[0]).to.match(new RegExp(`^${dbName}\\.shop\\.secret: permission denied`))
@@ -453,7 +462,7 @@ describe("mysql / mariadb sources: DataHub's goldens on a real MariaDB", functio
   })
 
   it('a wrong password is one line naming the server and user, never the password', async () => {
-    const r = await runRecipe({source: {type: 'mysql', config: {host_port: '127.0.0.1:3306', username: 'nobody_here', password: SECRET, database: 'northwind'}}}, dir)
+    const r = await runRecipe({source: {type: 'mysql', config: {host_port: '127.0.0.1:3306', username: 'nobody_here', password: SECRET, database: 'northwind'}}}, dir, offlineEnv(dir), 'cli')
     expect(r.code).to.equal(1)
     expect(r.result.error.message).to.equal('MySQL at 127.0.0.1:3306/northwind: login refused for user "nobody_here"')
     expect(r.stdout + r.stderr).not.to.contain(SECRET)
@@ -530,7 +539,7 @@ describe('mysql / mariadb sources: our own databases', function () {
   })
 
   it('profiles datetimes with their fraction as Python prints it, whatever the time zone of the machine', async () => {
-    const {code, stderr, records} = await runRecipe(source({table_pattern: {allow: ['.*\\.times$']}, include_views: false, profiling: {enabled: true}}), dir, {...offlineEnv(dir), TZ: 'Asia/Tokyo'})
+    const {code, stderr, records} = await runRecipe(source({table_pattern: {allow: ['.*\\.times$']}, include_views: false, profiling: {enabled: true}}), dir, {...offlineEnv(dir), TZ: 'Asia/Tokyo'}, 'cli')
     expect(code, stderr).to.equal(0)
     const fields = aspect(records, ds(`${db}.times`), 'datasetProfile').fieldProfiles
     expect(fields.map((f: any) => [f.min, f.max])).to.deep.equal([

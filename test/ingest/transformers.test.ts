@@ -1,7 +1,7 @@
 import {join} from 'node:path'
 import {expect} from 'chai'
 import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
-import {OWN, datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
+import {OWN, datasetUrn, ingestHere, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
 const A = datasetUrn('sales.orders')
 const B = datasetUrn('hr.people')
@@ -23,9 +23,11 @@ describe('ingest: transformers', function () {
   })
   after(() => cleanup(dir))
 
+  // In this process, as `mdcli ingest` runs a recipe: what the transformers make of the stream is
+  // checked here; a bad config's error line and the REST sink go through the real command below.
   async function run(name: string, transformers: unknown[], env = offlineEnv(dir)): Promise<Array<Record<string, any>>> {
     const out = join(dir, `${name}.json`)
-    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers, sink: {type: 'file', config: {filename: out}}}, `${name}.yml`), env)
+    const r = await ingestHere(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers, sink: {type: 'file', config: {filename: out}}}, `${name}.yml`), env)
     expect(r.code, r.stderr + r.stdout).to.equal(0)
     return readJson(out)
   }
