@@ -53,7 +53,7 @@ import {Low} from 'lowdb'
 import {FileError, StoreCorruptError} from '../errors.js'
 import {HistoryFile} from './embedded/history.js'
 import {ValueArena} from './embedded/values.js'
-import {decodeShard, encodeShard, type Ent, type LoadedShard, type ShardData} from './embedded/snapshot.js'
+import {decodeShard, type LoadedShard} from './embedded/snapshot.js'
 import {DirLock} from './embedded/lock.js'
 import {FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, shardFile, snapshotBytes, type FileSum, type Manifest} from './embedded/manifest.js'
 import {duBytes, StoreJsonFile} from './embedded/read-files.js'
@@ -148,6 +148,7 @@ export class LowdbStore implements MetadataStore {
   private readonly decodeShard = (buf: Buffer): LoadedShard =>
     decodeShard(buf, {
       values: this.values,
+      sink: this.mem.sink,
       shared: (v) => this.mem.shared(v),
       interned: (v) => this.mem.interned(v),
       toHistory: (urn, text, time, actor, sm) => {
@@ -244,12 +245,11 @@ export class LowdbStore implements MetadataStore {
         this.opts.warn?.((e as Error).message)
         this.liveUnrecorded = true
       })
-      for (const e of this.mem.ents.values()) {
-        if (e.id >= this.mem.nextId) this.mem.nextId = e.id + 1
-        if (e.l >= this.nextLsn) this.nextLsn = e.l + 1
-      }
+      const highest = this.mem.highest()
+      if (highest.id >= this.mem.nextId) this.mem.nextId = highest.id + 1
+      if (highest.lsn >= this.nextLsn) this.nextLsn = highest.lsn + 1
       this.opened = true
-      if (report) this.opts.info?.(`Opened the store: ${this.mem.ents.size.toLocaleString('en-US')} entities in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+      if (report) this.opts.info?.(`Opened the store: ${this.mem.size.toLocaleString('en-US')} entities in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     } catch (e) {
       this.history.close()
       this.dirLock.release()
@@ -283,7 +283,6 @@ export class LowdbStore implements MetadataStore {
       corrupt: (file, why) => this.corrupt(file, why),
       manifestFile: () => this.manifestFile(),
       decodeShard: this.decodeShard,
-      loaded: (urn, e) => this.mem.load(urn, e),
       flushHistory: () => this.history.flush(),
       apply: (op, lsn) => this.mem.apply(op, lsn, true),
     })
@@ -480,21 +479,20 @@ export class LowdbStore implements MetadataStore {
     const files: Record<string, FileSum> = this.legacy ? {} : {...(prev.files ?? {})}
     const written: string[] = []
     try {
-      const byShard = new Map<number, Record<string, Ent>>()
-      for (const i of dirty) byShard.set(i, {})
+      // Urns, not rows: a shard is encoded when its turn comes, from the rows as they are then
+      // (an entity deleted meanwhile is left out; the new segment replays its deletion anyway).
+      const byShard = new Map<number, string[]>()
+      for (const i of dirty) byShard.set(i, [])
       if (dirty.size > 0) {
-        for (const [urn, e] of this.mem.ents) {
-          const s = byShard.get(this.shardOf(urn))
-          if (s) s[urn] = e
-        }
+        for (const urn of this.mem.urns()) byShard.get(this.shardOf(urn))?.push(urn)
       }
-      for (const [i, entities] of byShard) {
+      for (const [i, urns] of byShard) {
         for (const k of Object.keys(files)) if (k.startsWith(`shards/shard-${String(i).padStart(2, '0')}.`)) delete files[k]
-        if (Object.keys(entities).length === 0) continue
+        if (urns.length === 0) continue
         const rel = shardFile(i, gen)
-        const file = new StoreJsonFile<ShardData | null>(this.fs, join(this.dir, rel), (d) => encodeShard(d!, this.values))
-        const db = new Low<ShardData | null>(file, null)
-        db.data = {format: FORMAT, entities}
+        const file = new StoreJsonFile<string[] | null>(this.fs, join(this.dir, rel), (d) => this.mem.encodeShard(d!, FORMAT))
+        const db = new Low<string[] | null>(file, null)
+        db.data = urns
         try {
           await db.write()
         } catch (e) {
@@ -579,6 +577,6 @@ export class LowdbStore implements MetadataStore {
   }
 
   async stats(): Promise<StoreStats> {
-    return {entities: this.mem.ents.size, aspectRows: this.mem.rowCount(), diskBytes: duBytes(this.dir)}
+    return {entities: this.mem.size, aspectRows: this.mem.rowCount(), diskBytes: duBytes(this.dir)}
   }
 }

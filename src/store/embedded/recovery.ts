@@ -19,7 +19,7 @@ import type {StoreFs} from './files.js'
 import {SEGMENT, segName, type JournalRecord} from './journal.js'
 import {FORMAT, FORMAT_2, LEGACY_FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, snapshotBytes, sum, type FileSum, type Manifest} from './manifest.js'
 import {FileBuffers, listDir, readWhole, StoreJsonFile} from './read-files.js'
-import type {Ent, LoadedShard} from './snapshot.js'
+import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
 
 /** What a start needs of the store it reads into. */
@@ -31,9 +31,8 @@ export interface RecoveryContext {
   warn?: (msg: string) => void
   corrupt(file: string, why: string): StoreCorruptError
   manifestFile(): StoreJsonFile<Manifest | null>
+  /** Decodes a shard's rows into the memtable (see ShardSink). */
   decodeShard(buf: Buffer): LoadedShard
-  /** An entity read from a shard. */
-  loaded(urn: string, e: Ent): void
   /** After a shard or a journal record: old versions met so far go to the history file. */
   flushHistory(): void
   /** Applies a journal op; ops a loaded shard reflects already are the store's to skip. */
@@ -141,9 +140,6 @@ export class Recovery {
       throw this.c.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return
-    for (const [urn, e] of db.data) {
-      this.c.loaded(urn, e)
-    }
     this.c.flushHistory()
   }
 

@@ -1,5 +1,6 @@
 /**
- * Snapshot shard files of the embedded store, and the in-memory rows they hold.
+ * Snapshot shard files of the embedded store: written from the memtable's rows (`ShardEncoder`),
+ * read back into them (`ShardSink`).
  *
  * A shard file of this format (`mdcli-shard 4`) is laid out for a fast start:
  *
@@ -28,54 +29,38 @@ import type {OldRow} from './history.js'
 import type {ValueArena} from './values.js'
 import type {SystemMetadata} from '../types.js'
 
-/**
- * A versioned aspect: its latest version in memory (the value text as a ref into the value
- * arena) and where its older versions lie in history.log. One object per aspect with named
- * fields: an array of versions holding an array for the latest cost twice the memory, and at a
- * million aspects those arrays were most of the server's heap.
- */
-export class Versions {
-  constructor(
-    public ref: number,
-    public time: number,
-    public actor: string,
-    public sm: SystemMetadata,
-    /** Versions 1, 2, … (the version number less one is the index). */
-    public old: OldRow[] | undefined = undefined,
-  ) {}
-
-  get count(): number {
-    return 1 + (this.old?.length ?? 0)
-  }
-
-  /** Version `v`: this object for 0, an old version's place on disk for the others. */
-  at(v: number): Versions | OldRow | undefined {
-    return v === 0 ? this : this.old?.[v - 1]
-  }
-
-  /** Every version, latest first. */
-  all(): Array<Versions | OldRow> {
-    return this.old ? [this, ...this.old] : [this]
-  }
-}
-
 /** Timeseries row: [value JSON, created time, created actor, system metadata, timestampMillis]. */
 export type TsRow = [string, number, string, SystemMetadata, number]
 
-export interface Ent {
-  /** Stable small id (search index, cursor order). */
+/** A latest version as a shard of format 3 or earlier is read: its value in the arena, its old versions' places. */
+interface LegacyVersion {
+  ref: number
+  time: number
+  actor: string
+  sm: SystemMetadata
+  old?: OldRow[]
+}
+
+/** An entity as a shard of format 3 or earlier holds it (its JSON line, rows rebuilt in place). */
+interface Ent {
   id: number
-  /** Entity type. */
   t: string
-  /** LSN of the last op applied. */
   l: number
-  /** Versioned aspects. */
-  a: Record<string, Versions>
-  /** Timeseries aspects, in arrival order. */
+  a: Record<string, LegacyVersion>
   s?: Record<string, TsRow[]>
 }
 
-export interface ShardData {
+/**
+ * Where a shard's rows go as they are read: the memtable's columns (memtable.ts). `entity`
+ * returns a handle the aspect and series calls of that entity take.
+ */
+export interface ShardSink {
+  entity(urn: string, id: number, type: string, lsn: number): number
+  aspect(entity: number, name: string, ref: number, time: number, actor: string, sm: SystemMetadata, old: OldRow[] | undefined): void
+  series(entity: number, name: string, rows: TsRow[]): void
+}
+
+interface ShardData {
   format: string
   /**
    * System metadata and actors of the shard's rows, each once: a row's [2] and [3] are indexes
@@ -98,6 +83,7 @@ const SHARD_MAGIC_3 = 'mdcli-shard 3\n'
 /** How a shard's rows are rebuilt in memory: texts into the arena, shared metadata and actors. */
 export interface ShardContext {
   values: ValueArena
+  sink: ShardSink
   shared(sm: SystemMetadata): SystemMetadata
   interned(actor: string): string
   /**
@@ -108,9 +94,9 @@ export interface ShardContext {
 }
 
 /**
- * Reads a shard file of any format into ShardData with rows as they live in memory: a latest
- * version as [ref, time, actor, sm], a timeseries row as [text, time, actor, sm, timestamp], old
- * versions as they are ([offset, length, run id, time] in history.log).
+ * Reads a shard file of format 3 or earlier into objects: a latest version with its value in the
+ * arena, a timeseries row as [text, time, actor, sm, timestamp], old versions as they are
+ * ([offset, length, run id, time] in history.log).
  */
 function decodeShardJson(buf: Buffer, ctx: ShardContext): ShardData {
   const magic = buf.length >= SHARD_MAGIC_3.length && buf.toString('latin1', 0, SHARD_MAGIC_3.length) === SHARD_MAGIC_3
@@ -137,7 +123,7 @@ function decodeShardJson(buf: Buffer, ctx: ShardContext): ShardData {
     for (const name of Object.keys(versioned)) {
       const rows = versioned[name]!
       const old: OldRow[] = []
-      let latest: Versions | undefined
+      let latest: LegacyVersion | undefined
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i]!
         // A whole version: [offset, length, time, actor, sm] in a shard of this format, [text,
@@ -159,7 +145,7 @@ function decodeShardJson(buf: Buffer, ctx: ShardContext): ShardData {
         const time = r[k]
         const by = r[k + 1]
         const meta = r[k + 2]
-        if (ref !== undefined) latest = new Versions(ref, time as number, actor(by), sm(meta))
+        if (ref !== undefined) latest = {ref, time: time as number, actor: actor(by), sm: sm(meta)}
         else if (text !== undefined) old.push(ctx.toHistory(urn, text, time as number, actor(by), sm(meta)))
         else old.push(r as OldRow)
       }
@@ -205,8 +191,8 @@ export function put<T>(rec: Record<string, T>, key: string, value: T): void {
 const SHARD_MAGIC = 'mdcli-shard 4\n'
 const LITTLE_ENDIAN = endianness() === 'LE'
 
-/** The rows of a shard as they live in memory, urn by urn. */
-export type LoadedShard = Array<[string, Ent]>
+/** What a shard decoded into its sink: the number of entities. */
+export type LoadedShard = number
 
 /** The head of a shard file of this format. */
 interface ShardHead {
@@ -231,72 +217,122 @@ function tableIndex<T>(ix: Map<T, number>, v: T): number {
   return i
 }
 
-/** A shard file of this format from the entities in memory; the arena holds their latest values. */
-export function encodeShard(data: ShardData, values: ValueArena): Buffer {
-  const smIx = new Map<SystemMetadata, number>()
-  const actorIx = new Map<string, number>()
-  const nameIx = new Map<string, number>()
-  const typeIx = new Map<string, number>()
-  const urns: string[] = []
-  const numbers: number[] = []
-  const indexes: number[] = []
-  const records: Buffer[] = []
-  let recordBytes = 0
-  const texts: Buffer[] = []
-  let textBytes = 0
-  const x: ShardHead['x'] = {}
-  for (const [urn, e] of Object.entries(data.entities)) {
-    const names = Object.keys(e.a)
-    numbers.push(e.id, e.l)
-    indexes.push(tableIndex(typeIx, e.t), names.length)
-    let extra: ShardHead['x'][string] | undefined
-    for (const name of names) {
-      const v = e.a[name]!
-      const rec = values.record(v.ref)
-      records.push(rec)
-      recordBytes += rec.length
-      numbers.push(v.time)
-      indexes.push(tableIndex(nameIx, name), tableIndex(actorIx, v.actor), tableIndex(smIx, v.sm))
-      if (v.old) put(((extra ??= {}).o ??= {}), name, v.old)
+/**
+ * Builds a shard file of this format from the rows in memory, entity by entity: `entity`, then
+ * `aspect` for each of its versioned aspects (as many as `entity` announced), then `series`.
+ * The columns grow in typed arrays, not arrays of numbers: a checkpoint at a million aspects
+ * made arrays of three million numbers.
+ */
+export class ShardEncoder {
+  private readonly smIx = new Map<SystemMetadata, number>()
+  private readonly actorIx = new Map<string, number>()
+  private readonly nameIx = new Map<string, number>()
+  private readonly typeIx = new Map<string, number>()
+  private readonly urns: string[] = []
+  private numbers: Float64Array<ArrayBuffer> = new Float64Array(1024)
+  private nNumbers = 0
+  private indexes = new Uint32Array(1024)
+  private nIndexes = 0
+  private readonly records: Buffer[] = []
+  private recordBytes = 0
+  private readonly texts: Buffer[] = []
+  private textBytes = 0
+  private readonly x: ShardHead['x'] = {}
+  private extra: ShardHead['x'][string] | undefined
+
+  private num(v: number): void {
+    if (this.nNumbers === this.numbers.length) this.numbers = grownF64(this.numbers)
+    this.numbers[this.nNumbers++] = v
+  }
+
+  private ix(v: number): void {
+    if (this.nIndexes === this.indexes.length) {
+      const next = new Uint32Array(this.indexes.length * 2)
+      next.set(this.indexes)
+      this.indexes = next
     }
-    if (e.s) {
-      const s: Record<string, unknown[][]> = {}
-      for (const [name, rows] of Object.entries(e.s)) {
-        put(s, name, rows.map((r) => {
-          const b = Buffer.from(r[0], 'utf8')
-          texts.push(b)
-          textBytes += b.length
-          return [textBytes - b.length, b.length, r[1], tableIndex(actorIx, r[2]), tableIndex(smIx, r[3]), r[4]]
-        }))
-      }
-      ;(extra ??= {}).s = s
+    this.indexes[this.nIndexes++] = v
+  }
+
+  entity(urn: string, id: number, type: string, lsn: number, aspects: number): void {
+    this.endEntity()
+    this.urns.push(urn)
+    this.num(id)
+    this.num(lsn)
+    this.ix(tableIndex(this.typeIx, type))
+    this.ix(aspects)
+  }
+
+  /** `record` is the value as the arena holds it (see ValueArena.record); it is copied by `finish`. */
+  aspect(name: string, record: Buffer, time: number, actor: string, sm: SystemMetadata, old: OldRow[] | undefined): void {
+    this.records.push(record)
+    this.recordBytes += record.length
+    this.num(time)
+    this.ix(tableIndex(this.nameIx, name))
+    this.ix(tableIndex(this.actorIx, actor))
+    this.ix(tableIndex(this.smIx, sm))
+    if (old && old.length > 0) put(((this.extra ??= {}).o ??= {}), name, old)
+  }
+
+  series(name: string, rows: readonly TsRow[]): void {
+    const out = rows.map((r) => {
+      const b = Buffer.from(r[0], 'utf8')
+      this.texts.push(b)
+      this.textBytes += b.length
+      return [this.textBytes - b.length, b.length, r[1], tableIndex(this.actorIx, r[2]), tableIndex(this.smIx, r[3]), r[4]]
+    })
+    put(((this.extra ??= {}).s ??= {}), name, out)
+  }
+
+  private endEntity(): void {
+    if (this.extra) this.x[this.urns.length - 1] = this.extra
+    this.extra = undefined
+  }
+
+  get entities(): number {
+    return this.urns.length
+  }
+
+  /** The file's bytes. The arena's records are copied here, before anything can move them. */
+  finish(format: string): Buffer {
+    this.endEntity()
+    const head: ShardHead = {
+      format,
+      sm: [...this.smIx.keys()],
+      actors: [...this.actorIx.keys()],
+      names: [...this.nameIx.keys()],
+      types: [...this.typeIx.keys()],
+      urns: this.urns,
+      x: this.x,
+      numbers: this.nNumbers,
+      indexes: this.nIndexes,
+      records: this.recordBytes,
+      texts: this.textBytes,
     }
-    if (extra) x[urns.length] = extra
-    urns.push(urn)
+    const top = Buffer.from(`${SHARD_MAGIC}${JSON.stringify(head)}\n`, 'utf8')
+    const pad = Buffer.alloc((8 - (top.length % 8)) % 8)
+    const nums = Buffer.from(this.numbers.buffer, 0, this.nNumbers * 8)
+    const ixs = Buffer.from(this.indexes.buffer, 0, this.nIndexes * 4)
+    if (!LITTLE_ENDIAN) {
+      nums.swap64()
+      ixs.swap32()
+    }
+    return Buffer.concat([top, pad, nums, ixs, ...this.records, ...this.texts])
   }
-  const head: ShardHead = {
-    format: data.format,
-    sm: [...smIx.keys()],
-    actors: [...actorIx.keys()],
-    names: [...nameIx.keys()],
-    types: [...typeIx.keys()],
-    urns,
-    x,
-    numbers: numbers.length,
-    indexes: indexes.length,
-    records: recordBytes,
-    texts: textBytes,
-  }
-  const top = Buffer.from(`${SHARD_MAGIC}${JSON.stringify(head)}\n`, 'utf8')
-  const pad = Buffer.alloc((8 - (top.length % 8)) % 8)
-  const nums = Buffer.from(Float64Array.from(numbers).buffer)
-  const ixs = Buffer.from(Uint32Array.from(indexes).buffer)
-  if (!LITTLE_ENDIAN) {
-    nums.swap64()
-    ixs.swap32()
-  }
-  // The views into the arena are copied here, before anything can move them.
-  return Buffer.concat([top, pad, nums, ixs, ...records, ...texts])
+}
+
+/** A Float64Array twice as long, holding the same numbers. */
+export function grownF64(a: Float64Array, min = 0): Float64Array<ArrayBuffer> {
+  const next = new Float64Array(Math.max(a.length * 2, min, 16))
+  next.set(a)
+  return next
+}
+
+/** An Int32Array twice as long (at least `min`), holding the same numbers. */
+export function grownI32(a: Int32Array, min = 0): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(a.length * 2, min, 16))
+  next.set(a)
+  return next
 }
 
 /** A shard file of any format as rows in memory: texts into the arena, metadata and actors shared. */
@@ -306,7 +342,20 @@ export function decodeShard(buf: Buffer, ctx: ShardContext): LoadedShard {
   if (first.startsWith('mdcli-shard ') && !first.startsWith(SHARD_MAGIC_3)) {
     throw new Error(`shard is of format "${first.slice(0, first.indexOf('\n') >>> 0).trim()}", which this build of mdcli cannot read (a newer one wrote it)`)
   }
-  return Object.entries(decodeShardJson(buf, ctx).entities)
+  // A shard of an earlier format becomes objects first (its JSON), then rows in the sink.
+  const entities = decodeShardJson(buf, ctx).entities
+  let n = 0
+  for (const urn of Object.keys(entities)) {
+    const e = entities[urn]!
+    const h = ctx.sink.entity(urn, e.id, e.t, e.l)
+    for (const name of Object.keys(e.a)) {
+      const v = e.a[name]!
+      ctx.sink.aspect(h, name, v.ref, v.time, v.actor, v.sm, v.old)
+    }
+    for (const name of Object.keys(e.s ?? {})) ctx.sink.series(h, name, e.s![name]!)
+    n++
+  }
+  return n
 }
 
 function decodeShard4(buf: Buffer, ctx: ShardContext): LoadedShard {
@@ -334,37 +383,37 @@ function decodeShard4(buf: Buffer, ctx: ShardContext): LoadedShard {
     if (i >= t.length) throw new Error(`shard row names ${what} ${i} of ${t.length}`)
     return t[i]!
   }
-  const out: LoadedShard = []
   let n = 0
   let k = 0
   let r = 0
   for (let i = 0; i < head.urns.length; i++) {
     const urn = head.urns[i]!
-    const e: Ent = {id: numbers[n++]!, t: table(head.types, indexes[k++]!, 'entity type'), l: numbers[n++]!, a: {}}
+    const id = numbers[n++]!
+    const type = table(head.types, indexes[k++]!, 'entity type')
+    const h = ctx.sink.entity(urn, id, type, numbers[n++]!)
     const count = indexes[k++]!
     const extra = Object.hasOwn(head.x, i) ? head.x[i] : undefined
     for (let j = 0; j < count; j++) {
       const name = table(head.names, indexes[k++]!, 'aspect name')
       if (r >= refs.length) throw new Error('shard has fewer value records than aspects')
-      const v = new Versions(refs[r++]!, numbers[n++]!, table(actors, indexes[k++]!, 'actor'), table(sms, indexes[k++]!, 'system metadata'))
+      const ref = refs[r++]!
+      const time = numbers[n++]!
+      const actor = table(actors, indexes[k++]!, 'actor')
+      const sm = table(sms, indexes[k++]!, 'system metadata')
       const old = own(extra?.o, name)
-      if (old && old.length > 0) v.old = old
-      put(e.a, name, v)
+      ctx.sink.aspect(h, name, ref, time, actor, sm, old && old.length > 0 ? old : undefined)
     }
     if (extra?.s) {
-      const s: Record<string, TsRow[]> = {}
       for (const [name, rows] of Object.entries(extra.s)) {
-        put(s, name, rows.map((row): TsRow => {
+        ctx.sink.series(h, name, rows.map((row): TsRow => {
           const off = row[0] as number
           const len = row[1] as number
           if (off + len > head.texts) throw new Error(`shard text at ${off} (${len} bytes) runs past the end of the file`)
           return [buf.toString('utf8', textsAt + off, textsAt + off + len), row[2] as number, table(actors, row[3] as number, 'actor'), table(sms, row[4] as number, 'system metadata'), row[5] as number]
         }))
       }
-      e.s = s
     }
-    out.push([urn, e])
   }
   if (n !== head.numbers || k !== head.indexes || r !== refs.length) throw new Error('shard columns do not match its entities')
-  return out
+  return head.urns.length
 }
