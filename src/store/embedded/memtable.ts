@@ -473,7 +473,7 @@ export class Memtable {
       if (s === undefined) continue
       const rows = this.rowsOf(s)
       enc.entity(urn, this.eId[s]!, this.types.all[this.eType[s]!]!, this.eLsn[s]!, rows.length)
-      for (const r of rows) enc.aspect(this.nameOf(r), this.values.record(this.rRef[r]!), this.rTime[r]!, this.actors.all[this.rActor[r]!]!, this.smOf(r), this.oldOf(r))
+      for (const r of rows) enc.aspect(this.nameOf(r), this.values, this.rRef[r]!, this.rTime[r]!, this.actors.all[this.rActor[r]!]!, this.smOf(r), this.oldOf(r))
       for (const [name, ts] of this.series.get(s) ?? []) enc.series(name, ts)
     }
     return enc.finish(format)

@@ -233,7 +233,8 @@ export class ShardEncoder {
   private nNumbers = 0
   private indexes = new Uint32Array(1024)
   private nIndexes = 0
-  private readonly records: Buffer[] = []
+  /** The value records, copied here one after another (views of the arena, one per aspect, were a million objects a checkpoint). */
+  private records = Buffer.allocUnsafe(1 << 16)
   private recordBytes = 0
   private readonly texts: Buffer[] = []
   private textBytes = 0
@@ -263,10 +264,15 @@ export class ShardEncoder {
     this.ix(aspects)
   }
 
-  /** `record` is the value as the arena holds it (see ValueArena.record); it is copied by `finish`. */
-  aspect(name: string, record: Buffer, time: number, actor: string, sm: SystemMetadata, old: OldRow[] | undefined): void {
-    this.records.push(record)
-    this.recordBytes += record.length
+  /** `ref` is the latest value's place in `values`; its record is copied now. */
+  aspect(name: string, values: ValueArena, ref: number, time: number, actor: string, sm: SystemMetadata, old: OldRow[] | undefined): void {
+    const size = values.recordSize(ref)
+    if (this.recordBytes + size > this.records.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.records.length * 2, this.recordBytes + size))
+      this.records.copy(bigger, 0, 0, this.recordBytes)
+      this.records = bigger
+    }
+    this.recordBytes += values.copyRecord(ref, this.records, this.recordBytes)
     this.num(time)
     this.ix(tableIndex(this.nameIx, name))
     this.ix(tableIndex(this.actorIx, actor))
@@ -293,7 +299,7 @@ export class ShardEncoder {
     return this.urns.length
   }
 
-  /** The file's bytes. The arena's records are copied here, before anything can move them. */
+  /** The file's bytes. */
   finish(format: string): Buffer {
     this.endEntity()
     const head: ShardHead = {
@@ -317,7 +323,7 @@ export class ShardEncoder {
       nums.swap64()
       ixs.swap32()
     }
-    return Buffer.concat([top, pad, nums, ixs, ...this.records, ...this.texts])
+    return Buffer.concat([top, pad, nums, ixs, this.records.subarray(0, this.recordBytes), ...this.texts])
   }
 }
 

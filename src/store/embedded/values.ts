@@ -126,6 +126,20 @@ export class ValueArena {
     return chunk.subarray(at - 4, at + length)
   }
 
+  /**
+   * Copies the record at `ref` (head and bytes, as `record` gives it) into `target` at `at`;
+   * returns its size. `target` must have room (see `recordSize`).
+   */
+  copyRecord(ref: number, target: Buffer, at: number): number {
+    const {chunk, at: from, length} = this.locate(ref)
+    return chunk.copy(target, at, from - 4, from + length)
+  }
+
+  /** Size of the record at `ref`, its 4-byte head included. */
+  recordSize(ref: number): number {
+    return this.locate(ref).length + 4
+  }
+
   private locate(ref: number): {chunk: Buffer; at: number; length: number; ascii: boolean} {
     const chunk = this.chunks[Math.floor(ref / CHUNK)]
     if (!chunk) throw new Error(`value ref ${ref} points at no chunk`)
