@@ -17,8 +17,8 @@
  * Glossary: c = concurrency (requests in flight); p50/p99 = latency percentiles of the requests
  * completed in the measured window, measured by the client (HTTP round trip included).
  *
- * Run: `node dist/bench/graphql.js [--entities=100000] [--seconds=10] [--burst-seconds=5] [--url=<running server> --server-pid=<its pid>]
- *      [--only=entity,search,mutation]`.
+ * Run: `node dist/bench/graphql.js [--entities=100000] [--seconds=10] [--burst-seconds=5] [--url=<running server> --server-pid=<its pid> [--loaded]]
+ *      [--only=entity,search,mutation] [--concurrency=1,32]`.
  * Bounded: every phase has a deadline, traffic stays on 127.0.0.1, the server is stopped and its
  * store removed at the end.
  */
@@ -64,6 +64,13 @@ export interface BenchOptions {
   serverPid?: number
   /** Run only these scenarios (`entity`, `search`, `mutation`); all by default. */
   only?: string[]
+  /**
+   * The server at `url` already holds the `entities` datasets (an earlier run loaded them): skip
+   * the load, so that runs alternating two builds of the server read the very same store.
+   */
+  loaded?: boolean
+  /** The concurrencies of the entity and search scenarios (1 and 32 by default; the targets read c=32 and c=1). */
+  concurrency?: number[]
   log?: (line: string) => void
 }
 
@@ -371,8 +378,8 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
   const pool = new Pool(url, {connections: 32, pipelining: 1, keepAliveTimeout: 30_000})
   try {
     log(`mdcli lite at ${url}; loading ${entities} datasets through POST /aspects?action=ingestProposalBatch`)
-    const loaded = await load(pool, entities, log)
-    log(`loaded ${loaded.proposals} proposals in ${loaded.seconds} s (${loaded.proposalsPerSec} proposals/s)`)
+    const loaded = opts.loaded && opts.url ? {seconds: 0, proposals: 0, proposalsPerSec: 0} : await load(pool, entities, log)
+    if (loaded.proposals > 0) log(`loaded ${loaded.proposals} proposals in ${loaded.seconds} s (${loaded.proposalsPerSec} proposals/s)`)
     // The search thread indexes behind the writes; a search answers only once it has caught up.
     // Waiting for one keeps the indexing backlog out of the measured queries (steady state).
     const caughtUp = performance.now()
@@ -398,12 +405,12 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
     for (const [name, body] of [['entity', entityBody], ['search', searchBody]] as const) {
       if (!wanted(name)) continue
       await drive(pool, 32, warmup, body)
-      for (const c of [1, 32]) {
+      for (const c of opts.concurrency ?? [1, 32]) {
         const r = await drive(pool, c, seconds, body, pid)
         scenarios[`${name}_c${c}`] = r
         log(describe(name, r))
       }
-      if (name === 'entity') {
+      if (name === 'entity' && (opts.concurrency ?? [32]).includes(32)) {
         await drive(pool, 32, warmup, zipfBody)
         const r = await drive(pool, 32, seconds, zipfBody, pid)
         scenarios.entity_zipf_c32 = r
@@ -477,7 +484,8 @@ function arg(name: string): number | undefined {
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const url = process.argv.find((x) => x.startsWith('--url='))?.slice('--url='.length)
   const only = process.argv.find((x) => x.startsWith('--only='))?.slice('--only='.length).split(',')
-  main({entities: arg('entities'), seconds: arg('seconds'), burstSeconds: arg('burst-seconds'), url, serverPid: arg('server-pid'), only}).catch((e) => {
+  const concurrency = process.argv.find((x) => x.startsWith('--concurrency='))?.slice('--concurrency='.length).split(',').map(Number)
+  main({entities: arg('entities'), seconds: arg('seconds'), burstSeconds: arg('burst-seconds'), url, serverPid: arg('server-pid'), only, loaded: process.argv.includes('--loaded'), concurrency}).catch((e) => {
     console.error(e)
     process.exitCode = 1
   })
