@@ -142,7 +142,7 @@ describe('PostgreSQL search', function () {
       const s2 = await open()
       expect(await q(s2, 'kafka')).to.deep.equal([KAFKA])
       expect(await q(s2, 'Customer')).to.deep.equal([KAFKA])
-      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(6)
+      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(7)
       // Migration 5 keeps every reference, now a row per aspect.
       const refs = (await s2.referencesTo([JDOE, 'urn:li:corpuser:ann'])).map((r) => `${r.target} ${r.aspectName}`).sort()
       expect(refs).to.deep.equal(['urn:li:corpuser:ann ownership', `${JDOE} editableDatasetProperties`, `${JDOE} ownership`])

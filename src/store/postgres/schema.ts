@@ -159,6 +159,12 @@ CREATE INDEX mdcli_reference_targets_idx ON mdcli_reference USING gin (targets);
     version: 6,
     sql: `CREATE INDEX IF NOT EXISTS mdcli_search_name_key_idx ON mdcli_search_doc USING hash (name_key);`,
   },
+  {
+    // A search ranks only a few candidates (search-sql.ts), among them the first name matches by
+    // id, read from this index instead of testing every match's name vector.
+    version: 7,
+    sql: `CREATE INDEX IF NOT EXISTS mdcli_search_name_tsv_idx ON mdcli_search_doc USING gin (name_tsv);`,
+  },
 ]
 
 /** Applies the migrations not yet recorded; safe to call from many processes at once. */

@@ -77,7 +77,13 @@ function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string
  * whether a query matches it (name above text), and it is small enough to stay in the row, so
  * ranking thousands of matches does not read their whole search vectors back from TOAST.
  */
-export function searchVectors(urn: string, name: string, text: string): {search: string; name: string} {
+export function searchVectors(urn: string, name: string, text: string, docHead?: string): {search: string; name: string} {
+  // A document's text starts with its head (the name and the urn's words, search-doc.ts): given
+  // the head, that start is analysed once.
+  if (docHead !== undefined && text.startsWith(docHead)) {
+    const head = indexTokens(docHead)
+    return {search: vectorOf([...head, ...indexTokens(text.slice(docHead.length))]), name: vectorOf(head)}
+  }
   const head = indexTokens(`${name} ${urnWords(urn)}`)
   return {search: vectorOf([...head, ...indexTokens(text)]), name: vectorOf(head)}
 }
@@ -237,19 +243,20 @@ function withoutNul(req: SearchRequest): SearchRequest {
  */
 export const EXACT_TOTAL_LIMIT = 10_000
 
-/** The conditions of a request: its types, soft deletes, words and filters. */
-function whereOf(req: SearchRequest, types: readonly string[], tsquery: string | undefined, p: Params): {where: string[]; tq?: string} {
-  const where = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
-  if (req.includeSoftDeleted !== true) where.push('NOT removed')
-  let tq: string | undefined
-  if (tsquery !== undefined) {
-    tq = p.add(tsquery, 'tsquery')
-    where.push(`tsv @@ ${tq}`)
-  }
+/**
+ * The conditions of a request: its types, soft deletes, words and filters. `words` is the
+ * condition on the words alone (`tsv @@ …`), `rest` the others, so that name matches can be asked
+ * of the name vector with the same filters.
+ */
+function whereOf(req: SearchRequest, types: readonly string[], tsquery: string | undefined, p: Params): {where: string[]; rest: string[]; tq?: string} {
+  const rest = [`entity_type = ANY(${p.add([...types], 'text[]')})`]
+  if (req.includeSoftDeleted !== true) rest.push('NOT removed')
   if (req.filters && req.filters.length > 0) {
-    where.push(`(${req.filters.map((g) => (g.length === 0 ? 'true' : g.map((f) => filterSql(f, p)).join(' AND '))).join(' OR ')})`)
+    rest.push(`(${req.filters.map((g) => (g.length === 0 ? 'true' : g.map((f) => filterSql(f, p)).join(' AND '))).join(' OR ')})`)
   }
-  return {where, tq}
+  if (tsquery === undefined) return {where: rest, rest}
+  const tq = p.add(tsquery, 'tsquery')
+  return {where: [rest[0]!, `tsv @@ ${tq}`, ...rest.slice(1)], rest, tq}
 }
 
 async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
@@ -265,32 +272,39 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
   const cap = Math.max(EXACT_TOTAL_LIMIT, Math.max(0, req.start ?? 0) + count) + 1
 
   const p = new Params()
-  const {where, tq} = whereOf(req, types, tsquery, p)
+  const {where, rest, tq} = whereOf(req, types, tsquery, p)
   // The order of an offset page, as the contract has it: the exact name, then a match in the
-  // name or urn above one only in the text, then the older entity. (ts_rank over the whole
-  // vector cost a TOAST read per match: 54 ms p50 for common words at 40,000 entities.)
+  // name or urn above one only in the text, then the older entity.
   const key = tq !== undefined && !cursorMode ? p.add(nameKey(q), 'text') : undefined
-  const ranked = key !== undefined ? `, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank` : ''
+  const ranked = key !== undefined
   const facetCols = [...new Set(facetFields.map((f) => FACET_COLUMNS[f].col))].filter((c) => c !== 'entity_type')
   const cols = ['entity_id', 'entity_type', ...facetCols].join(', ')
 
   let page: string
   const limit = p.add(cursorMode ? count + 1 : count, 'bigint')
+  const start = Math.max(0, req.start ?? 0)
   if (cursorMode) {
     const after = req.after ? Number.parseInt(req.after, 36) : -1
     const from = Number.isFinite(after) ? Math.min(after, Number.MAX_SAFE_INTEGER) : -1
     page = `SELECT entity_id FROM m WHERE entity_id > ${p.add(from, 'bigint')} ORDER BY entity_id LIMIT ${limit}`
+  } else if (ranked) {
+    // Ranking every match (its name key compared, its name vector matched: about 2 µs a match)
+    // was most of what a search cost beyond the words' own index scan. The page is instead
+    // ranked among three small candidate lists, each from an index: the documents named exactly
+    // as the query (the name key's hash index), the first `start + count` name matches by id
+    // (the name vector's GIN index; a name match is always a text match, since the name
+    // vector's words are the search vector's first), and the first `start + count` matches by
+    // id. The page is then theirs: the exact names come first, then name matches by id (all of
+    // the first start + count are candidates), then text-only matches by id, of which at least
+    // start + count minus the names ahead of them are among the first matches by id.
+    const n = p.add(start + count, 'bigint')
+    page = `SELECT entity_id, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank FROM mdcli_search_doc WHERE entity_id IN (
+        SELECT entity_id FROM mdcli_search_doc WHERE name_key = ${key} AND ${where.join(' AND ')}
+        UNION ALL (SELECT entity_id FROM mdcli_search_doc WHERE name_tsv @@ ${tq} AND ${rest.join(' AND ')} ORDER BY entity_id LIMIT ${n})
+        UNION ALL (SELECT entity_id FROM m ORDER BY entity_id LIMIT ${n}))
+      ORDER BY exact DESC, rank DESC, entity_id OFFSET ${p.add(start, 'bigint')} LIMIT ${limit}`
   } else {
-    const order = ranked ? 'exact DESC, rank DESC, entity_id' : 'entity_id'
-    // A capped match list may miss the document named exactly as the query: then (a one-time
-    // condition, checked once, so an uncapped list pays nothing) it is looked up by its name key
-    // (a hash index) and ranked with the others.
-    const from =
-      ranked && capped
-        ? `(SELECT entity_id, exact, rank FROM m UNION ALL SELECT entity_id, true, coalesce(name_tsv @@ ${tq}, false) FROM mdcli_search_doc
-            WHERE (SELECT count(*) FROM m) >= ${cap} AND name_key = ${key} AND ${where.join(' AND ')} AND entity_id NOT IN (SELECT entity_id FROM m)) x`
-        : 'm'
-    page = `SELECT entity_id${ranked ? ', exact, rank' : ''} FROM ${from} ORDER BY ${order} OFFSET ${p.add(Math.max(0, req.start ?? 0), 'bigint')} LIMIT ${limit}`
+    page = `SELECT entity_id FROM m ORDER BY entity_id OFFSET ${p.add(start, 'bigint')} LIMIT ${limit}`
   }
   const pageCols = ranked ? 'pg.exact, pg.rank' : 'NULL::boolean, NULL::boolean'
   // A word query's matches are gathered once (MATERIALIZED), capped, so the count is that of the
@@ -310,7 +324,7 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
         : `SELECT 2, ${name}, m.${col}, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM m WHERE m.${col} IS NOT NULL GROUP BY m.${col}`,
     )
   }
-  const matches = `SELECT ${cols}${ranked} FROM mdcli_search_doc WHERE ${where.join(' AND ')}${tsquery !== undefined && capped ? ` LIMIT ${cap}` : ''}`
+  const matches = `SELECT ${cols} FROM mdcli_search_doc WHERE ${where.join(' AND ')}${tsquery !== undefined && capped ? ` LIMIT ${cap}` : ''}`
   const sql = `WITH m AS ${tsquery !== undefined ? '' : 'NOT '}MATERIALIZED (${matches})
 ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
   const {rows} = await db.query<ResultRow>(sql, p.values)
