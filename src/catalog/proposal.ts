@@ -224,9 +224,13 @@ export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: Sy
     }
   }
   const op: WriteOp = {op: 'upsert', urn: p.urn, entityType: p.entityType, aspectName: p.aspectName, value: p.valueJson!, created, systemMetadata, keyAspect}
-  // Search parses what it indexes; of a large aspect, hand it the few fields it reads, taken
-  // from the value parsed here. A small one costs no less to project than to parse again.
-  if (p.valueJson!.length > SEARCH_PROJECTION_MIN_CHARS && isSearchAspect(p.aspectName)) noteSearchProjection(op, JSON.stringify(searchProjection(p.value)))
+  // Search parses what it indexes; hand it the value parsed here: of a large aspect the few
+  // fields it reads, of a small one the value itself (which only a feed in the write's
+  // transaction takes: a small one costs no less to project than to parse again).
+  if (isSearchAspect(p.aspectName)) {
+    if (p.valueJson!.length > SEARCH_PROJECTION_MIN_CHARS) noteSearchProjection(op, searchProjection(p.value))
+    else noteSearchProjection(op, p.value, true)
+  }
   return op
 }
 

@@ -20,7 +20,11 @@
  *   aspect that feeds search, a removal that removed something.
  * - projection: of a large aspect, the few fields search reads, taken from the value the write
  *   side parsed already (proposal.ts) and sent instead of the whole text while that text is the
- *   stored one, so the index need not parse the whole aspect again.
+ *   stored one, so the index need not parse the whole aspect again. In the write's transaction
+ *   the projection (or, of a small aspect, the parsed value itself) is handed over as a value
+ *   (`IndexItem.values`) and nothing is parsed again; after the acknowledgement only large
+ *   aspects' projections wait, as text, since values waiting there would outlive the young
+ *   generation.
  * - rebuild: an index that does not outlive the process (not `durable`) is filled from the store
  *   at the start, and again whenever it reports that it lost its documents.
  */
@@ -34,11 +38,14 @@ const INDEX_BATCH = 250
 const SEARCH_ASPECT_LIST: readonly string[] = [...SEARCH_ASPECTS]
 
 /** Projections of upserts (see the glossary), beside the op and never in it: the store sees ops only. */
-const PROJECTIONS = new WeakMap<WriteOp, string>()
+const PROJECTIONS = new WeakMap<WriteOp, {value: unknown; whole: boolean}>()
 
-/** Notes what search reads of an upsert's value (see projection), for the feed to send instead of the text. */
-export function noteSearchProjection(op: WriteOp, projection: string): void {
-  PROJECTIONS.set(op, projection)
+/**
+ * Notes what search reads of an upsert's value (see projection), for the feed to use instead of
+ * the text; `whole` when it is the parsed value itself (used only in the write's transaction).
+ */
+export function noteSearchProjection(op: WriteOp, projection: unknown, whole = false): void {
+  PROJECTIONS.set(op, {value: projection, whole})
 }
 
 /** Whether an aspect feeds search (see the glossary). */
@@ -58,7 +65,8 @@ function typeOfUrn(urn: string): string {
   return urn.slice('urn:li:'.length, urn.indexOf(':', 'urn:li:'.length))
 }
 
-type Projected = Map<string, Map<string, {text: string; projection: string}>>
+/** By urn then aspect: the text a projection stands for, and the projection as text (waiting) or as a value (in the write's transaction). */
+type Projected = Map<string, Map<string, {text: string; projection?: string; value?: unknown}>>
 type ReadTexts = (urns: string[], aspectNames: readonly string[]) => Promise<Map<string, EntityTexts>>
 
 export class SearchFeed {
@@ -94,7 +102,7 @@ export class SearchFeed {
         const urns = this.changedUrns(ops, results)
         if (urns.length === 0) return
         const local: Projected = new Map()
-        ops.forEach((op, i) => this.noteProjection(local, op, results[i]!.changed))
+        ops.forEach((op, i) => this.noteProjection(local, op, results[i]!.changed, true))
         const items = await this.itemsOf(urns, (u, n) => tx.latestTexts(u, n), local)
         await this.index.applyWithin!(tx.handle, items)
       })
@@ -160,18 +168,21 @@ export class SearchFeed {
     return [...urns]
   }
 
-  /** Keeps `into` in step with one op: its projection stands for its text; a removal drops what it removed. */
-  private noteProjection(into: Projected, op: WriteOp, changed: boolean): void {
+  /**
+   * Keeps `into` in step with one op: its projection stands for its text (as a value when `asValue`,
+   * in the write's transaction); a removal drops what it removed.
+   */
+  private noteProjection(into: Projected, op: WriteOp, changed: boolean, asValue = false): void {
     if (op.op === 'upsert') {
       if (!changed) return
-      const projection = PROJECTIONS.get(op)
+      const p = PROJECTIONS.get(op)
       let rec = into.get(op.urn)
-      if (projection === undefined) {
+      if (p === undefined || (p.whole && !asValue)) {
         rec?.delete(op.aspectName)
         return
       }
       if (!rec) into.set(op.urn, (rec = new Map()))
-      rec.set(op.aspectName, {text: op.value, projection})
+      rec.set(op.aspectName, asValue ? {text: op.value, value: p.value} : {text: op.value, projection: JSON.stringify(p.value)})
     } else if (op.op === 'deleteEntity') into.delete(op.urn)
     else if (op.op === 'deleteAspect' || op.op === 'revert') into.get(op.urn)?.delete(op.aspectName)
   }
@@ -195,18 +206,23 @@ export class SearchFeed {
         continue
       }
       const aspects: Record<string, string> = {}
+      let values: Record<string, unknown> | undefined
       for (const name in e.values) {
         if (!feedsSearch(e.entityType, name)) continue
         const text = e.values[name]!
         const p = rec?.get(name)
         if (p !== undefined && p.text === text) {
-          aspects[name] = p.projection
+          if (p.projection !== undefined) aspects[name] = p.projection
+          else {
+            aspects[name] = text
+            ;(values ??= {})[name] = p.value
+          }
           rec!.delete(name)
         } else aspects[name] = text
       }
       // What is left stands for a newer write, pending again; unless nothing is, it is stale.
       if (rec && (rec.size === 0 || !this.pending.has(urn))) projected.delete(urn)
-      items.push({id: e.id, urn, type: e.entityType, aspects})
+      items.push(values ? {id: e.id, urn, type: e.entityType, aspects, values} : {id: e.id, urn, type: e.entityType, aspects})
     }
     return items
   }

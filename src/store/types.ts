@@ -185,6 +185,11 @@ export interface IndexItem {
   urn: string
   type: string
   aspects: Record<string, string> | null
+  /**
+   * Of some aspects, what search reads of the value, already parsed (the write side parsed it):
+   * an index may use it instead of parsing the text. Given only within a write's transaction.
+   */
+  values?: Record<string, unknown>
 }
 
 /**

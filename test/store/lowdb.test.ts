@@ -468,7 +468,7 @@ describe('lowdb store: search receives what the write side parsed (fed by the ca
     await a.open()
     const op = up(DS('proj'), 'datasetProperties', {name: 'proj', description: 'plainword'})
     // A projection that differs from the text shows which of the two search was given.
-    noteSearchProjection(op, JSON.stringify({name: 'proj', description: 'projectedword'}))
+    noteSearchProjection(op, {name: 'proj', description: 'projectedword'})
     await a.write([op])
     expect((await a.search({types: ['dataset'], query: 'projectedword'})).hits.map((h) => h.urn)).to.deep.equal([DS('proj')])
     expect((await a.getAspect(DS('proj'), 'datasetProperties'))!.value).to.deep.equal({name: 'proj', description: 'plainword'})

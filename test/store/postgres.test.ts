@@ -160,7 +160,7 @@ describe('PostgreSQL search', function () {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,Projected,PROD)'
     const op = up(urn, 'datasetProperties', {name: 'Projected', description: 'plainword'})
     // A projection that differs from the text shows which of the two the document was built from.
-    noteSearchProjection(op, JSON.stringify({name: 'Projected', description: 'projectedword'}))
+    noteSearchProjection(op, {name: 'Projected', description: 'projectedword'})
     await s.write([op])
     expect(await q(s, 'projectedword')).to.deep.equal([urn])
     expect(await q(s, 'plainword')).to.deep.equal([])

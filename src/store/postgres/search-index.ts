@@ -39,7 +39,7 @@ export async function writeSearchDocs(c: pg.ClientBase | pg.Pool, docs: SearchDo
   docs.forEach((d, j) => {
     const f = d.doc.facets
     const name = noNul(d.doc.name)
-    const v = searchVectors(d.urn, d.doc.name, d.doc.text)
+    const v = searchVectors(d.urn, d.doc.name, d.doc.text, d.doc.head)
     const row = [d.id, d.urn, d.type, name, noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), listOf(f.tags), listOf(f.owners), listOf(f.domains), listOf(f.glossaryTerms), listOf(f.typeNames), v.search, nameKey(name), v.name]
     for (let i = 0; i < 17; i++) cols[i]![j] = row[i]
   })
@@ -127,7 +127,8 @@ export class PgSearchIndex implements SearchIndex {
     for (const it of last.values()) {
       if (it.aspects === null) continue
       const parsed: Record<string, unknown> = {}
-      for (const [k, v] of Object.entries(it.aspects)) parsed[k] = JSON.parse(v)
+      const given = it.values
+      for (const k in it.aspects) parsed[k] = given !== undefined && k in given ? given[k] : JSON.parse(it.aspects[k]!)
       docs.push({id: it.id, urn: it.urn, type: it.type, doc: buildSearchDoc(it.type, it.urn, parsed)})
     }
     await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1::text[])', [[...last.keys()]])
