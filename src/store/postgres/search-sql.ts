@@ -68,7 +68,10 @@ function vectorOf(tokens: Iterable<string>, maxBytes = MAX_VECTOR_BYTES): string
     bytes += size + 8
     words.add(t)
   }
-  return [...words].map(quoteLexeme).join(' ')
+  // Index words are runs of letters and digits (indexTokens): none holds a quote or a backslash.
+  let out = ''
+  for (const w of words) out += out.length === 0 ? `'${w}'` : ` '${w}'`
+  return out
 }
 
 /**
@@ -292,15 +295,17 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
     // was most of what a search cost beyond the words' own index scan. The page is instead
     // ranked among three small candidate lists, each from an index: the documents named exactly
     // as the query (the name key's hash index), the first `start + count` name matches by id
-    // (the name vector's GIN index; a name match is always a text match, since the name
-    // vector's words are the search vector's first), and the first `start + count` matches by
+    // (the name vector's GIN index; the search vector is tested on those rows only, written so
+    // that the planner cannot read its index a second time: the name vector's words are the
+    // search vector's first, but a vector not yet filled must match nothing), and the first
+    // `start + count` matches by
     // id. The page is then theirs: the exact names come first, then name matches by id (all of
     // the first start + count are candidates), then text-only matches by id, of which at least
     // start + count minus the names ahead of them are among the first matches by id.
     const n = p.add(start + count, 'bigint')
     page = `SELECT entity_id, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank FROM mdcli_search_doc WHERE entity_id IN (
         SELECT entity_id FROM mdcli_search_doc WHERE name_key = ${key} AND ${where.join(' AND ')}
-        UNION ALL (SELECT entity_id FROM mdcli_search_doc WHERE name_tsv @@ ${tq} AND ${rest.join(' AND ')} ORDER BY entity_id LIMIT ${n})
+        UNION ALL (SELECT entity_id FROM mdcli_search_doc WHERE name_tsv @@ ${tq} AND coalesce(tsv @@ ${tq}, false) AND ${rest.join(' AND ')} ORDER BY entity_id LIMIT ${n})
         UNION ALL (SELECT entity_id FROM m ORDER BY entity_id LIMIT ${n}))
       ORDER BY exact DESC, rank DESC, entity_id OFFSET ${p.add(start, 'bigint')} LIMIT ${limit}`
   } else {
