@@ -9,7 +9,7 @@
  * agent it serves the REST sink's batches just as well (the server, not the client, is the bound).
  */
 import {Agent as HttpAgent, request as httpRequest, type IncomingMessage} from 'node:http'
-import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
+import {createRequire} from 'node:module'
 import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
 import {encodeUrnPath} from '../model/urn.js'
 import type {ProposalInput} from '../model/wire.js'
@@ -137,10 +137,11 @@ export class MdcliClient {
     this.token = opts.token
     this.timeoutMs = opts.timeoutMs ?? 30_000
     this.onRequest = opts.onRequest
-    const tls = this.server.startsWith('https:')
-    this.send = tls ? httpsRequest : httpRequest
+    // node:https brings TLS in (a few ms of every command's start); only an https server needs it.
+    const https = this.server.startsWith('https:') ? (createRequire(import.meta.url)('node:https') as typeof import('node:https')) : undefined
+    this.send = https ? https.request : httpRequest
     this.ownsAgent = !opts.agent
-    this.agent = opts.agent ?? (tls ? new HttpsAgent({keepAlive: true, maxSockets: 32}) : new HttpAgent({keepAlive: true, maxSockets: 32}))
+    this.agent = opts.agent ?? (https ? new https.Agent({keepAlive: true, maxSockets: 32}) : new HttpAgent({keepAlive: true, maxSockets: 32}))
   }
 
   static fromSettings(s: Settings, extra: Partial<ClientOptions> = {}): MdcliClient {

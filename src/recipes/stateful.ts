@@ -19,7 +19,7 @@
  * do nothing to support it.
  */
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
-import compressjs from 'compressjs'
+import {createRequire} from 'node:module'
 import {ConfigError} from '../errors.js'
 import type {MdcliClient} from '../client/client.js'
 import {mcp, type PluginContext, type ProposalInput, type WorkUnit, type WorkUnitStream} from '../sdk/plugin.js'
@@ -129,9 +129,14 @@ function pythonJson(urns: string[]): string {
   return `{"urns": [${urns.map((u) => JSON.stringify(u).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join(', ')}]}`
 }
 
+/** bzip2, loaded by the runs that read or write a checkpoint: 25 modules every other command need not load. */
+function bzip2(): (typeof import('compressjs'))['default']['Bzip2'] {
+  return (createRequire(import.meta.url)('compressjs') as (typeof import('compressjs'))['default']).Bzip2
+}
+
 export function encodeState(urns: string[]): CheckpointState {
   const json = Buffer.from(pythonJson(urns), 'utf8')
-  const compressed = compressjs.Bzip2.compressFile(json, null, 9) as ArrayLike<number>
+  const compressed = bzip2().compressFile(json, null, 9) as ArrayLike<number>
   return {formatVersion: '1.0', serde: 'base85-bz2-json', payload: b85encode(Uint8Array.from(compressed))}
 }
 
@@ -141,7 +146,7 @@ const LEGACY_FIELDS = ['encoded_table_urns', 'encoded_view_urns', 'encoded_conta
 export function decodeState(state: CheckpointState): string[] {
   let text: string
   if (state.serde === 'utf-8') text = state.payload ?? '{}'
-  else if (state.serde === 'base85-bz2-json') text = Buffer.from(compressjs.Bzip2.decompressFile(Buffer.from(b85decode(state.payload ?? ''))) as ArrayLike<number>).toString('utf8')
+  else if (state.serde === 'base85-bz2-json') text = Buffer.from(bzip2().decompressFile(Buffer.from(b85decode(state.payload ?? ''))) as ArrayLike<number>).toString('utf8')
   else throw new Error(`checkpoint state serde ${JSON.stringify(state.serde)} is not supported (base85-bz2-json and utf-8 are)`)
   const parsed = JSON.parse(text) as Record<string, unknown>
   const urns: string[] = Array.isArray(parsed.urns) ? (parsed.urns as string[]) : []
