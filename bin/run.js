@@ -15,6 +15,12 @@ if (argv.length === 1 && argv[0] === '--version') {
   // oclif checks the Node version against its own `engines` on every start, loading all of semver
   // (47 modules, about a sixth of a command's start) for it; package.json's `engines` says ours.
   process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
+  // `mdcli lite` (the server, not one of its subcommands, not its help): its server thread starts
+  // loading now, beside oclif and the command, and takes its options once the flags are parsed.
+  if (argv[0] === 'lite' && (argv.length === 1 || argv[1].startsWith('-')) && !argv.some((a) => a === '--help' || a === '-h')) {
+    const {prestartServerThread} = await import('../dist/src/server/thread.js')
+    prestartServerThread()
+  }
   const {execute} = await import('@oclif/core')
   await execute({args: argv, dir: import.meta.url})
 }

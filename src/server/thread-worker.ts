@@ -2,14 +2,16 @@
  * The server thread of `mdcli lite` (see thread.ts): starts the server, reports ready or the
  * failure, and stops cleanly when asked.
  */
-import {parentPort, workerData} from 'node:worker_threads'
+import {parentPort} from 'node:worker_threads'
 import {startServer} from './app.js'
 import {loadSampleData} from './sample.js'
 import {type ServerThreadOptions, type ToHost, toWire} from './thread.js'
 
-const opts = workerData as ServerThreadOptions
 const port = parentPort!
 const tell = (m: ToHost) => port.postMessage(m)
+// The options come by message: the thread may have started (and loaded the modules above) before
+// the command had parsed its flags (see prestartServerThread).
+const opts = await new Promise<ServerThreadOptions>((resolve) => port.once('message', (m: {type: 'start'; opts: ServerThreadOptions}) => resolve(m.opts)))
 
 try {
   const server = await startServer({

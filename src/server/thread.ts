@@ -132,14 +132,47 @@ export function heapGrowingFlag(store: string, execArgv: readonly string[]): str
   return `--heap-growing-percent=${HEAP_GROWING_PERCENT}`
 }
 
-export function startServerThread(opts: ServerThreadOptions): Promise<ServerThread> {
-  const flag = heapGrowingFlag(opts.storeDir, process.execArgv)
-  const worker = new Worker(new URL('./thread-worker.js', import.meta.url), {
-    workerData: opts,
+function serverWorker(): Worker {
+  return new Worker(new URL('./thread-worker.js', import.meta.url), {
+    // graphql-js skips its development-only checks (a multi-realm guard on every type test) when
+    // NODE_ENV is production; it reads it when it loads, which may be before the command sets it.
+    env: {...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production'},
     // The old generation is sized from the machine's memory; the store refuses writes
     // (E_STORE_MEMORY) before the heap reaches it, rather than dying there.
     resourceLimits: {maxYoungGenerationSizeMb: SERVER_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: serverHeapMb()},
   })
+}
+
+/** A server thread started before the command knew its options, and what befell it meanwhile. */
+interface EarlyThread {
+  worker: Worker
+  error?: Error
+  exitCode?: number
+}
+let early: EarlyThread | undefined
+
+/**
+ * Starts the server thread at once, for `startServerThread` to hand its options to later: the
+ * thread loads the server's modules (GraphQL, the store, the catalog: most of a start's CPU)
+ * while the command's thread loads oclif and parses the flags. The thread waits for its options
+ * before it touches a store or a port, and does not keep the process alive until it is used, so
+ * a command that fails on its flags exits as before.
+ */
+export function prestartServerThread(): void {
+  if (early) return
+  const e: EarlyThread = {worker: serverWorker()}
+  e.worker.on('error', (err) => (e.error ??= err))
+  e.worker.once('exit', (code) => (e.exitCode = code))
+  e.worker.unref()
+  early = e
+}
+
+export function startServerThread(opts: ServerThreadOptions): Promise<ServerThread> {
+  const flag = heapGrowingFlag(opts.storeDir, process.execArgv)
+  const pre = early
+  early = undefined
+  const worker = pre?.worker ?? serverWorker()
+  worker.ref()
   return new Promise<ServerThread>((resolveStart, rejectStart) => {
     let started = false
     let stopped: (() => void) | undefined
@@ -185,5 +218,8 @@ export function startServerThread(opts: ServerThreadOptions): Promise<ServerThre
     worker.on('exit', (code) => {
       fail(new BugError(`The server thread ended unexpectedly (exit code ${code})`))
     })
+    if (pre?.error) fail(pre.error)
+    else if (pre?.exitCode !== undefined) fail(new BugError(`The server thread ended unexpectedly (exit code ${pre.exitCode})`))
+    else worker.postMessage({type: 'start', opts})
   })
 }
