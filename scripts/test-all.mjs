@@ -2,7 +2,7 @@
 // `npm test`'s runner: every suite runs and reports, whatever an earlier one did.
 //
 // The tests are split into suites (groups of test folders, and the PostgreSQL-store run) that
-// share nothing but the machine's services, so up to MDCLI_TEST_JOBS of them (default 3) run at
+// share nothing but the machine's services, so up to MDCLI_TEST_JOBS of them (default 4) run at
 // once as separate mocha processes. Each suite's output is printed whole when it ends, then a
 // table of every suite's counts, then one closing line "N passed, N failed, N skipped". The exit
 // code is non-zero when any suite failed or ended without its closing line (a crash).
@@ -23,17 +23,19 @@ const folders = (...names) => names.map((n) => `dist/test/${n}/**/*.test.js`)
 const pgSpec = JSON.parse(readFileSync(join(ROOT, '.mocharc.pg.json'), 'utf8')).spec
 
 // The longest first (wall seconds on the 2-core machine, see the README), so the long suites
-// start while the short ones fill the gaps: `integration` holds DataHub's web app in Chromium,
-// which waits on its pages far more than it computes, and set the end of the run when it started
-// fourth.
+// start while the short ones fill the gaps. `web` (DataHub's web app and our pages in Chromium)
+// and `events` (NATS) wait on a browser and a broker far more than they compute, so they run
+// beside the CPU-heavy suites rather than after them.
 const SUITES = [
-  {name: 'integration', spec: folders('integration', 'web')},
-  {name: 'ingest', spec: folders('ingest')},
+  {name: 'web', spec: folders('web')},
+  {name: 'events', spec: folders('events')},
   {name: 'postgres', spec: pgSpec, env: {MDCLI_TEST_STORE: 'postgres'}},
-  {name: 'core', spec: folders('model', 'catalog', 'events', 'package')},
+  {name: 'ingest', spec: folders('ingest')},
   {name: 'server', spec: folders('server', 'access', 'history')},
+  {name: 'integration', spec: folders('integration')},
   {name: 'graphql', spec: folders('graphql')},
   {name: 'store', spec: folders('store')},
+  {name: 'core', spec: folders('model', 'catalog', 'package')},
   // tsc's type check (npm test emits with esbuild, which checks no types): last, in a gap.
   {name: 'types', spec: [], cmd: [join(ROOT, 'scripts', 'typecheck.mjs')]},
 ]
@@ -53,9 +55,10 @@ if (unknown.length) {
   process.exit(2)
 }
 const suites = wanted.length ? SUITES.filter((s) => wanted.includes(s.name)) : SUITES
-// Three at a time by default: on 2 cores much of a suite's time is waiting (servers starting,
-// queues draining, PostgreSQL), which a third suite fills.
-const jobs = Math.max(1, Number(process.env.MDCLI_TEST_JOBS ?? 3) || 3)
+// Four at a time by default: on 2 cores much of a suite's time is waiting (servers starting,
+// queues draining, PostgreSQL, a browser's pages), which the other suites fill. Three at a time
+// left about a third of the two cores idle with a second process busy on one of them.
+const jobs = Math.max(1, Number(process.env.MDCLI_TEST_JOBS ?? 4) || 4)
 
 if (!existsSync(join(ROOT, 'dist', 'test'))) {
   console.error('test-all: dist/test is missing; run `npm run build` first')
