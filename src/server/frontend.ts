@@ -1,7 +1,8 @@
 /**
  * The part DataHub's frontend server plays for its web app, played by `mdcli lite` itself:
  * sign-in, sign-out, sign-up with an invite, password reset, the redirect of a browser that is
- * not signed in, the GraphQL path the app posts to, and the usage-tracking sink.
+ * not signed in, the GraphQL path the app posts to, the usage-tracking sink, and an empty
+ * micro-frontends config.
  *
  * Glossary:
  * - session cookie: HttpOnly, SameSite=Lax, holds a sign-in session (a token kept hashed by the
@@ -120,6 +121,10 @@ export function registerFrontend(router: Router, opts: FrontendOptions): void {
     await ctx.received()
     return {status: 200, headers: {'content-type': 'application/json'}, body: '{}'}
   }, {public: true})
+
+  // The app reads its micro-frontends' config (YAML) as it starts; mdcli has none to offer. Without
+  // this route the app's own fallback answered index.html, which the app logged as broken YAML.
+  router.on('GET', '/mfe/config', async () => ({status: 200, headers: {'content-type': 'text/yaml; charset=utf-8', 'cache-control': 'no-cache'}, body: 'microFrontends: []\n'}), {public: true})
 
   router.on('POST', '/api/v2/graphql', opts.graphql)
 }

@@ -6,6 +6,7 @@
  * stay at `/`.
  */
 import {expect} from 'chai'
+import yaml from 'js-yaml'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {http, type LiteProcess, startLite, tempDir} from '../helpers/lite.js'
@@ -107,6 +108,13 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
     it('accepts and drops the app’s usage-tracking events', async () => {
       const t = await browser(`${lite.url}/openapi/v1/tracking/track`, {body: {type: 'PageViewEvent'}, headers: SAME})
       expect(t.status).to.equal(200)
+    })
+
+    it('answers the app’s micro-frontends config with valid YAML that lists none', async () => {
+      const r = await fetch(`${lite.url}/mfe/config`)
+      expect(r.status).to.equal(200)
+      expect(r.headers.get('content-type')).to.match(/^text\/yaml/)
+      expect(yaml.load(await r.text())).to.deep.equal({microFrontends: []})
     })
   })
 

@@ -314,6 +314,11 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
         await page.getByText(/Good (morning|afternoon|evening)/).first().waitFor()
         await rec.waitFor(page, ['getSearchResultsForMultiple'])
       })
+      // The app read its micro-frontends config, and took it without an error.
+      const asked = await page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.endsWith('/mfe/config')))
+      expect(asked, 'the app asked for /mfe/config').to.equal(true)
+      const errors = opened.flatMap((o) => o.console)
+      expect(errors.filter((m) => m.includes('[MFE Loader]')), 'the app’s micro-frontend loader errors').to.deep.equal([])
     })
 
     it('search: results for a query, facets, and a platform filter that narrows them', async function () {
