@@ -274,8 +274,11 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
     it('signs in through the login form, boots with every startup query answered, and signs out', async function () {
       const {page, rec, context} = await newPage()
       const mfe: number[] = []
+      const paths: string[] = []
       page.on('response', (r) => {
-        if (new URL(r.url()).pathname === '/mfe/config') mfe.push(r.status())
+        const path = new URL(r.url()).pathname
+        paths.push(path)
+        if (path === '/mfe/config') mfe.push(r.status())
       })
       await page.goto(`${lite.url}/`, {waitUntil: 'commit'})
       // Not signed in: the app goes to the login page.
@@ -292,6 +295,11 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
       expect(mfe, 'the statuses of the app’s /mfe/config requests').to.include(200)
       const logged = opened.find((o) => o.page === page)!.console
       expect(logged.filter((m) => m.includes('[MFE Loader]')), 'the app’s micro-frontend loader errors').to.deep.equal([])
+      // appConfig's favicon is a file of the build: the app sets it as the page's icon.
+      expect(paths.filter((p) => p === '/null'), 'requests for a null address').to.deep.equal([])
+      const icon = await page.locator("link[rel~='icon']").first().getAttribute('href')
+      expect(icon).to.equal('/assets/icons/favicon.ico')
+      expect((await fetch(`${lite.url}${icon}`)).status).to.equal(200)
 
       // /logOut redirects to the login page, and the app (its session gone) may navigate there
       // itself first, which aborts the goto: where the browser ends up is what is checked.

@@ -72,7 +72,9 @@ function appConfig(): Obj {
     managedIngestionConfig: {enabled: false},
     lineageConfig: {supportsImpactAnalysis: true},
     visualConfig: {
-      logoUrl: null, faviconUrl: null, appTitle: 'mdcli', hideGlossary: false, queriesTab: {queriesTabResultSize: 20}, entityProfiles: {domain: {defaultTab: null}}, searchResult: {enableNameHighlight: false}, showFullTitleInLineage: false,
+      // DataHub's default favicon, which its web app's build carries; the app sets the page's icon
+      // to this value as it boots, so null made every page load ask for `/null`.
+      logoUrl: null, faviconUrl: '/assets/icons/favicon.ico', appTitle: 'mdcli', hideGlossary: false, queriesTab: {queriesTabResultSize: 20}, entityProfiles: {domain: {defaultTab: null}}, searchResult: {enableNameHighlight: false}, showFullTitleInLineage: false,
       theme: {themeId: null},
       // No application entities here: their section and navigation stay hidden.
       application: {showSidebarSectionWhenEmpty: false, showApplicationInNavigation: false},
