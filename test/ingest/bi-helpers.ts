@@ -5,7 +5,7 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 import yaml from 'js-yaml'
-import {ingestHere, ingestJson, readJson, writeRecipe} from './helpers.js'
+import {ingestVia, readJson, writeRecipe} from './helpers.js'
 
 /** The recipe file with `${VAR}`s filled in and a file sink into `dir`. */
 export function datahubRecipe(path: string, vars: Record<string, string>, out: string): Record<string, any> {
@@ -22,9 +22,8 @@ export function datahubRecipe(path: string, vars: Record<string, string>, out: s
  * result and what the sink wrote.
  */
 export async function runRecipe(dir: string, recipe: Record<string, any>, env: NodeJS.ProcessEnv, extra: string[] = [], via: 'cli' | 'here' = 'cli'): Promise<{code: number | null; result: any; stderr: string; stdout: string; records: any[]; startedAt: number; endedAt: number}> {
-  if (via === 'here' && extra.length) throw new Error('runRecipe: command-line flags need the command (via cli)')
   const startedAt = Date.now()
-  const r = via === 'here' ? await ingestHere(writeRecipe(dir, recipe), env) : await ingestJson(writeRecipe(dir, recipe), env, extra)
+  const r = await ingestVia(via, writeRecipe(dir, recipe), env, extra)
   const endedAt = Date.now()
   let records: any[] = []
   try {

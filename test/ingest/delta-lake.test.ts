@@ -12,7 +12,7 @@ import yaml from 'js-yaml'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
-import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, ingestVia, offlineEnv, readJson, writeRecipe} from './helpers.js'
 
 describe("delta-lake source: DataHub's goldens", function () {
   this.timeout(120_000)
@@ -58,7 +58,7 @@ describe('delta-lake source: our own tables', function () {
   async function run(config: Record<string, unknown>, via: 'here' | 'cli' = 'here') {
     const out = join(dir, 'out.json')
     const recipe = writeRecipe(dir, {source: {type: 'delta-lake', config}, sink: {type: 'file', config: {filename: out}}})
-    const r = via === 'cli' ? await ingestJson(recipe, offlineEnv(dir)) : await ingestHere(recipe, offlineEnv(dir))
+    const r = await ingestVia(via, recipe, offlineEnv(dir))
     let records: any[] = []
     try {
       records = readJson(out)

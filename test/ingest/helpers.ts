@@ -60,6 +60,15 @@ export async function ingestHere(recipe: string, env: NodeJS.ProcessEnv): Promis
   return {code: result.exitCode, result: plain, stdout: '', stderr: `${result.summary}\n${JSON.stringify(plain.source.report)}`}
 }
 
+/**
+ * Runs the recipe file in this process (`here`, see ingestHere) or through the real `mdcli ingest
+ * --json` (`cli`: where the command's own output is what a test checks).
+ */
+export function ingestVia(via: 'here' | 'cli', recipe: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<CliResult & {result?: any}> {
+  if (via === 'here' && extra.length > 0) throw new Error('ingestVia: command-line flags need the command (via cli)')
+  return via === 'cli' ? ingestJson(recipe, env, extra) : ingestHere(recipe, env)
+}
+
 /** Env for CLI runs that must not find any server (no config file, no env). */
 export function offlineEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, HOME: home, NO_COLOR: '1', METADATA_TELEMETRY_ENABLED: 'false'}

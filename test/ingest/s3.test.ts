@@ -16,7 +16,7 @@ import yaml from 'js-yaml'
 import {BIN, cleanup, ROOT, tempDir} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
-import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestHere, ingestVia, offlineEnv, readJson, writeRecipe} from './helpers.js'
 import {Duck} from '../../plugins/data-lake-common/duck.js'
 import {LocalFileSystem} from '../../plugins/data-lake-common/fs.js'
 import {profileFile} from '../../plugins/data-lake-common/profile.js'
@@ -84,7 +84,7 @@ describe('s3 source: our own lake', function () {
   async function run(config: Record<string, unknown>, via: 'here' | 'cli' = 'here') {
     const out = join(dir, 'out.json')
     const recipe = writeRecipe(dir, {source: {type: 's3', config}, sink: {type: 'file', config: {filename: out}}})
-    const r = via === 'cli' ? await ingestJson(recipe, offlineEnv(dir)) : await ingestHere(recipe, offlineEnv(dir))
+    const r = await ingestVia(via, recipe, offlineEnv(dir))
     let records: any[] = []
     try {
       records = readJson(out)

@@ -13,7 +13,7 @@ import pg from 'pg'
 import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireMariadb, requirePostgres, requireSharedFixtures, uniqueName} from '../helpers/requires.js'
-import {ingestHere, ingestJson, offlineEnv, readJson, writeRecipe} from './helpers.js'
+import {ingestJson, ingestVia, offlineEnv, readJson, writeRecipe} from './helpers.js'
 
 const SECRET = 'Sup3r-secret-pw'
 
@@ -41,7 +41,7 @@ async function runRecipe(recipe: any, dir: string, env = offlineEnv(dir), via: '
   const out = join(dir, `out-${Math.random().toString(36).slice(2)}.json`)
   recipe.sink = {type: 'file', config: {filename: out}}
   const file = writeRecipe(dir, recipe, `r-${Math.random().toString(36).slice(2)}.yml`)
-  const r = via === 'cli' ? await ingestJson(file, env) : await ingestHere(file, env)
+  const r = await ingestVia(via, file, env)
   let records: any[] = []
   try {
     records = readJson(out)

@@ -73,6 +73,6 @@ export class CompiledExecutor {
   }
 }
 
-function isPromise<T>(x: T | Promise<T>): x is Promise<T> {
+export function isPromise<T>(x: T | Promise<T>): x is Promise<T> {
   return typeof (x as {then?: unknown})?.then === 'function'
 }

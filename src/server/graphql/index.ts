@@ -10,7 +10,7 @@
 import {jsonTooDeep, MAX_JSON_DEPTH} from '../../model/limits.js'
 import {createHandler, type Response as HandlerResponse} from 'graphql-http'
 import {type ExecutionArgs, type ExecutionResult, getOperationAST, GraphQLError, parse, specifiedRules, validate} from 'graphql'
-import {CompiledExecutor} from './compiled.js'
+import {CompiledExecutor, isPromise} from './compiled.js'
 import type {Catalog} from '../../catalog/catalog.js'
 import {BugError, TooLargeError} from '../../errors.js'
 import {type HttpRequest, type HttpResponse, json, type Logger, type RequestContext, type Router} from '../http.js'
@@ -226,8 +226,4 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
     return {status: init.status, statusText: init.statusText, headers: {...init.headers}, body: text ?? undefined}
   }
   return serve
-}
-
-function isPromise<T>(x: T | Promise<T>): x is Promise<T> {
-  return typeof (x as {then?: unknown})?.then === 'function'
 }
