@@ -490,6 +490,40 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.referencesTo([DS('l.a')])).to.have.length(1) // datasetProperties of l.d, found without the filter
     })
 
+    it('answers references through any aspect after a first question, kept through changes, reverts, deletes, a reused entity and a reopen', async () => {
+      const TAG = 'urn:li:tag:mention'
+      const OWNER = 'urn:li:corpuser:mention'
+      const tags = (...t: string[]) => ({tags: t.map((tag) => ({tag}))})
+      const owners = (...o: string[]) => ({owners: o.map((owner) => ({owner, type: 'DATAOWNER'}))})
+      const refs = async (t: string, aspects?: string[]) => (await store.referencesTo([t], aspects ? {aspects} : {})).map((r) => `${r.urn} ${r.aspectName}`).sort()
+      await store.write([up(DS('m.a'), 'globalTags', tags(TAG)), up(DS('m.b'), 'ownership', owners(OWNER)), up(DS('m.b'), 'globalTags', tags(TAG, 'urn:li:tag:other'))])
+      // The first question (an embedded store builds its index of mentions here).
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.a')} globalTags`, `${DS('m.b')} globalTags`])
+      expect(await refs(TAG, ['ownership'])).to.deep.equal([])
+      expect(await refs(OWNER, ['ownership', 'globalTags'])).to.deep.equal([`${DS('m.b')} ownership`])
+      // Written after it: a new entity, a changed value, a second aspect mentioning the same urn.
+      await store.write([up(DS('m.c'), 'globalTags', tags(TAG)), up(DS('m.a'), 'globalTags', tags('urn:li:tag:other')), up(DS('m.c'), 'ownership', owners(OWNER))])
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.b')} globalTags`, `${DS('m.c')} globalTags`])
+      expect(await refs(OWNER)).to.deep.equal([`${DS('m.b')} ownership`, `${DS('m.c')} ownership`])
+      // A revert brings the old value's mention back; a removed aspect and a deleted entity take theirs away.
+      await store.write([{op: 'revert', urn: DS('m.a'), aspectName: 'globalTags'}])
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.a')} globalTags`, `${DS('m.b')} globalTags`, `${DS('m.c')} globalTags`])
+      await store.write([{op: 'deleteAspect', urn: DS('m.b'), aspectName: 'globalTags'}, {op: 'deleteEntity', urn: DS('m.c')}])
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.a')} globalTags`])
+      expect(await refs(OWNER)).to.deep.equal([`${DS('m.b')} ownership`])
+      // A new entity (which may take the deleted one's place in memory) that mentions nothing.
+      await store.write([up(DS('m.d'), 'status', {removed: false})])
+      expect(await refs(OWNER)).to.deep.equal([`${DS('m.b')} ownership`])
+      // Many changes to one entity's mention of the same urn answer it once.
+      for (let i = 0; i < 40; i++) await store.write([up(DS('m.a'), 'globalTags', tags(TAG, `urn:li:tag:n${i}`))])
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.a')} globalTags`])
+      store = await h.reopen()
+      expect(await refs(TAG)).to.deep.equal([`${DS('m.a')} globalTags`])
+      expect(await refs(OWNER)).to.deep.equal([`${DS('m.b')} ownership`])
+      expect(await refs('urn:li:tag:n39')).to.deep.equal([`${DS('m.a')} globalTags`])
+      expect(await refs('urn:li:tag:n38')).to.deep.equal([])
+    })
+
     it('finds names by the words they are made of: camelCase, digits, _ . - /, the last word as a prefix, exact names first', async () => {
       const KAFKA = 'urn:li:dataset:(urn:li:dataPlatform:kafka,SampleKafkaDataset,PROD)'
       const TOPIC = 'urn:li:dataset:(urn:li:dataPlatform:kafka,kafka,PROD)'

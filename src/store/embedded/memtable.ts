@@ -29,6 +29,7 @@ import {ReferenceIndex} from '../reference-index.js'
 import {RunCounts} from '../run-counts.js'
 import type {EntityRecord, EntityRules, EntityTexts, ListUrnsRequest, ReferenceQuery, RunRow, RunSummary, StoredAspect, SystemMetadata, WriteOp, WriteResult} from '../types.js'
 import type {HistoryFile, HistoryRecord, OldRow} from './history.js'
+import {MentionIndex} from './mentions.js'
 import {LazyAspect} from './rows.js'
 import {grownF64, grownI32, ShardEncoder, type ShardSink, type TsRow} from './snapshot.js'
 import type {ValueArena} from './values.js'
@@ -92,6 +93,9 @@ export class Memtable {
   private readonly actors = new Table()
 
   readonly refs: ReferenceIndex
+  /** Every urn a latest value mentions, built on the first question that needs it (see mentions.ts). */
+  private mentions?: MentionIndex
+  private mentionsBuilt?: Promise<MentionIndex>
   readonly runs = new RunCounts()
   /** The next entity's id. */
   nextId = 1
@@ -213,6 +217,8 @@ export class Memtable {
   /** Where a start's shards put their rows: entities and rows made here, their runs counted. */
   readonly sink: ShardSink = {
     entity: (urn, id, type, lsn) => {
+      // Loading happens before any question; should it not, the index is built again.
+      this.mentions = this.mentionsBuilt = undefined
       const was = this.slotOf.get(urn)
       if (was !== undefined) this.forget(urn, was)
       return this.newSlot(urn, id, type, lsn)
@@ -336,6 +342,7 @@ export class Memtable {
     insertLatest: (urn, s, name, text, created, sm) => {
       this.newRow(s, this.names.id(name), this.values.put(text), created.time, created.actor, this.shared(sm))
       this.refs.add(urn, name, text)
+      this.mentions?.note(s, urn, text)
     },
     replaceLatest: (urn, s, name, text, created, sm) => {
       const r = this.row(s, name)
@@ -347,6 +354,7 @@ export class Memtable {
       else this.old.set(r, [placed])
       this.refs.remove(urn, name, prevText)
       this.refs.add(urn, name, text)
+      this.mentions?.note(s, urn, text)
       this.values.free(this.rRef[r]!)
       this.rRef[r] = this.values.put(text)
       this.rTime[r] = created.time
@@ -406,6 +414,7 @@ export class Memtable {
         this.rSm[r] = this.shared(back.systemMetadata)
         if (old!.length === 0) this.old.delete(r)
         this.refs.add(urn, name, back.value)
+        this.mentions?.note(s, urn, back.value)
       } else this.dropRow(s, r)
       return true
     },
@@ -637,38 +646,47 @@ export class Memtable {
     const out: Array<{target: string; urn: string; aspectName: string}> = []
     if (targets.length === 0) return out
     if (opts.aspects && opts.aspects.every((a) => this.rules.indexesReferences(a))) return this.refs.referencesTo(targets, opts.aspects)
-    const wanted = new Set(targets)
-    const needles = targets.map((t) => ({target: t, text: JSON.stringify(t)}))
-    // A few targets: substring tests. Many: pull every quoted urn out of each value once and
-    // look it up, so the cost stays one pass over the store.
-    const few = targets.length <= 8
-    const QUOTED_URN = /"(urn:li:(?:[^"\\]|\\.)*)"/g
-    let seen = 0
-    for (const s of [...this.liveSlots()]) {
-      // An entity deleted while this scan yielded is passed over.
-      const u = this.urnOf[s]
-      if (u === undefined) continue
-      for (let r = this.eHead[s]!; r !== NONE; r = this.rNext[r]!) {
-        const name = this.nameOf(r)
-        if (opts.aspects && !opts.aspects.includes(name)) continue
-        const text = this.values.text(this.rRef[r]!)
-        if (few) {
-          for (const n of needles) if (n.target !== u && text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
-        } else if (text.includes('urn:li:')) {
-          const hit = new Set<string>()
-          for (const m of text.matchAll(QUOTED_URN)) {
-            const t = JSON.parse(`"${m[1]}"`) as string
-            if (t !== u && wanted.has(t) && !hit.has(t)) {
-              hit.add(t)
-              out.push({target: t, urn: u, aspectName: name})
-            }
-          }
+    const mentions = await this.mentionIndex()
+    for (const target of new Set(targets)) {
+      const needle = JSON.stringify(target)
+      const live: number[] = []
+      // Synchronous from candidates to settle (see MentionIndex.settle).
+      for (const s of mentions.candidates(target)) {
+        const u = this.urnOf[s]
+        if (u === undefined || u === target) continue
+        let holds = false
+        for (let r = this.eHead[s]!; r !== NONE; r = this.rNext[r]!) {
+          if (!this.values.text(this.rRef[r]!).includes(needle)) continue
+          holds = true
+          const name = this.nameOf(r)
+          if (!opts.aspects || opts.aspects.includes(name)) out.push({target, urn: u, aspectName: name})
         }
+        if (holds) live.push(s)
       }
-      // Long scans yield now and then so that the server keeps answering.
-      if (++seen % 20000 === 0) await new Promise((r) => setImmediate(r))
+      mentions.settle(target, live)
     }
     return out
+  }
+
+  /** The mention index, built by one pass over the values the first time it is asked for. */
+  private mentionIndex(): Promise<MentionIndex> {
+    if (this.mentionsBuilt) return this.mentionsBuilt
+    const index = new MentionIndex()
+    // Writes while the pass yields are noted from now on; the pass notes what it finds.
+    this.mentions = index
+    const built = (async () => {
+      let seen = 0
+      for (const s of [...this.liveSlots()]) {
+        const u = this.urnOf[s]
+        if (u === undefined) continue
+        for (let r = this.eHead[s]!; r !== NONE; r = this.rNext[r]!) index.note(s, u, this.values.text(this.rRef[r]!))
+        // A long pass yields now and then so that the server keeps answering.
+        if (++seen % 20000 === 0) await new Promise((r) => setImmediate(r))
+      }
+      return index
+    })()
+    this.mentionsBuilt = built
+    return built
   }
 
   async listRuns(opts: {start?: number; count?: number} = {}): Promise<RunSummary[]> {
