@@ -342,7 +342,7 @@ export class Memtable {
     insertLatest: (urn, s, name, text, created, sm) => {
       this.newRow(s, this.names.id(name), this.values.put(text), created.time, created.actor, this.shared(sm))
       this.refs.add(urn, name, text)
-      this.mentions?.note(s, urn, text)
+      this.noteMentions(s, urn, text)
     },
     replaceLatest: (urn, s, name, text, created, sm) => {
       const r = this.row(s, name)
@@ -354,7 +354,7 @@ export class Memtable {
       else this.old.set(r, [placed])
       this.refs.remove(urn, name, prevText)
       this.refs.add(urn, name, text)
-      this.mentions?.note(s, urn, text)
+      this.noteMentions(s, urn, text)
       this.values.free(this.rRef[r]!)
       this.rRef[r] = this.values.put(text)
       this.rTime[r] = created.time
@@ -414,7 +414,7 @@ export class Memtable {
         this.rSm[r] = this.shared(back.systemMetadata)
         if (old!.length === 0) this.old.delete(r)
         this.refs.add(urn, name, back.value)
-        this.mentions?.note(s, urn, back.value)
+        this.noteMentions(s, urn, back.value)
       } else this.dropRow(s, r)
       return true
     },
@@ -668,6 +668,13 @@ export class Memtable {
     return out
   }
 
+  private noteMentions(s: number, urn: string, text: string): void {
+    const m = this.mentions
+    if (!m) return
+    m.note(s, urn, text)
+    if (m.outgrown) this.mentions = this.mentionsBuilt = undefined
+  }
+
   /** The mention index, built by one pass over the values the first time it is asked for. */
   private mentionIndex(): Promise<MentionIndex> {
     if (this.mentionsBuilt) return this.mentionsBuilt
@@ -683,6 +690,7 @@ export class Memtable {
         // A long pass yields now and then so that the server keeps answering.
         if (++seen % 20000 === 0) await new Promise((r) => setImmediate(r))
       }
+      index.markBuilt()
       return index
     })()
     this.mentionsBuilt = built
