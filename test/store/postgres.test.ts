@@ -142,7 +142,10 @@ describe('PostgreSQL search', function () {
       const s2 = await open()
       expect(await q(s2, 'kafka')).to.deep.equal([KAFKA])
       expect(await q(s2, 'Customer')).to.deep.equal([KAFKA])
-      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(7)
+      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(8)
+      // Migration 8 bounds the pending lists every word search reads.
+      const opts = await c.query<{relname: string; reloptions: string[] | null}>(`SELECT relname, reloptions FROM pg_class WHERE relname IN ('mdcli_search_tsv_idx', 'mdcli_search_name_tsv_idx') ORDER BY relname`)
+      expect(opts.rows.map((r) => `${r.relname} ${r.reloptions}`)).to.deep.equal(['mdcli_search_name_tsv_idx gin_pending_list_limit=512', 'mdcli_search_tsv_idx gin_pending_list_limit=512'])
       // Migration 5 keeps every reference, now a row per aspect.
       const refs = (await s2.referencesTo([JDOE, 'urn:li:corpuser:ann'])).map((r) => `${r.target} ${r.aspectName}`).sort()
       expect(refs).to.deep.equal(['urn:li:corpuser:ann ownership', `${JDOE} editableDatasetProperties`, `${JDOE} ownership`])
