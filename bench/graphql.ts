@@ -438,6 +438,11 @@ export async function main(opts: BenchOptions = {}): Promise<BenchResult> {
           const z = scenarios.entity_zipf_c32?.serverCpuUsPerRequest
           if (z !== undefined) log(`  (reported) entity query c=32, Zipf(1.0) draw: ${z} µs = ${(z / r.serverCpuUsPerRequest).toFixed(2)}× bare node:http`)
         }
+        // One request at a time: the round trip any answer over HTTP pays, beside the search
+        // target's floor (the engine alone, with no HTTP at all).
+        const one = await drive(barePool, 1, Math.min(seconds, 5), entityBody, bare.pid)
+        scenarios.bare_http_c1 = one
+        log(describe('bare node:http', one))
       } finally {
         await barePool.close()
         bare.stop()
