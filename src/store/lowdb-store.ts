@@ -55,7 +55,7 @@ import {HistoryFile} from './embedded/history.js'
 import {ValueArena} from './embedded/values.js'
 import {decodeShard, type LoadedShard} from './embedded/snapshot.js'
 import {DirLock} from './embedded/lock.js'
-import {FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, shardFile, snapshotBytes, type FileSum, type Manifest} from './embedded/manifest.js'
+import {FORMAT, FORMAT_3, LEGACY_SHARD, manifestChecksum, SHARD, shardFile, snapshotBytes, type FileSum, type Manifest} from './embedded/manifest.js'
 import {duBytes, StoreJsonFile} from './embedded/read-files.js'
 import {Recovery} from './embedded/recovery.js'
 import {Memtable} from './embedded/memtable.js'
@@ -238,7 +238,10 @@ export class LowdbStore implements MetadataStore {
       // between the two leaves an empty segment no manifest names, which the next start replays
       // as nothing; the other order would leave a manifest naming a missing segment.
       await this.journal.open(lastSeq + 1)
-      await this.writeManifest({...manifest, sealed: {...(manifest.sealed ?? {}), ...sums}, live: this.journal.seq}).catch((e: unknown) => {
+      // Format 3 differs from this one only in the journal records it reads, and none of the new
+      // kind has been written yet: naming this format here lets the writes splice their values.
+      const format = manifest.format === FORMAT_3 ? FORMAT : manifest.format
+      await this.writeManifest({...manifest, format, sealed: {...(manifest.sealed ?? {}), ...sums}, live: this.journal.seq}).catch((e: unknown) => {
         // A full disk must not keep a store from opening to be read; the seals wait for a later
         // start, and writes wait until a manifest names the segment they go to (see flushLoop).
         if ((e as {code?: string}).code !== 'E_STORE_FULL') throw e
@@ -312,6 +315,7 @@ export class LowdbStore implements MetadataStore {
       throw storeWriteError(e, this.dir, join(this.dir, 'manifest.json'))
     }
     this.manifest = m
+    this.journal.spliceValues = m.format === FORMAT
   }
 
   /** True while reading a store of the previous format (its first checkpoint rewrites every shard). */

@@ -183,7 +183,7 @@ describe('embedded store: every file accounted for by the manifest', () => {
 
   it('records each shard with size and checksum', () => {
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-3')
+    expect(m.format).to.equal('mdcli-lowdb-4')
     const files = Object.keys(m.files)
     expect(files.length).to.be.greaterThan(5)
     for (const f of files) expect(m.files[f]).to.have.keys('size', 'sha256')

@@ -4,7 +4,8 @@ import {appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, trunca
 import {join} from 'node:path'
 import {noteSearchProjection} from '../../src/catalog/search-feed.js'
 import {createStore} from '../../src/store/index.js'
-import {JournalEncoder} from '../../src/store/embedded/journal.js'
+import {decodeRecord, JournalEncoder, type JournalRecord} from '../../src/store/embedded/journal.js'
+import {manifestChecksum} from '../../src/store/embedded/manifest.js'
 import {INDEX_BATCH, INDEX_IN_FLIGHT, type SearchThread} from '../../src/store/embedded/search-thread.js'
 import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
@@ -234,7 +235,7 @@ describe('lowdb store files', () => {
     const wal = readdirSync(join(dir, 'wal'))
     expect(wal.length).to.be.at.most(1)
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-3')
+    expect(m.format).to.equal('mdcli-lowdb-4')
   })
 })
 
@@ -319,7 +320,7 @@ describe('lowdb store: old versions on disk', () => {
     expect((await a.runRows('r2')).map((r) => [r.aspectName, r.version, r.created.actor])).to.deep.equal([['globalTags', 2, 'urn:li:corpuser:old']])
     await a.close()
     const m = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'))
-    expect(m.format).to.equal('mdcli-lowdb-3')
+    expect(m.format).to.equal('mdcli-lowdb-4')
     expect(m.historyBytes).to.be.greaterThan(0)
     expect(readFileSync(join(dir, 'history.log'), 'utf8')).to.include('urn:li:tag:a')
     expect(shardText()).to.include('urn:li:tag:c')
@@ -455,6 +456,118 @@ describe('lowdb journal encoding', () => {
     expect(encoder.encode(records).equals(want)).to.equal(true)
     // Again with the buffer the first call grew, as the next batch would.
     expect(encoder.encode([records[0]!]).equals(Buffer.from(`${JSON.stringify(records[0])}\n`, 'utf8'))).to.equal(true)
+  })
+
+  /** Upserts and a timeseries point whose value texts are exactly `texts` (JSON a client may send, whitespace and all). */
+  const rawOps = (texts: string[], tag: string): WriteOp[] => [
+    ...texts.map((t, i) => ({...(up(DS(`${tag}${i}`), 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: t})),
+    {op: 'timeseries', urn: DS(`${tag}ts`), entityType: 'dataset', aspectName: 'datasetProfile', value: '{"timestampMillis":7,\t"rowCount":7}', timestampMillis: 7, created: {time: 1, actor: 'urn:li:corpuser:a'}, systemMetadata: {}},
+    {op: 'revert', urn: DS(`${tag}0`), aspectName: 'status'},
+  ]
+  const TEXTS = [
+    '{"name":"plain","description":"quotes \\" and \\\\ backslashes"}',
+    '{"name":"naïve café 数据集 🙂 \u2028"}',
+    '{ "name" :\t"tab as whitespace" }',
+    '{"name":"a newline as whitespace"\n}',
+    '{"name":"lone \ud800 surrogate"}',
+    `{"description":"${'x'.repeat(200_000)}"}`,
+    '{}',
+  ]
+
+  it('splices the values after the record in a store of format 4, and reads back exactly what was written', () => {
+    const records: JournalRecord[] = [
+      {l: 1, o: rawOps(TEXTS, 'a')},
+      {l: 100, o: [{op: 'deleteEntity', urn: DS('gone')}]},
+      {l: 101, o: rawOps(TEXTS.slice(0, 2), 'b')},
+    ]
+    const plain = new JournalEncoder()
+    const plainBytes = Buffer.from(plain.encode(records))
+    const encoder = new JournalEncoder()
+    encoder.spliceValues = true
+    const bytes = encoder.encode(records)
+    const lines = bytes.toString('utf8').split('\n')
+    expect(lines.pop()).to.equal('')
+    expect(lines.map((l) => decodeRecord(l))).to.deep.equal(JSON.parse(JSON.stringify(records)))
+    // The record without values stays a plain JSON line; the others carry theirs unescaped.
+    expect(lines[1]).to.equal(JSON.stringify(records[1]))
+    expect(lines[0]).to.include('\t').and.to.include(TEXTS[0]).and.to.include(TEXTS[2])
+    // The texts a line cannot carry as they are (a newline, a lone surrogate) stay escaped inside the JSON.
+    const head = JSON.parse(lines[0]!.slice(0, lines[0]!.indexOf('\t'))) as JournalRecord
+    const where = (op: WriteOp) => (!('value' in op) ? '-' : typeof op.value === 'number' ? 'after' : 'inside')
+    expect(head.o.map(where)).to.deep.equal(['after', 'after', 'after', 'inside', 'inside', 'after', 'after', 'after', '-'])
+    // The ops handed to the encoder are as they were.
+    expect(records).to.deep.equal([{l: 1, o: rawOps(TEXTS, 'a')}, {l: 100, o: [{op: 'deleteEntity', urn: DS('gone')}]}, {l: 101, o: rawOps(TEXTS.slice(0, 2), 'b')}])
+    expect(bytes.length).to.be.lessThan(plainBytes.length)
+    // Old plain lines read as before.
+    expect(plainBytes.toString('utf8').split('\n').slice(0, -1).map((l) => decodeRecord(l))).to.deep.equal(JSON.parse(JSON.stringify(records)))
+  })
+
+  it('refuses a spliced record whose values do not fill its line exactly', () => {
+    const encoder = new JournalEncoder()
+    encoder.spliceValues = true
+    const line = encoder.encode([{l: 1, o: rawOps(['{"name":"x"}'], 'c')}]).toString('utf8').slice(0, -1)
+    expect(() => decodeRecord(line + 'y')).to.throw(/past its values/)
+    expect(() => decodeRecord(line.slice(0, -3))).to.throw(/bad spliced value/)
+    expect(() => decodeRecord('{"l":1,"o":[{"op":"deleteAspect","urn":"u","aspectName":"a","value":2}]}\tab')).to.throw(/bad spliced value/)
+  })
+})
+
+describe('lowdb journal: values spliced after the record', () => {
+  let dir: string
+  beforeEach(() => (dir = tempDir('mdcli-store-')))
+  afterEach(() => cleanup(dir))
+
+  const crash = () => writeFileSync(join(dir, 'LOCK'), '999999999')
+  const liveSegment = () => join(dir, 'wal', readdirSync(join(dir, 'wal')).sort().at(-1)!)
+  const texts = ['{ "name" :\t"tab", "description": "quotes \\" é 🙂" }', '{"name":"newline"\n}', '{"name":"lone \udc00"}']
+  const writeTexts = (s: MetadataStore, tag: string) =>
+    s.write(texts.map((t, i) => ({...(up(DS(`${tag}${i}`), 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: t})))
+  const expectTexts = async (s: MetadataStore, tag: string) => {
+    // The store keeps text as UTF-8, so a lone surrogate reads back as U+FFFD, with or without a restart.
+    const wellFormed = (t: string) => (t as unknown as {toWellFormed(): string}).toWellFormed()
+    for (const [i, t] of texts.entries()) expect((await s.getAspect(DS(`${tag}${i}`), 'datasetProperties'))!.valueText, `${tag}${i}`).to.equal(wellFormed(t))
+  }
+
+  it('replays the exact texts after a kill -9 (no checkpoint)', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await writeTexts(a, 'k')
+    crash()
+    expect(readFileSync(liveSegment(), 'utf8')).to.include('\t')
+    const b = createStore({dir})
+    await b.open()
+    await expectTexts(b, 'k')
+    await b.close()
+  })
+
+  it('opens a store of format 3 (plain journal lines), names format 4 before splicing, and replays both kinds of line', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await writeTexts(a, 'old')
+    crash()
+    // What mdcli of format 3 left: the same records as plain JSON lines, and a manifest saying 3.
+    const seg = liveSegment()
+    const plain = readFileSync(seg, 'utf8').split('\n').slice(0, -1).map((l) => `${JSON.stringify(decodeRecord(l))}\n`).join('')
+    expect(plain).not.to.include('\t')
+    writeFileSync(seg, plain)
+    const path = join(dir, 'manifest.json')
+    const {checksum: _, ...m} = JSON.parse(readFileSync(path, 'utf8'))
+    const m3 = {...m, format: 'mdcli-lowdb-3'}
+    writeFileSync(path, JSON.stringify({...m3, checksum: manifestChecksum(m3)}))
+
+    const b = createStore({dir})
+    await b.open()
+    expect(JSON.parse(readFileSync(path, 'utf8')).format).to.equal('mdcli-lowdb-4')
+    await expectTexts(b, 'old')
+    await writeTexts(b, 'new')
+    crash()
+    const lines = readFileSync(liveSegment(), 'utf8').split('\n').slice(0, -1)
+    expect(lines.some((l) => l.includes('\t'))).to.equal(true)
+    const c = createStore({dir})
+    await c.open()
+    await expectTexts(c, 'old')
+    await expectTexts(c, 'new')
+    await c.close()
   })
 })
 

@@ -5,7 +5,14 @@
  */
 import {createHash} from 'node:crypto'
 
-export const FORMAT = 'mdcli-lowdb-3'
+/**
+ * The layout of format 3, whose journal records may also carry their aspect values after their
+ * JSON (journal.ts): a store of format 3 becomes one of this format when it opens, before a
+ * record of that kind is written, so that an older mdcli refuses it rather than misreading one.
+ */
+export const FORMAT = 'mdcli-lowdb-4'
+/** Journal records as plain JSON lines; otherwise as FORMAT. */
+export const FORMAT_3 = 'mdcli-lowdb-3'
 /** Old versions in the shards, not in the history file: read, then moved there by the next checkpoint. */
 export const FORMAT_2 = 'mdcli-lowdb-2'
 /** Stores written before the manifest accounted for every file: read, then rewritten in FORMAT. */

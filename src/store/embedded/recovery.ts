@@ -16,8 +16,8 @@ import {Low} from 'lowdb'
 import {StoreCorruptError} from '../../errors.js'
 import type {WriteOp} from '../types.js'
 import type {StoreFs} from './files.js'
-import {SEGMENT, segName, type JournalRecord} from './journal.js'
-import {FORMAT, FORMAT_2, LEGACY_FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, snapshotBytes, sum, type FileSum, type Manifest} from './manifest.js'
+import {decodeRecord, SEGMENT, segName, type JournalRecord} from './journal.js'
+import {FORMAT, FORMAT_2, FORMAT_3, LEGACY_FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, snapshotBytes, sum, type FileSum, type Manifest} from './manifest.js'
 import {FileBuffers, listDir, readWhole, StoreJsonFile} from './read-files.js'
 import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
@@ -87,7 +87,7 @@ export class Recovery {
     if (typeof m === 'object' && m !== null && m.checksum !== undefined && m.checksum !== manifestChecksum(m)) {
       throw this.c.corrupt(path, 'does not match the checksum it carries (edited or damaged)')
     }
-    if ((m.format !== FORMAT && m.format !== FORMAT_2 && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
+    if ((m.format !== FORMAT && m.format !== FORMAT_3 && m.format !== FORMAT_2 && m.format !== LEGACY_FORMAT) || typeof m.walFrom !== 'number' || typeof m.shards !== 'number') {
       throw this.c.corrupt(path, `is not a ${FORMAT} manifest`)
     }
     if (m.shards !== this.c.nShards) {
@@ -204,7 +204,7 @@ export class Recovery {
         }
         let rec: JournalRecord
         try {
-          rec = JSON.parse(buf.toString('utf8', pos, nl)) as JournalRecord
+          rec = decodeRecord(buf.toString('utf8', pos, nl))
         } catch {
           if (isLastSeg && nl === buf.length - 1) {
             this.c.warn?.(`journal ${path}: ${tornTail('dropped an unreadable last record')}`)
