@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'E_CONFIG'
   | 'E_STORE_CORRUPT'
   | 'E_STORE_LOCKED'
+  | 'E_STORE_VERSION'
   | 'E_STORE_FULL'
   | 'E_STORE_IO'
   | 'E_STORE_CONFLICT'
@@ -157,6 +158,16 @@ export class ConfigError extends MdcliError {
 export class StoreCorruptError extends MdcliError {
   constructor(message: string) {
     super('E_STORE_CORRUPT', 500, message)
+  }
+}
+
+/**
+ * The store was written by a newer mdcli, in a layout this build cannot read: nothing was read
+ * into memory or changed on disk. Not damage: an upgraded mdcli opens it.
+ */
+export class StoreVersionError extends MdcliError {
+  constructor(message: string) {
+    super('E_STORE_VERSION', 500, message)
   }
 }
 
@@ -301,6 +312,7 @@ const FROM_WIRE: Record<ErrorCode, WireFactory> = {
   E_CONFIG: (m, d) => new ConfigError(m, d),
   E_STORE_CORRUPT: (m) => new StoreCorruptError(m),
   E_STORE_LOCKED: (m) => new StoreLockedError(m),
+  E_STORE_VERSION: (m) => new StoreVersionError(m),
   E_STORE_FULL: (m, d) => new StoreFullError(m, d),
   E_STORE_IO: (m, d) => new StoreIoError(m, d),
   E_STORE_CONFLICT: (m, d) => new StoreConflictError(m, d),

@@ -20,6 +20,7 @@ describe('errors across the wire', () => {
     E_CONFIG: new E.ConfigError('cfg', {file: 'x.yaml'}),
     E_STORE_CORRUPT: new E.StoreCorruptError('corrupt'),
     E_STORE_LOCKED: new E.StoreLockedError('locked'),
+    E_STORE_VERSION: new E.StoreVersionError('newer'),
     E_STORE_FULL: new E.StoreFullError('full', {store: '/x'}),
     E_STORE_IO: new E.StoreIoError('io', {errno: 'EIO'}),
     E_STORE_CONFLICT: new E.StoreConflictError('conflict', {expected: 1}),

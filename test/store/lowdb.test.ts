@@ -158,6 +158,25 @@ describe('lowdb store files', () => {
     expect(existsSync(join(dir, 'LOCK'))).to.equal(false)
   })
 
+  it('refuses a store a newer mdcli wrote with E_STORE_VERSION, not as damage, and leaves it untouched', async () => {
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(DS('v1'), 'status', {removed: false})])
+    await a.close()
+    const path = join(dir, 'manifest.json')
+    const m = JSON.parse(readFileSync(path, 'utf8'))
+    writeFileSync(path, JSON.stringify({...m, format: 'mdcli-lowdb-99', checksum: 'summed some newer way'}))
+    const before = readFileSync(path, 'utf8')
+    let err: {code?: string; message?: string} | undefined
+    await createStore({dir})
+      .open()
+      .catch((e: unknown) => (err = e as typeof err))
+    expect(err?.code).to.equal('E_STORE_VERSION')
+    expect(err?.message).to.include(dir).and.to.match(/written by a newer mdcli \(format mdcli-lowdb-99; this build reads up to mdcli-lowdb-4\)/)
+    expect(readFileSync(path, 'utf8')).to.equal(before)
+    expect(existsSync(join(dir, 'LOCK'))).to.equal(false)
+  })
+
   it('refuses a journal record that is unreadable in the middle', async () => {
     const a = createStore({dir})
     await a.open()

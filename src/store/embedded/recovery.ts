@@ -13,7 +13,7 @@
 import {existsSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {Low} from 'lowdb'
-import {StoreCorruptError} from '../../errors.js'
+import {StoreCorruptError, StoreVersionError} from '../../errors.js'
 import type {WriteOp} from '../types.js'
 import type {StoreFs} from './files.js'
 import {decodeRecord, SEGMENT, segName, type JournalRecord} from './journal.js'
@@ -84,6 +84,13 @@ export class Recovery {
       return {manifest: fresh, fresh: true}
     }
     const m = db.data
+    // Before the checksum: a newer mdcli may sum its manifest otherwise.
+    const newer = typeof m?.format === 'string' ? /^mdcli-lowdb-(\d+)$/.exec(m.format) : null
+    if (newer && Number(newer[1]) > Number(FORMAT.slice('mdcli-lowdb-'.length))) {
+      throw new StoreVersionError(
+        `Store ${this.c.dir} was written by a newer mdcli (format ${m.format}; this build reads up to ${FORMAT}); it was left untouched. Open it with that mdcli or a later one`,
+      )
+    }
     if (typeof m === 'object' && m !== null && m.checksum !== undefined && m.checksum !== manifestChecksum(m)) {
       throw this.c.corrupt(path, 'does not match the checksum it carries (edited or damaged)')
     }
