@@ -158,6 +158,28 @@ describe('PostgreSQL search', function () {
     })
   })
 
+  it('warns, and still serves, when a newer mdcli migrated the database (replicas upgraded one by one)', async () => {
+    const s = await open()
+    await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])
+    await withClient((c) => c.query('INSERT INTO mdcli_schema_version (version) VALUES (99)'))
+    const warnings: string[] = []
+    const older = new PgStore({url, rules: REGISTRY_RULES, poolMax: 2, warn: (m) => warnings.push(m)})
+    await older.open()
+    try {
+      expect(warnings.join('\n')).to.match(/is at schema version 99, newer than this mdcli's 8 \(a newer mdcli migrated it\)/)
+      expect((await older.getAspect(KAFKA, 'datasetProperties'))?.value).to.deep.equal({name: 'SampleKafkaDataset', description: 'events'})
+    } finally {
+      await older.close()
+    }
+    // A database at this build's version says nothing.
+    await withClient((c) => c.query('DELETE FROM mdcli_schema_version WHERE version = 99'))
+    const same: string[] = []
+    const again = new PgStore({url, rules: REGISTRY_RULES, poolMax: 2, warn: (m) => same.push(m)})
+    await again.open()
+    await again.close()
+    expect(same.filter((m) => /schema version/.test(m))).to.deep.equal([])
+  })
+
   it('builds a batch\'s search documents from the write side\'s projections, and an untouched aspect from its stored row', async () => {
     const s = await open()
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:kafka,Projected,PROD)'

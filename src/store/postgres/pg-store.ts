@@ -242,7 +242,12 @@ export class PgStore implements MetadataStore {
       throw new Error(`cannot connect to ${maskUrl(this.opts.url)}: ${(err as Error).message}`)
     }
     try {
-      await migrate(c)
+      const {latest, database} = await migrate(c)
+      // Servers of two versions share a database while replicas are upgraded one by one, and
+      // migrations are written so the older one keeps working; that this one is the older is said.
+      if (database > latest) {
+        this.opts.warn?.(`The database ${maskUrl(this.opts.url)} is at schema version ${database}, newer than this mdcli's ${latest} (a newer mdcli migrated it): running as the older version, as during an upgrade; upgrade this mdcli`)
+      }
     } finally {
       c.release()
     }

@@ -180,8 +180,11 @@ CREATE INDEX mdcli_reference_targets_idx ON mdcli_reference USING gin (targets);
   },
 ]
 
-/** Applies the migrations not yet recorded; safe to call from many processes at once. */
-export async function migrate(c: PoolClient): Promise<number> {
+/**
+ * Applies the migrations not yet recorded; safe to call from many processes at once. Returns
+ * this build's version and the one the database was at (higher when a newer mdcli migrated it).
+ */
+export async function migrate(c: PoolClient): Promise<{latest: number; database: number}> {
   await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
   try {
     await c.query('CREATE TABLE IF NOT EXISTS mdcli_schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())')
@@ -200,7 +203,7 @@ export async function migrate(c: PoolClient): Promise<number> {
         throw err
       }
     }
-    return MIGRATIONS[MIGRATIONS.length - 1]!.version
+    return {latest: MIGRATIONS[MIGRATIONS.length - 1]!.version, database: current}
   } finally {
     await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
   }
