@@ -243,8 +243,8 @@ export class PgStore implements MetadataStore {
     }
     try {
       const {latest, database} = await migrate(c)
-      // Servers of two versions share a database while replicas are upgraded one by one, and
-      // migrations are written so the older one keeps working; that this one is the older is said.
+      // Servers of two versions share a database while replicas are upgraded one by one; the
+      // older one is told, not stopped, so the replicas not yet upgraded keep answering.
       if (database > latest) {
         this.opts.warn?.(`The database ${maskUrl(this.opts.url)} is at schema version ${database}, newer than this mdcli's ${latest} (a newer mdcli migrated it): running as the older version, as during an upgrade; upgrade this mdcli`)
       }
