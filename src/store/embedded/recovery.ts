@@ -144,6 +144,7 @@ export class Recovery {
       await db.read()
     } catch (e) {
       if (e instanceof StoreCorruptError) throw e
+      if (e instanceof StoreVersionError) throw new StoreVersionError(`Store file ${file.path} ${e.message}; it was left untouched. Open the store with that mdcli or a later one`)
       throw this.c.corrupt(file.path, `cannot be parsed (${(e as Error).message})`)
     }
     if (db.data === null) return

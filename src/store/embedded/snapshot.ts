@@ -25,6 +25,7 @@
  */
 import {isAscii as bufferIsAscii} from 'node:buffer'
 import {endianness} from 'node:os'
+import {StoreVersionError} from '../../errors.js'
 import type {OldRow} from './history.js'
 import type {ValueArena} from './values.js'
 import type {SystemMetadata} from '../types.js'
@@ -346,7 +347,7 @@ export function decodeShard(buf: Buffer, ctx: ShardContext): LoadedShard {
   const first = buf.toString('latin1', 0, Math.min(buf.length, 32))
   if (first.startsWith(SHARD_MAGIC)) return decodeShard4(buf, ctx)
   if (first.startsWith('mdcli-shard ') && !first.startsWith(SHARD_MAGIC_3)) {
-    throw new Error(`shard is of format "${first.slice(0, first.indexOf('\n') >>> 0).trim()}", which this build of mdcli cannot read (a newer one wrote it)`)
+    throw new StoreVersionError(`is a shard of format "${first.slice(0, first.indexOf('\n') >>> 0).trim()}", which this build of mdcli cannot read (a newer mdcli wrote it)`)
   }
   // A shard of an earlier format becomes objects first (its JSON), then rows in the sink.
   const entities = decodeShardJson(buf, ctx).entities
