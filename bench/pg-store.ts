@@ -224,23 +224,26 @@ export async function main(): Promise<Record<string, number>> {
     // Search through GraphQL, each word followed by the raw GIN query of the same words on a
     // connection of the bench's own (the peer): the exact number of matches and a page of 10 (no
     // ranking), two statements in one round trip. Alternating them puts both under the same load.
+    // The word travels as a variable, as DataHub's web app and bench/graphql.ts send it (the
+    // server then parses and validates the document once); the same search with the word written
+    // into the document, a new document each time, is measured beside them and reported.
     const peerDb = new pg.Client({connectionString: url})
     await peerDb.connect()
     const sl: number[] = []
     const pl: number[] = []
+    const il: number[] = []
     const totals: number[] = []
     const searchLoad0 = load1()
+    const gql = async (body: unknown): Promise<number> => {
+      const t = performance.now()
+      const res = await pool.request({path: '/api/graphql', method: 'POST', headers: {'content-type': 'application/json', ...lite.auth}, body: JSON.stringify(body)})
+      const text = await res.body.text()
+      if (res.statusCode !== 200 || text.includes('"errors"')) throw new Error(`search failed: ${res.statusCode} ${text.slice(0, 300)}`)
+      return performance.now() - t
+    }
     for (let i = 0; i < 200; i++) {
       const q = word()
-      const t = performance.now()
-      const res = await pool.request({
-        path: '/api/graphql',
-        method: 'POST',
-        headers: {'content-type': 'application/json', ...lite.auth},
-        body: JSON.stringify({query: `{ search(input: {type: DATASET, query: ${JSON.stringify(q)}, start: 0, count: 10}) { total } }`}),
-      })
-      await res.body.text()
-      sl.push(performance.now() - t)
+      sl.push(await gql({query: 'query find($q: String!) { search(input: {type: DATASET, query: $q, start: 0, count: 10}) { total } }', variables: {q}}))
       const plan = planQuery(q)
       const tsq = tsqueryOf(plan, new Set(plan.questions))!
       const tp = performance.now()
@@ -248,16 +251,18 @@ export async function main(): Promise<Record<string, number>> {
       const raw = (await peerDb.query(`SELECT count(*) AS total FROM mdcli_search_doc WHERE tsv @@ ${lit}::tsquery; SELECT urn, name FROM mdcli_search_doc WHERE tsv @@ ${lit}::tsquery LIMIT 10`)) as unknown as Array<pg.QueryResult<{total: string}>>
       pl.push(performance.now() - tp)
       totals.push(Number(raw[0]!.rows[0]!.total))
+      il.push(await gql({query: `{ search(input: {type: DATASET, query: ${JSON.stringify(q)}, start: 0, count: 10}) { total } }`}))
     }
     await peerDb.end()
     sl.sort((x, y) => x - y)
     pl.sort((x, y) => x - y)
+    il.sort((x, y) => x - y)
     totals.sort((x, y) => x - y)
     const searchP50 = percentile(sl, 50)
     const peerSearchP50 = percentile(pl, 50)
     const searchRatio = searchP50 / peerSearchP50
     console.log(
-      `search p50 ${searchP50.toFixed(2)} ms, p99 ${percentile(sl, 99).toFixed(2)} ms through GraphQL; raw GIN query p50 ${peerSearchP50.toFixed(2)} ms, p99 ${percentile(pl, 99).toFixed(2)} ms; matches per word: median ${percentile(totals, 50)}, p90 ${percentile(totals, 90)}, max ${totals[totals.length - 1]} (load ${searchLoad0.toFixed(1)}–${load1().toFixed(1)})`,
+      `search p50 ${searchP50.toFixed(2)} ms, p99 ${percentile(sl, 99).toFixed(2)} ms through GraphQL; raw GIN query p50 ${peerSearchP50.toFixed(2)} ms, p99 ${percentile(pl, 99).toFixed(2)} ms; the word written into the document instead p50 ${percentile(il, 50).toFixed(2)} ms; matches per word: median ${percentile(totals, 50)}, p90 ${percentile(totals, 90)}, max ${totals[totals.length - 1]} (load ${searchLoad0.toFixed(1)}–${load1().toFixed(1)})`,
     )
     const rawP50 = `raw GIN query p50 ${peerSearchP50.toFixed(2)} ms`
     console.log(targetLine('PostgreSQL search p50 over GraphQL against the raw GIN query of the same words', `${searchRatio.toFixed(2)}×`, '≤ 1.2×', searchRatio <= 1.2, rawP50))
@@ -280,7 +285,7 @@ export async function main(): Promise<Record<string, number>> {
       peerSearchP50Ms: +peerSearchP50.toFixed(2),
       searchOfPeer: +searchRatio.toFixed(2),
       loadDuringIngest: ingestLoad,
-      entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), gqlEntityPerSecC32: Math.round(gql32), gqlEntityTwoReplicasPerSec: Math.round(both), searchP50Ms: +searchP50.toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
+      entityReadsPerSecC32: Math.round(qps32), entityReadP50Ms: +p50.toFixed(2), gqlEntityPerSecC32: Math.round(gql32), gqlEntityTwoReplicasPerSec: Math.round(both), searchP50Ms: +searchP50.toFixed(2), searchInlineP50Ms: +percentile(il, 50).toFixed(2), diskBytesPerAspect: Math.round(perAspect)}
     console.log(JSON.stringify({bench: 'pg-store', ...figures}))
     return figures
   } finally {
