@@ -13,7 +13,6 @@
  *   known, also as a prefix.
  * - name key: the lower-cased display name; a document whose name key is the query ranks first.
  */
-import {createHash} from 'node:crypto'
 import type pg from 'pg'
 import {hasNul, noNul} from './nul.js'
 import {FACET_FIELDS, type FacetField, urnWords} from '../../model/search-doc.js'
@@ -333,7 +332,11 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
   const matches = `SELECT ${cols} FROM mdcli_search_doc WHERE ${where.join(' AND ')}${tsquery !== undefined && capped ? ` LIMIT ${cap}` : ''}`
   const sql = `WITH m AS ${tsquery !== undefined ? '' : 'NOT '}MATERIALIZED (${matches})
 ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
-  const {rows} = await db.query<ResultRow>(statementOf(sql, p.values))
+  // Planned at every search, on purpose: planning is about 1 ms of a 4.5 ms search, but a prepared
+  // statement's generic plan cannot know how many documents a word matches (1 or 50,000), and
+  // PostgreSQL picked one that walked the primary key for the name matches on one of two bench
+  // databases of the same rows: every search 3.5× slower (p50 8.3 → 30 ms), for the connection's life.
+  const {rows} = await db.query<ResultRow>(sql, p.values)
 
   let total = 0
   const hits: ResultRow[] = []
@@ -372,30 +375,6 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
     ...(facets ? {facets} : {}),
     ...(cursorMode ? {next} : {}),
   }
-}
-
-/**
- * Search statements run prepared, under a name taken from their text, so PostgreSQL plans each
- * once per connection instead of at every search: planning the statement (its CTE and three
- * candidate lists, each with its index's cost estimate) took 1.1 ms of a 4.5 ms search for a
- * word of 500 matches among 100,000 datasets, five times the raw GIN query's. PostgreSQL plans
- * the first five executions for their values and keeps a generic plan after only where it costs
- * no more than those (measured on the pg-store bench's words: p50 9.6 → 8.3 ms, p99 115 → 62 ms).
- *
- * A text depends on the request's shape (its filters, facets, paging), never on its values, so a
- * catalog's searches come in few texts; a client sending ever new filter shapes must not fill
- * every connection with statements, so only the first PREPARED_TEXTS texts get a name.
- */
-const PREPARED_TEXTS = 256
-const preparedNames = new Map<string, string>()
-
-function statementOf(text: string, values: unknown[]): pg.QueryConfig {
-  let name = preparedNames.get(text)
-  if (name === undefined && preparedNames.size < PREPARED_TEXTS) {
-    name = `mdcli_search_${createHash('sha256').update(text).digest('base64url').slice(0, 22)}`
-    preparedNames.set(text, name)
-  }
-  return name === undefined ? {text, values} : {name, text, values}
 }
 
 /**
