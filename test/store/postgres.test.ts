@@ -2,6 +2,7 @@ import {expect} from 'chai'
 import pg from 'pg'
 import {noteSearchProjection} from '../../src/catalog/search-feed.js'
 import {PgStore} from '../../src/store/postgres/pg-store.js'
+import {MIGRATIONS} from '../../src/store/postgres/schema.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {createTestDatabase} from '../helpers/pg.js'
 import {requirePostgres} from '../helpers/requires.js'
@@ -99,6 +100,12 @@ describe('PostgreSQL search', function () {
         if (!analysed) await new Promise((r) => setTimeout(r, 50))
       }
       expect(analysed).to.equal(true)
+      // The words' statistics are what the planner needs; the long texts no statement compares
+      // are left out (sorting them was a quarter of the ANALYZE).
+      const {rows} = await c.query<{attname: string}>("SELECT attname FROM pg_stats WHERE tablename = 'mdcli_search_doc'")
+      const columns = rows.map((r) => r.attname)
+      expect(columns).to.include.members(['tsv', 'name_tsv', 'entity_type'])
+      expect(columns).to.not.include('body')
     })
   })
 
@@ -142,7 +149,7 @@ describe('PostgreSQL search', function () {
       const s2 = await open()
       expect(await q(s2, 'kafka')).to.deep.equal([KAFKA])
       expect(await q(s2, 'Customer')).to.deep.equal([KAFKA])
-      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(8)
+      expect((await c.query('SELECT max(version) AS v FROM mdcli_schema_version')).rows[0].v).to.equal(MIGRATIONS[MIGRATIONS.length - 1]!.version)
       // Migration 8 bounds the pending lists every word search reads.
       const opts = await c.query<{relname: string; reloptions: string[] | null}>(`SELECT relname, reloptions FROM pg_class WHERE relname IN ('mdcli_search_tsv_idx', 'mdcli_search_name_tsv_idx') ORDER BY relname`)
       expect(opts.rows.map((r) => `${r.relname} ${r.reloptions}`)).to.deep.equal(['mdcli_search_name_tsv_idx gin_pending_list_limit=512', 'mdcli_search_tsv_idx gin_pending_list_limit=512'])
@@ -166,7 +173,7 @@ describe('PostgreSQL search', function () {
     const older = new PgStore({url, rules: REGISTRY_RULES, poolMax: 2, warn: (m) => warnings.push(m)})
     await older.open()
     try {
-      expect(warnings.join('\n')).to.match(/is at schema version 99, newer than this mdcli's 8 \(a newer mdcli migrated it\)/)
+      expect(warnings.join('\n')).to.include(`is at schema version 99, newer than this mdcli's ${MIGRATIONS[MIGRATIONS.length - 1]!.version} (a newer mdcli migrated it)`)
       expect((await older.getAspect(KAFKA, 'datasetProperties'))?.value).to.deep.equal({name: 'SampleKafkaDataset', description: 'events'})
     } finally {
       await older.close()
