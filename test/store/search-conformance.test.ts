@@ -1,3 +1,4 @@
+import {expect} from 'chai'
 import pg from 'pg'
 import {SEARCHABLE_TYPES} from '../../src/store/index.js'
 import {SearchThread} from '../../src/store/embedded/search-thread.js'
@@ -7,7 +8,7 @@ import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {MemorySearchIndex} from '../../src/store/search/memory-index.js'
 import {createTestDatabase} from '../helpers/pg.js'
 import {requirePostgres} from '../helpers/requires.js'
-import {searchConformance} from './search-conformance.js'
+import {item, searchConformance} from './search-conformance.js'
 
 searchConformance('in this thread (memory store)', async () => {
   const index = new MemorySearchIndex(SEARCHABLE_TYPES)
@@ -40,6 +41,38 @@ describe('SearchIndex on PostgreSQL', function () {
         await pool.end()
         await db.drop()
       },
+    }
+  })
+
+  // The statistics a bulk load's first ANALYZE gathers must count the load: run while the write
+  // that made it due was still open, it saw an empty table (and the next one came 3,000 documents later).
+  it('refreshes the planner statistics after the write that made them due has committed', async function () {
+    const db = await createTestDatabase(adminUrl)
+    const store = new PgStore({url: db.url, rules: REGISTRY_RULES, poolMax: 1})
+    await store.open()
+    await store.close()
+    const pool = new pg.Pool({connectionString: db.url, max: 2})
+    const index = new PgSearchIndex(pool, SEARCHABLE_TYPES)
+    const writer = new pg.Client({connectionString: db.url})
+    await writer.connect()
+    try {
+      const items = Array.from({length: 1000}, (_, i) => item(i + 1, `urn:li:dataset:(urn:li:dataPlatform:hive,bulk.t${i},PROD)`, {datasetProperties: {name: `t${i}`}}))
+      await writer.query('BEGIN')
+      await index.applyWithin(writer, items)
+      // Long enough for an ANALYZE started at once to have run and counted nothing.
+      await new Promise((r) => setTimeout(r, 500))
+      await writer.query('COMMIT')
+      let tuples = 0
+      for (let t = 0; t < 100 && tuples !== 1000; t++) {
+        await new Promise((r) => setTimeout(r, 50))
+        tuples = Number((await pool.query<{n: string}>("SELECT reltuples::bigint AS n FROM pg_class WHERE relname = 'mdcli_search_doc'")).rows[0]!.n)
+      }
+      expect(tuples).to.equal(1000)
+    } finally {
+      await writer.end()
+      await index.close()
+      await pool.end()
+      await db.drop()
     }
   })
 })

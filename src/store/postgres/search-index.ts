@@ -32,21 +32,26 @@ FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bo
  * Inserts documents (their ids and urns must hold none yet) in one statement of a column array
  * each: a VALUES list with a parameter per value cost PostgreSQL about twice the CPU (measured:
  * 21.7 µs per aspect, the costliest statement of an ingest, against about 10 for the arrays).
+ * Each column goes as its array literal, written here (see arrayLiteral).
  */
 export async function writeSearchDocs(c: pg.ClientBase | pg.Pool, docs: SearchDocRow[]): Promise<void> {
   if (docs.length === 0) return
-  const cols: unknown[][] = Array.from({length: 17}, () => new Array(docs.length))
+  const cols: Array<Array<string | null>> = Array.from({length: 17}, () => new Array(docs.length))
   docs.forEach((d, j) => {
     const f = d.doc.facets
     const name = noNul(d.doc.name)
     const v = searchVectors(d.urn, d.doc.name, d.doc.text, d.doc.head)
-    const row = [d.id, d.urn, d.type, name, noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), listOf(f.tags), listOf(f.owners), listOf(f.domains), listOf(f.glossaryTerms), listOf(f.typeNames), v.search, nameKey(name), v.name]
-    for (let i = 0; i < 17; i++) cols[i]![j] = row[i]
+    const row = [String(d.id), d.urn, d.type, name, noNul(d.doc.text), d.doc.removed ? 't' : 'f', noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), listOf(f.tags), listOf(f.owners), listOf(f.domains), listOf(f.glossaryTerms), listOf(f.typeNames), v.search, nameKey(name), v.name]
+    for (let i = 0; i < 17; i++) cols[i]![j] = row[i]!
   })
-  await c.query(INSERT_DOCS_SQL, cols)
+  await c.query(INSERT_DOCS_SQL, cols.map(arrayLiteral))
 }
 
 const listOf = (xs: readonly string[]) => arrayLiteral(xs.map(noNul))
+
+/** How often, and how many times, the ANALYZE after a bulk load looks whether its write has committed. */
+const ANALYZE_POLL_MS = 10
+const ANALYZE_WAIT_POLLS = 3000
 
 /** How long a search waits for a pooled connection before it answers E_STORE_UNAVAILABLE. */
 const CONNECT_TIMEOUT_MS = 10_000
@@ -133,7 +138,7 @@ export class PgSearchIndex implements SearchIndex {
     }
     await c.query('DELETE FROM mdcli_search_doc WHERE urn = ANY($1::text[])', [[...last.keys()]])
     await writeSearchDocs(c, docs)
-    this.maybeAnalyze(docs.length)
+    await this.maybeAnalyze(c, docs.length)
   }
 
   /**
@@ -147,13 +152,30 @@ export class PgSearchIndex implements SearchIndex {
    * the statistics are refreshed each time the table has grown fourfold: doubling spent 3.35 s of
    * a 200,000-aspect ingest's PostgreSQL CPU on six ANALYZEs (17 µs per aspect).
    */
-  private maybeAnalyze(docs: number): void {
+  private async maybeAnalyze(c: pg.ClientBase, docs: number): Promise<void> {
     this.docsWritten += docs
     if (this.docsWritten < this.analyzeAt || this.closed) return
     this.analyzeAt = this.docsWritten * 4
-    Promise.resolve()
-      .then(() => this.db.query('ANALYZE mdcli_search_doc, mdcli_entity'))
-      .catch((e: unknown) => this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`))
+    // The ANALYZE must see the documents of the write that made it due, so it waits for that
+    // write's transaction to end: run at once, it counted the table as empty whenever those were
+    // all it had (the first ANALYZE of a load that comes in batches of 1,000 documents).
+    const {rows} = await c.query<{x: string}>('SELECT txid_current()::text AS x')
+    void this.analyzeAfter(rows[0]!.x)
+  }
+
+  private async analyzeAfter(xid: string): Promise<void> {
+    try {
+      // A write's transaction lasts a batch (milliseconds); the wait is bounded all the same.
+      for (let i = 0; i < ANALYZE_WAIT_POLLS && !this.closed; i++) {
+        const {rows} = await this.db.query<{s: string | null}>('SELECT txid_status($1::bigint) AS s', [xid])
+        if (rows[0]?.s !== 'in progress') break
+        await new Promise((r) => setTimeout(r, ANALYZE_POLL_MS))
+      }
+      if (!this.closed) await this.db.query('ANALYZE mdcli_search_doc, mdcli_entity')
+    } catch (e) {
+      // A pool ended by close() under it is no failure worth a word.
+      if (!this.closed) this.opts.warn?.(`ANALYZE after a bulk load failed: ${(e as Error).message}`)
+    }
   }
 
   async query(req: SearchRequest): Promise<SearchResponse> {
