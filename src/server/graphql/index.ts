@@ -9,7 +9,7 @@
  */
 import {jsonTooDeep, MAX_JSON_DEPTH} from '../../model/limits.js'
 import {createHandler, type Response as HandlerResponse} from 'graphql-http'
-import {type ExecutionArgs, type ExecutionResult, getOperationAST, GraphQLError, parse, specifiedRules, validate} from 'graphql'
+import {type ExecutionArgs, type ExecutionResult, getOperationAST, GraphQLError, KnownTypeNamesRule, parse, specifiedRules, validate} from 'graphql'
 import {CompiledExecutor, isPromise} from './compiled.js'
 import type {Catalog} from '../../catalog/catalog.js'
 import {BugError, TooLargeError} from '../../errors.js'
@@ -20,6 +20,7 @@ import {
   type CachedDocument, costLimitRule, DEFAULT_DOCUMENT_CACHE_SIZE, DEFAULT_MAX_COST, DEFAULT_MAX_DEPTH, DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_TOKENS, DocumentCache, depthLimitRule, protoKeyRule,
 } from './limits.js'
 import {buildCatalogSchema} from './schema.js'
+import {lazyKnownTypeNamesRule, mergedRule} from './validation.js'
 import {DEFAULT_MAX_RESULT_WINDOW} from './search.js'
 import type {ChangeLog} from '../../events/changelog.js'
 
@@ -102,7 +103,7 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
   const maxResultWindow = opts.maxResultWindow ?? DEFAULT_MAX_RESULT_WINDOW
   const maxDocumentBytes = opts.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES
   const maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS
-  const rules = [...specifiedRules, depthLimitRule(opts.maxDepth ?? DEFAULT_MAX_DEPTH), costLimitRule(opts.maxCost ?? DEFAULT_MAX_COST), protoKeyRule]
+  const rules = [mergedRule([...specifiedRules.map((r) => (r === KnownTypeNamesRule ? lazyKnownTypeNamesRule : r)), depthLimitRule(opts.maxDepth ?? DEFAULT_MAX_DEPTH), costLimitRule(opts.maxCost ?? DEFAULT_MAX_COST), protoKeyRule])]
   const cache = new DocumentCache(opts.documentCacheSize ?? DEFAULT_DOCUMENT_CACHE_SIZE)
   const logger = opts.logger
 
