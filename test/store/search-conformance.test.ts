@@ -26,9 +26,9 @@ describe('SearchIndex on PostgreSQL', function () {
     adminUrl = await requirePostgres(this)
   })
 
-  searchConformance('PostgreSQL full text', async () => {
+  /** A PostgreSQL index on a database of its own; the store's start creates the tables, the index then has them to itself. */
+  async function pgHarness(): Promise<{index: PgSearchIndex; pool: pg.Pool; url: string; cleanup(): Promise<void>}> {
     const db = await createTestDatabase(adminUrl)
-    // The store's start creates the tables; the index then has them to itself.
     const store = new PgStore({url: db.url, rules: REGISTRY_RULES, poolMax: 2})
     await store.open()
     await store.close()
@@ -36,24 +36,23 @@ describe('SearchIndex on PostgreSQL', function () {
     const index = new PgSearchIndex(pool, SEARCHABLE_TYPES)
     return {
       index,
+      pool,
+      url: db.url,
       async cleanup() {
         await index.close()
         await pool.end()
         await db.drop()
       },
     }
-  })
+  }
+
+  searchConformance('PostgreSQL full text', pgHarness)
 
   // The statistics a bulk load's first ANALYZE gathers must count the load: run while the write
   // that made it due was still open, it saw an empty table (and the next one came 3,000 documents later).
   it('refreshes the planner statistics after the write that made them due has committed', async function () {
-    const db = await createTestDatabase(adminUrl)
-    const store = new PgStore({url: db.url, rules: REGISTRY_RULES, poolMax: 1})
-    await store.open()
-    await store.close()
-    const pool = new pg.Pool({connectionString: db.url, max: 2})
-    const index = new PgSearchIndex(pool, SEARCHABLE_TYPES)
-    const writer = new pg.Client({connectionString: db.url})
+    const {index, pool, url, cleanup} = await pgHarness()
+    const writer = new pg.Client({connectionString: url})
     await writer.connect()
     try {
       const items = Array.from({length: 1000}, (_, i) => item(i + 1, `urn:li:dataset:(urn:li:dataPlatform:hive,bulk.t${i},PROD)`, {datasetProperties: {name: `t${i}`}}))
@@ -70,9 +69,7 @@ describe('SearchIndex on PostgreSQL', function () {
       expect(tuples).to.equal(1000)
     } finally {
       await writer.end()
-      await index.close()
-      await pool.end()
-      await db.drop()
+      await cleanup()
     }
   })
 })
