@@ -44,7 +44,7 @@ describe('the package: npm pack, install elsewhere, npx mdcli, a TypeScript plug
     const info = JSON.parse(stdout.slice(stdout.indexOf('[')))[0]
     tarball = join(dir, info.filename)
     const files: string[] = info.files.map((f: {path: string}) => f.path)
-    expect(files).to.include.members(['bin/run.js', 'oclif.manifest.json', 'dist/src/sdk/index.d.ts', 'dist/src/sdk/index.js', 'dist/web/app.js', 'docs/plugins.md'])
+    expect(files).to.include.members(['bin/run.js', 'oclif.manifest.json', 'dist/src/sdk/index.d.ts', 'dist/src/sdk/index.js', 'dist/src/model/prebuilt-validators.cjs', 'dist/web/app.js', 'docs/plugins.md'])
     expect(files.filter((f) => /^dist\/(test|bench)\//.test(f) || f.startsWith('plugins/') || f.startsWith('test/') || f.endsWith('.ts') && !f.endsWith('.d.ts'))).to.deep.equal([])
     // Source maps point at sources the package does not ship; bin/dev.js is for this repository.
     expect(files.filter((f) => f.endsWith('.map') || f === 'bin/dev.js')).to.deep.equal([])
