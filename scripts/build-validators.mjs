@@ -23,4 +23,7 @@ for (const name of PREBUILT_ASPECTS) {
   if (!spec) throw new Error(`build-validators: no aspect ${name} (PREBUILT_ASPECTS in src/model/schemas.ts)`)
   ajv.addSchema(spec.schema, name)
 }
-writeFileSync(join(MODEL, PREBUILT_FILE), standaloneCode(ajv, Object.fromEntries(PREBUILT_ASPECTS.map((n) => [n, n]))))
+// Each validator carries the text of the schema it was made from: a dist/ whose TypeScript was
+// emitted again without this step (a schema changed since) compiles that schema at run time.
+const stamps = PREBUILT_ASPECTS.map((n) => `exports[${JSON.stringify(n)}].schemaText = ${JSON.stringify(JSON.stringify(ASPECT_SPECS[n].schema))};`)
+writeFileSync(join(MODEL, PREBUILT_FILE), `${standaloneCode(ajv, Object.fromEntries(PREBUILT_ASPECTS.map((n) => [n, n])))}\n${stamps.join('\n')}\n`)

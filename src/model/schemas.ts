@@ -25,20 +25,24 @@ export const PREBUILT_ASPECTS: readonly string[] = ['dataHubRoleInfo', 'dataHubP
 /** The build's output beside this module; CommonJS, since ajv's standalone code requires its runtime helpers. */
 export const PREBUILT_FILE = 'prebuilt-validators.cjs'
 const PREBUILT = new Set(PREBUILT_ASPECTS)
-let prebuilt: Record<string, ValidateFunction> | undefined
+/** A generated validator, with the text of the schema it was made from. */
+type Prebuilt = ValidateFunction & {schemaText?: string}
+let prebuilt: Record<string, Prebuilt> | undefined
 
-function prebuiltValidator(aspectName: string): ValidateFunction | undefined {
+/** The build's validator of an aspect, if it was made from the schema this build holds. */
+function prebuiltValidator(aspectName: string, schema: object): ValidateFunction | undefined {
   if (!PREBUILT.has(aspectName)) return undefined
   if (!prebuilt) {
     try {
-      prebuilt = createRequire(import.meta.url)(`./${PREBUILT_FILE}`) as Record<string, ValidateFunction>
+      prebuilt = createRequire(import.meta.url)(`./${PREBUILT_FILE}`) as Record<string, Prebuilt>
     } catch (e) {
       // dist/ made by tsc alone has none: those schemas are compiled like the others.
       if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e
       prebuilt = {}
     }
   }
-  return prebuilt[aspectName]
+  const v = prebuilt[aspectName]
+  return v && v.schemaText === JSON.stringify(schema) ? v : undefined
 }
 
 export function validatorFor(aspectName: string): ValidateFunction {
@@ -46,7 +50,7 @@ export function validatorFor(aspectName: string): ValidateFunction {
   if (!v) {
     const spec = ASPECT_SPECS[aspectName]
     if (!spec) throw new UnknownAspectError(`Unknown aspect ${aspectName}`)
-    v = prebuiltValidator(aspectName) ?? ajv.compile(spec.schema)
+    v = prebuiltValidator(aspectName, spec.schema) ?? ajv.compile(spec.schema)
     compiled.set(aspectName, v)
   }
   return v

@@ -39,9 +39,27 @@ describe('prebuilt validators (the aspects a first start writes)', () => {
   it('the build wrote one for each aspect, and validation uses it', () => {
     const built = load()
     expect(Object.keys(built).sort()).to.deep.equal([...PREBUILT_ASPECTS].sort())
-    for (const name of PREBUILT_ASPECTS) expect(validatorFor(name), name).to.equal(built[name])
+    for (const name of PREBUILT_ASPECTS) {
+      expect(validatorFor(name), name).to.equal(built[name])
+      expect((built[name] as {schemaText?: string}).schemaText, name).to.equal(JSON.stringify(ASPECT_SPECS[name]!.schema))
+    }
     // Any other aspect is compiled as before.
     expect(validatorFor('datasetProperties')).to.not.equal(undefined)
+  })
+
+  it('one made from another schema than this build holds (TypeScript emitted again since) is not used', async () => {
+    const stale = load().roleMembership as ValidateFunction & {schemaText?: string}
+    const text = stale.schemaText
+    stale.schemaText = JSON.stringify({type: 'object'})
+    try {
+      // A fresh instance of the module (its own cache of validators), reading the same generated file.
+      const fresh = (await import(new URL('../../src/model/schemas.js?stale', import.meta.url).href)) as {validatorFor(n: string): ValidateFunction; aspectProblems(n: string, v: unknown): string[]}
+      expect(fresh.validatorFor('roleMembership')).to.not.equal(stale)
+      expect(fresh.validatorFor('dataHubRoleInfo')).to.equal(load().dataHubRoleInfo)
+      expect(fresh.aspectProblems('roleMembership', {roles: ['nope']})).to.deep.equal(['/roles/0: must match pattern "^urn:li:"'])
+    } finally {
+      stale.schemaText = text
+    }
   })
 
   it('judge every value as the schema compiled at run time does, errors included', () => {
