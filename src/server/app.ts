@@ -206,8 +206,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   }
   const auth = opts.auth !== false
   const catalog = new Catalog({store, search, authorizer: opts.authorizer ?? (auth ? new PolicyAuthorizer(store) : allowAll)})
-  // A held server fills its search index once it opens (see open), after the requests that waited.
-  if (!opts.held) catalog.warmSearch()
   const tokens = new TokenService(catalog)
   const changeLog = new ChangeLog()
   catalog.onChange((changes) => changeLog.append(changes))
@@ -325,17 +323,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       throw e
     }
   }
-  // The GraphQL schema (graphql's modules and ~100 ms of building) is made once the server is
-  // answering, or by the first GraphQL request if that comes sooner; a held server answers from
-  // open(), so its timer starts there.
+  // What a start leaves for once the server answers: filling a search index that does not outlive
+  // the process (in the background), and the GraphQL schema (graphql's modules and ~100 ms of
+  // building); a search or GraphQL request that comes sooner starts its own. A held server does
+  // this once the requests that waited for open() are answered: either one, started here, ran
+  // before the first answer whenever the main thread's "open" came later (0.1–0.15 s at a million
+  // aspects).
   let warm: NodeJS.Timeout | undefined
-  const warmLater = () => {
+  const startDeferred = () => {
+    catalog.warmSearch()
     warm = setTimeout(() => void warmGraphql().catch((e: unknown) => logger.error(`GraphQL schema: ${(e as Error)?.stack ?? String(e)}`)), WARM_DELAY_MS)
     warm.unref()
   }
-  if (!opts.held) warmLater()
   // A server that does not hold its requests has finished starting here; a held one at open().
-  if (!opts.held) health.markReady()
+  if (!opts.held) {
+    startDeferred()
+    health.markReady()
+  }
   const port = (server.address() as AddressInfo).port
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
@@ -345,13 +349,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     waiting = undefined
     health.markReady()
     for (const [req, res] of queued) server.emit('request', req, res)
-    // What a start leaves for later comes after the requests that waited for it: the search
-    // rebuild's first steps (0.1 s at a million aspects) or the GraphQL schema (0.1–0.15 s) ran
-    // before the first answer when the main thread's "open" came later than either.
-    if (held && !stopping) {
-      setImmediate(() => !stopping && catalog.warmSearch())
-      warmLater()
-    }
+    // Once the requests that waited are answered: a turn or two later was not always enough.
+    if (held) void Promise.allSettled([...inflight]).then(() => !stopping && startDeferred())
   }
   return {
     url: `http://${shownHost}:${port}`,
