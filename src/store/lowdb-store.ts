@@ -384,7 +384,9 @@ export class LowdbStore implements MetadataStore {
         let bytes: number
         try {
           if (this.liveUnrecorded) await this.recordLive()
-          bytes = await this.journal.append(records)
+          // Entities as the batch finds them: the batches before it are applied, and nothing
+          // else changes which entities exist until this one is.
+          bytes = await this.journal.append(records, this.hasEntity)
         } catch (e) {
           // Nothing of the batch is acknowledged (the journal cuts what reached the file).
           const err = storeWriteError(e, this.dir, this.journal.path)
@@ -420,6 +422,8 @@ export class LowdbStore implements MetadataStore {
     await this.writeManifest({...this.manifest!, live: this.journal.seq})
     this.liveUnrecorded = false
   }
+
+  private readonly hasEntity = (urn: string): boolean => this.mem.has(urn)
 
   private shardOf(urn: string): number {
     return fnv1a(urn) % this.nShards

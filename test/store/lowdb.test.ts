@@ -11,7 +11,7 @@ import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import type {MetadataStore, WriteOp} from '../../src/store/types.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
-import {storeConformance, up} from './conformance.js'
+import {storeConformance, ts, up} from './conformance.js'
 import {searchable, type SearchableStore, threadIndex} from './searchable.js'
 
 function harness(checkpointBytes?: number) {
@@ -65,6 +65,33 @@ describe('lowdb store files', () => {
     const b = createStore({dir})
     await b.open()
     expect(((await b.getAspect(DS('j1'), 'globalTags'))!.value as any).tags[0].tag).to.equal('urn:li:tag:x')
+    await b.close()
+  })
+
+  it('replays every key aspect after a kill -9 though the journal holds it only where an op created the entity', async () => {
+    const [x, y, z] = [DS('key-x'), DS('key-y'), DS('key-z')]
+    const a = createStore({dir})
+    await a.open()
+    await a.write([up(x, 'status', {removed: false}), up(x, 'globalTags', {tags: []}), up(y, 'status', {removed: false})])
+    // x deleted and made again in one batch; y loses an aspect and gains one; z is new.
+    await a.write([{op: 'deleteEntity', urn: x}, up(x, 'ownership', {owners: []}), up(x, 'status', {removed: true})])
+    await a.write([{op: 'deleteAspect', urn: y, aspectName: 'status'}, up(y, 'globalTags', {tags: [{tag: 'urn:li:tag:t'}]})])
+    await a.write([up(z, 'status', {removed: false}), up(y, 'ownership', {owners: []})])
+    const before = await Promise.all([x, y, z].map((u) => a.getEntity(u)))
+    writeFileSync(join(dir, 'LOCK'), '999999999')
+    const wal = readdirSync(join(dir, 'wal')).sort().at(-1)!
+    const keyed = readFileSync(join(dir, 'wal', wal), 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .flatMap((l) => decodeRecord(l).o)
+      .filter((o) => o.op === 'upsert')
+      .map((o) => `${o.urn === x ? 'x' : o.urn === y ? 'y' : 'z'}${'keyAspect' in o && o.keyAspect ? '+key' : ''}`)
+    expect(keyed).to.deep.equal(['x+key', 'x', 'y+key', 'x+key', 'x', 'y+key', 'z+key', 'y'])
+    const b = createStore({dir})
+    await b.open()
+    const after = await Promise.all([x, y, z].map((u) => b.getEntity(u)))
+    expect(JSON.parse(JSON.stringify(after))).to.deep.equal(JSON.parse(JSON.stringify(before)))
+    for (const e of after) expect(Object.keys(e!.aspects)).to.include('datasetKey')
     await b.close()
   })
 
@@ -530,6 +557,33 @@ describe('lowdb journal encoding', () => {
     expect(() => decodeRecord(line + 'y')).to.throw(/past its values/)
     expect(() => decodeRecord(line.slice(0, -3))).to.throw(/bad spliced value/)
     expect(() => decodeRecord('{"l":1,"o":[{"op":"deleteAspect","urn":"u","aspectName":"a","value":2}]}\tab')).to.throw(/bad spliced value/)
+  })
+
+  it('leaves out the key aspect of an upsert whose entity exists before it, keeps it after a removal, and leaves the ops as they were', () => {
+    const [had, fresh, gone] = [DS('had'), DS('fresh'), DS('gone')]
+    const records: JournalRecord[] = [
+      {l: 1, o: [up(had, 'status', {removed: false}), up(fresh, 'status', {removed: false}), up(fresh, 'globalTags', {tags: []})]},
+      {l: 4, o: [up(fresh, 'ownership', {owners: []}), {op: 'deleteAspect', urn: gone, aspectName: 'status'}, up(gone, 'status', {removed: true})]},
+      {l: 7, o: [{op: 'deleteEntity', urn: had}, ts(had, 'datasetProfile', 5, {rowCount: 1}), ts(had, 'datasetProfile', 6, {rowCount: 2})]},
+    ]
+    const before = JSON.parse(JSON.stringify(records))
+    const asked: string[] = []
+    // `had` and `gone` exist before the batch, `fresh` does not.
+    const hasEntity = (urn: string) => (asked.push(urn), urn !== fresh)
+    const ops = new JournalEncoder()
+      .encode(records, hasEntity)
+      .toString('utf8')
+      .split('\n')
+      .slice(0, -1)
+      .flatMap((l) => decodeRecord(l).o)
+    const keyed = ops.map((o) => 'keyAspect' in o && o.keyAspect !== undefined)
+    // had: exists; fresh: created by its first op; gone: a removal may take the entity; had again: deleted, then created by its first point.
+    expect(keyed).to.deep.equal([false, true, false, false, false, true, false, true, false])
+    // Each urn asked once, before the batch has touched it.
+    expect(asked).to.deep.equal([had, fresh])
+    expect(records).to.deep.equal(before)
+    // Without `hasEntity` (and for an op that keeps it) the bytes are JSON.stringify's, key aspects and all.
+    expect(new JournalEncoder().encode(records).equals(Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8'))).to.equal(true)
   })
 })
 

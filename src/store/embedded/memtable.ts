@@ -316,6 +316,11 @@ export class Memtable {
   private lsn = 0
 
   /** Applies one op. During replay, ops already reflected in a loaded shard are skipped. */
+  /** Whether the entity has a row here, soft-deleted or not (its key aspect was written). */
+  has(urn: string): boolean {
+    return this.slotOf.has(urn)
+  }
+
   apply(op: WriteOp, lsn: number, replaying: boolean): WriteResult {
     if (replaying) {
       const existing = this.slotOf.get(op.urn)
