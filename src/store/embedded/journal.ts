@@ -199,9 +199,8 @@ export class JournalWriter {
   /**
    * Appends the records durably; resolves to the bytes appended. On failure nothing of them is
    * acknowledged: what reached the file is cut (now, or before the next append), and the typed
-   * error names the segment.
+   * error names the segment. `hasEntity` as the encoder takes it (see JournalEncoder).
    */
-  /** Appends records, synced; `hasEntity` as the encoder takes it (see JournalEncoder). */
   async append(records: JournalRecord[], hasEntity?: (urn: string) => boolean): Promise<number> {
     // A view of the encoder's buffer: the write below completes before the next batch encodes.
     const buf = this.encoder.encode(records, hasEntity)

@@ -315,12 +315,12 @@ export class Memtable {
   /** The LSN of the op being applied: every entity it touches records it (see `apply`). */
   private lsn = 0
 
-  /** Applies one op. During replay, ops already reflected in a loaded shard are skipped. */
   /** Whether the entity has a row here, soft-deleted or not (its key aspect was written). */
   has(urn: string): boolean {
     return this.slotOf.has(urn)
   }
 
+  /** Applies one op. During replay, ops already reflected in a loaded shard are skipped. */
   apply(op: WriteOp, lsn: number, replaying: boolean): WriteResult {
     if (replaying) {
       const existing = this.slotOf.get(op.urn)
