@@ -5,7 +5,7 @@
  * p50 through GraphQL, and disk per aspect (pg_database_size / aspects).
  *
  * Bounded: BENCH_PG_ASPECTS aspects (default 200,000, 5 per entity) and a 10-minute cap on the
- * ingest. MDCLI_BENCH_POSTGRES_URL overrides the admin URL (must point at 127.0.0.1). The ingest's CPU
+ * ingest (BENCH_PG_CLIENTS sets the clients of both ingests, 8 by default). MDCLI_BENCH_POSTGRES_URL overrides the admin URL (must point at 127.0.0.1). The ingest's CPU
  * per aspect is printed for the server and for the database's PostgreSQL backends (read from /proc).
  *
  * Peers, measured in the same run (issue 33): the ingest beside a raw INSERT of the same rows plus
@@ -91,7 +91,7 @@ export async function main(): Promise<Record<string, number>> {
   if (new URL(admin).hostname !== '127.0.0.1') throw new Error('the pg-store bench runs against 127.0.0.1 only')
   const aspects = Number(process.env.BENCH_PG_ASPECTS ?? 200_000)
   const entities = Math.ceil(aspects / 5)
-  const clients = 8
+  const clients = Number(process.env.BENCH_PG_CLIENTS ?? 8)
   const batch = 1000
   const name = `mdcli_bench_${process.pid}_${Date.now().toString(36)}`
   const a = new pg.Client({connectionString: admin})
