@@ -207,6 +207,39 @@ describe('PostgreSQL search', function () {
     expect(await q(s, 'projectedword')).to.deep.equal([])
   })
 
+  it('indexes a batch\'s new entities from the batch itself, and reads what DataHub\'s table already held of one', async () => {
+    const s = await open()
+    const ds = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,db.${n},PROD)`
+    // A row another program wrote, with no entity row yet (DataHub's table before a reindex).
+    await withClient((c) =>
+      c.query(`INSERT INTO metadata_aspect_v2 (urn, aspect, version, metadata, systemmetadata, createdon, createdby) VALUES ($1, 'datasetProperties', 0, $2, '{}', '2024-01-02 03:04:05', 'urn:li:corpuser:datahub')`, [
+        ds('legacy'),
+        JSON.stringify({name: 'legacy', description: 'legacyword'}),
+      ]),
+    )
+    await s.write([
+      up(ds('legacy'), 'globalTags', {tags: [{tag: 'urn:li:tag:pii'}]}),
+      up(ds('fresh'), 'datasetProperties', {name: 'fresh', description: 'freshword'}),
+      up(ds('fresh'), 'datasetProperties', {name: 'fresh', description: 'freshword againword'}),
+      up(ds('gone'), 'datasetProperties', {name: 'gone', description: 'goneword'}),
+      up(ds('kept'), 'datasetProperties', {name: 'kept', description: 'keptword'}),
+      {op: 'deleteAspect', urn: ds('gone'), aspectName: 'datasetProperties'},
+      up(ds('gone'), 'globalTags', {tags: [{tag: 'urn:li:tag:pii'}]}),
+    ])
+    // The untouched row of the entity the table held is read back; the new ones are as written last.
+    expect(await q(s, 'legacyword')).to.deep.equal([ds('legacy')])
+    expect(await q(s, 'againword')).to.deep.equal([ds('fresh')])
+    expect(await q(s, 'keptword')).to.deep.equal([ds('kept')])
+    expect(await q(s, 'goneword')).to.deep.equal([])
+    const pii = await s.search({types: ['dataset'], query: '*', filters: [[{field: 'tags', values: ['urn:li:tag:pii']}]]})
+    expect(pii.hits.map((h) => h.urn).sort()).to.deep.equal([ds('gone'), ds('legacy')])
+    // Every document carries its entity's own id (a new entity's comes back from its insert).
+    await withClient(async (c) => {
+      const {rows} = await c.query<{urn: string; same: boolean}>('SELECT d.urn, d.entity_id = e.id AND d.entity_type = e.entity_type AS same FROM mdcli_search_doc d JOIN mdcli_entity e USING (urn) ORDER BY d.urn')
+      expect(rows).to.deep.equal([ds('fresh'), ds('gone'), ds('kept'), ds('legacy')].map((urn) => ({urn, same: true})))
+    })
+  })
+
   it('rebuilds the search vectors on `store reindex`', async () => {
     const s = await open()
     await s.write([up(KAFKA, 'datasetProperties', {name: 'SampleKafkaDataset', description: 'events'})])

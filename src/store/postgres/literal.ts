@@ -6,3 +6,22 @@ export function arrayLiteral(xs: readonly string[]): string {
   return `{${xs.map((x) => `"${ARRAY_ESCAPE.test(x) ? x.replace(/[\\"]/g, '\\$&') : x}"`).join(',')}}`
 }
 const ARRAY_ESCAPE = /[\\"]/
+
+/**
+ * A column of a bulk statement as one text[] literal (null elements as NULL). node-postgres
+ * builds the same literal from a JavaScript array, but runs two replacements over every element;
+ * here an element without a quote or backslash (urns, names, search vectors) is copied as it is.
+ * That was about 6 % of the server thread's time in an ingest into PostgreSQL.
+ */
+export function textArray(xs: ReadonlyArray<string | null>): string {
+  let out = '{'
+  for (let i = 0; i < xs.length; i++) {
+    const x = xs[i]
+    if (i > 0) out += ','
+    out += x === null || x === undefined ? 'NULL' : `"${ARRAY_ESCAPE.test(x) ? x.replace(/[\\"]/g, '\\$&') : x}"`
+  }
+  return `${out}}`
+}
+
+/** A column of booleans as one bool[] literal. */
+export const boolArray = (xs: readonly boolean[]): string => `{${xs.map((x) => (x ? 't' : 'f')).join(',')}}`
