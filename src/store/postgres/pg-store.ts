@@ -176,8 +176,8 @@ interface Batch {
    * sidecar's `latestTexts` answers them without reading back. Their ids come from the insert.
    */
   fresh: Set<string>
-  /** A fresh entity's id and type, and the aspects the batch wrote of it (in `current`). */
-  created: Map<string, {id: number; type: string; aspects: string[]}>
+  /** A fresh entity's id and type, and the latest text of each aspect the batch wrote of it. */
+  created: Map<string, {id: number; type: string; texts: Map<string, string>}>
   /** Latest row per urn + aspect the batch upserts; null when there is none. */
   current: Map<string, {metadata: string; systemmetadata: string | null} | null>
   entities: Array<[string, string]>
@@ -609,7 +609,7 @@ export class PgStore implements MetadataStore {
         if (!b.fresh.has(u)) continue
         const e = b.created.get(u)
         if (e) e.type = t
-        else b.created.set(u, {id: 0, type: t, aspects: []})
+        else b.created.set(u, {id: 0, type: t, texts: new Map()})
       }
     }
     if (b.versions.length > 0) {
@@ -735,6 +735,7 @@ export class PgStore implements MetadataStore {
               op.created.actor,
             ])
             b.current.set(k, {metadata: op.value, systemmetadata: sm})
+            b.created.get(op.urn)?.texts.set(op.aspectName, op.value)
             await c.query('DELETE FROM mdcli_reference WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
             this.bufferRefs(b, op.urn, op.aspectName, op.value)
           }
@@ -867,10 +868,7 @@ export class PgStore implements MetadataStore {
         }
         asked ??= new Set(aspectNames)
         const values: Record<string, string> = {}
-        for (const n of e.aspects) {
-          const cur = asked.has(n) ? b.current.get(pairKey(u, n)) : undefined
-          if (cur) values[n] = cur.metadata
-        }
+        for (const [n, text] of e.texts) if (asked.has(n)) values[n] = text
         out.set(u, {id: e.id, entityType: e.type, values})
       }
     }
@@ -927,8 +925,8 @@ export class PgStore implements MetadataStore {
     b.current.set(pairKey(urn, aspect), {metadata: text, systemmetadata: smText})
     if (b.fresh.has(urn)) {
       const e = b.created.get(urn)
-      if (e) e.aspects.push(aspect)
-      else b.created.set(urn, {id: 0, type: '', aspects: [aspect]})
+      if (e) e.texts.set(aspect, text)
+      else b.created.set(urn, {id: 0, type: '', texts: new Map([[aspect, text]])})
     }
   }
 
