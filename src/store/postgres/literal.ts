@@ -1,19 +1,15 @@
 /** PostgreSQL literals built in JavaScript, shared by the store's statements and its search index's. */
 
-/** A list as PostgreSQL's array literal: a row's list travels as one text element of a text[] parameter. */
-export function arrayLiteral(xs: readonly string[]): string {
-  if (xs.length === 0) return '{}'
-  return `{${xs.map((x) => `"${ARRAY_ESCAPE.test(x) ? x.replace(/[\\"]/g, '\\$&') : x}"`).join(',')}}`
-}
 const ARRAY_ESCAPE = /[\\"]/
 
 /**
- * A column of a bulk statement as one text[] literal (null elements as NULL). node-postgres
+ * A list as PostgreSQL's text[] literal (null elements as NULL): a row's list travels as one text
+ * element of a text[] parameter, and a bulk statement's column as one parameter. node-postgres
  * builds the same literal from a JavaScript array, but runs two replacements over every element;
  * here an element without a quote or backslash (urns, names, search vectors) is copied as it is.
  * That was about 6 % of the server thread's time in an ingest into PostgreSQL.
  */
-export function textArray(xs: ReadonlyArray<string | null>): string {
+export function arrayLiteral(xs: ReadonlyArray<string | null>): string {
   let out = '{'
   for (let i = 0; i < xs.length; i++) {
     const x = xs[i]

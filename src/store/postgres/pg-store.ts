@@ -24,7 +24,7 @@
  * separate small pool, so edits of one entity on two replicas run one after the other.
  */
 import pg from 'pg'
-import {arrayLiteral, boolArray, textArray} from './literal.js'
+import {arrayLiteral, boolArray} from './literal.js'
 import type {
   EntityRecord,
   EntityRules,
@@ -584,9 +584,9 @@ export class PgStore implements MetadataStore {
     // data-modifying WITH clauses, on three tables, none reading another's rows): one round trip.
     const parts: string[] = []
     const values: unknown[] = []
-    // Columns go as literals built here (see `textArray`), each a single parameter.
+    // Columns go as literals built here (see `arrayLiteral`), each a single parameter.
     const param = (v: unknown, cast: string) => {
-      values.push(cast === 'text[]' ? textArray(v as string[]) : cast === 'bool[]' ? boolArray(v as boolean[]) : v)
+      values.push(cast === 'text[]' ? arrayLiteral(v as string[]) : cast === 'bool[]' ? boolArray(v as boolean[]) : v)
       return `$${values.length}::${cast}`
     }
     if (b.entities.length > 0) {

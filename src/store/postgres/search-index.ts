@@ -7,7 +7,7 @@
 import pg from 'pg'
 import {buildSearchDoc, type SearchDoc} from '../../model/search-doc.js'
 import type {IndexItem, SearchIndex, SearchRequest, SearchResponse} from '../types.js'
-import {arrayLiteral, boolArray, textArray} from './literal.js'
+import {arrayLiteral, boolArray} from './literal.js'
 import {noNul} from './nul.js'
 import {guardPool} from './unavailable.js'
 import {fillSearchVectors} from './schema.js'
@@ -36,19 +36,17 @@ FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bo
 export async function writeSearchDocs(c: pg.ClientBase | pg.Pool, docs: SearchDocRow[]): Promise<void> {
   if (docs.length === 0) return
   const cols: unknown[][] = Array.from({length: 17}, () => new Array(docs.length))
-  const removed: boolean[] = new Array(docs.length)
   docs.forEach((d, j) => {
     const f = d.doc.facets
     const name = noNul(d.doc.name)
     const v = searchVectors(d.urn, d.doc.name, d.doc.text, d.doc.head)
     const row = [d.id, d.urn, d.type, name, noNul(d.doc.text), d.doc.removed, noNulOrNull(f.platform), noNulOrNull(f.origin), noNulOrNull(f.container), listOf(f.tags), listOf(f.owners), listOf(f.domains), listOf(f.glossaryTerms), listOf(f.typeNames), v.search, nameKey(name), v.name]
     for (let i = 0; i < 17; i++) cols[i]![j] = row[i]
-    removed[j] = d.doc.removed
   })
-  // Each column as one literal built here (see `textArray`); ids are numbers.
+  // Each column as one literal built here (see `arrayLiteral`): ids are numbers, column 5 booleans.
   await c.query(
     INSERT_DOCS_SQL,
-    cols.map((col, i) => (i === 0 ? `{${col.join(',')}}` : i === 5 ? boolArray(removed) : textArray(col as Array<string | null>))),
+    cols.map((col, i) => (i === 0 ? `{${col.join(',')}}` : i === 5 ? boolArray(col as boolean[]) : arrayLiteral(col as Array<string | null>))),
   )
 }
 
