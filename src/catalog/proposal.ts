@@ -50,7 +50,7 @@ function holdsNul(v: unknown): boolean {
   if (typeof v === 'string') return v.includes('\u0000')
   if (v === null || typeof v !== 'object') return false
   if (Array.isArray(v)) return v.some(holdsNul)
-  for (const [k, x] of Object.entries(v)) if (k.includes('\u0000') || holdsNul(x)) return true
+  for (const k in v) if (k.includes('\u0000') || holdsNul((v as Record<string, unknown>)[k])) return true
   return false
 }
 

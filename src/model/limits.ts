@@ -57,11 +57,22 @@ export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
     const v = stack.pop() as object
     const d = depths.pop()!
     if (d > max) return true
-    const children = Array.isArray(v) ? v : Object.values(v)
-    for (const c of children) {
-      if (c !== null && typeof c === 'object') {
-        stack.push(c)
-        depths.push(d + 1)
+    // Indexed and for-in loops: Object.values would make an array per object of every body.
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const c: unknown = v[i]
+        if (c !== null && typeof c === 'object') {
+          stack.push(c)
+          depths.push(d + 1)
+        }
+      }
+    } else {
+      for (const k in v) {
+        const c = (v as Record<string, unknown>)[k]
+        if (c !== null && typeof c === 'object') {
+          stack.push(c)
+          depths.push(d + 1)
+        }
       }
     }
   }

@@ -199,8 +199,11 @@ function pickField(f: any): unknown {
 export function searchProjection(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+  const from = value as Record<string, unknown>
+  // for-in, not Object.entries: no array of pairs per aspect of an ingest (JSON gives plain objects).
+  for (const k in from) {
     if (!READ_FIELDS.has(k)) continue
+    const v = from[k]
     if (k === 'fields' || k === 'editableSchemaFieldInfo') out[k] = Array.isArray(v) ? v.map(pickField) : v
     else if (k === 'tags') out[k] = Array.isArray(v) ? v.map((t: any) => (t !== null && typeof t === 'object' ? {tag: t.tag} : t)) : v
     else if (k === 'terms') out[k] = Array.isArray(v) ? v.map((t: any) => (t !== null && typeof t === 'object' ? {urn: t.urn} : t)) : v

@@ -48,6 +48,13 @@ describe('valueTooDeep', () => {
     for (const t of texts) expect(valueTooDeep(JSON.parse(t)), t.slice(0, 40)).to.equal(jsonTooDeep(t))
   })
 
+  it('finds nesting under a "__proto__" key (JSON.parse makes it an own property, which for-in reads)', () => {
+    const under = (n: number) => `{"__proto__":${nest(n)}}`
+    expect(valueTooDeep(JSON.parse(under(MAX_JSON_DEPTH)))).to.equal(true)
+    expect(valueTooDeep(JSON.parse(under(MAX_JSON_DEPTH - 1)))).to.equal(false)
+    expect(valueTooDeep(JSON.parse(`[{"a":1,"__proto__":{"b":${nest(MAX_JSON_DEPTH)}}}]`))).to.equal(true)
+  })
+
   it('walks a million levels without recursion', () => {
     expect(valueTooDeep(JSON.parse(nest(1_000_000)))).to.equal(true)
   })

@@ -130,6 +130,11 @@ describe('every bad request is a 4xx', function () {
       expect(r.status, aspect).to.equal(400)
       expect(r.body.message, aspect).to.match(/systemMetadata holds a NUL/)
     }
+    // Under a key JSON.parse makes an own property that a plain read would not find.
+    const sm = JSON.parse('{"runId":"r","__proto__":{"properties":"a\\u0000b"}}')
+    const p = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {...proposal(DS('nul-sm'), 'status', {removed: false}), systemMetadata: sm}}})
+    expect(p.status).to.equal(400)
+    expect(p.body.message).to.match(/systemMetadata holds a NUL/)
     expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(DS('nul-sm'))}`)).status).to.equal(404)
     expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(nulUrn)}`)).status).to.equal(400)
     const g = await http(`${lite.url}/api/graphql`, {body: {query: 'query ($u: String!, $q: String!) { dataset(urn: $u) { urn } search(input: {type: DATASET, query: $q}) { total } }', variables: {u: nulUrn, q: 'a\u0000b'}}})

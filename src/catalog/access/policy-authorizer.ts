@@ -27,8 +27,19 @@ interface Principal {
   roles: Set<string>
 }
 
+/**
+ * An active policy with its privileges as a set, made once per load of the policies: a request
+ * is settled by asking the policies that match it, not by gathering their privileges into a set
+ * of its own (an ingest asks once per entity; the admin's two policies hold about 150
+ * privileges, which were copied into a new set for every entity of every batch).
+ */
+interface LoadedPolicy {
+  info: PolicyInfo
+  privileges: ReadonlySet<string>
+}
+
 export class PolicyAuthorizer implements Authorizer {
-  private policies?: Promise<PolicyInfo[]>
+  private policies?: Promise<LoadedPolicy[]>
   private groupMembers?: Promise<Map<string, Set<string>>>
   /** When each cache was last loaded (monotonicMs). */
   private policiesAt = 0
@@ -50,19 +61,19 @@ export class PolicyAuthorizer implements Authorizer {
     this.groupMembers = undefined
   }
 
-  private loadPolicies(): Promise<PolicyInfo[]> {
+  private loadPolicies(): Promise<LoadedPolicy[]> {
     if (this.policies && monotonicMs() - this.policiesAt > ACCESS_CACHE_MAX_AGE_MS) this.policies = undefined
     if (!this.policies) this.policiesAt = monotonicMs()
     this.policies ??= (async () => {
       const {urns} = await this.store.listUrns({entityType: 'dataHubPolicy', includeSoftDeleted: true})
-      const out: PolicyInfo[] = []
+      const out: LoadedPolicy[] = []
       for (const e of (await this.store.getEntities(urns, ['dataHubPolicyInfo'])).values()) {
         const info = e.aspects.dataHubPolicyInfo?.value as PolicyInfo | undefined
-        if (info && info.state === 'ACTIVE') out.push(info)
+        if (info && info.state === 'ACTIVE') out.push({info, privileges: new Set(info.privileges)})
       }
       // Policies naming users, groups or roles first: they settle most requests without
       // reading the resource's owners.
-      return out.sort((a, b) => Number(a.actors.resourceOwners) - Number(b.actors.resourceOwners))
+      return out.sort((a, b) => Number(a.info.actors.resourceOwners) - Number(b.info.actors.resourceOwners))
     })().catch((e) => {
       this.policies = undefined
       throw e
@@ -132,15 +143,15 @@ export class PolicyAuthorizer implements Authorizer {
   }
 
   /**
-   * Privileges the actor holds on the resource (or on the platform when none is given). With
-   * `want`, stops as soon as one of its groups is fully granted, so the common case (an admin,
-   * or a policy naming the user) never reads the resource's owners.
+   * The policies granting the actor something on the resource (or on the platform when none is
+   * given). With `want`, stops as soon as one of its groups is fully granted, so the common case
+   * (an admin, or a policy naming the user) never reads the resource's owners.
    */
-  private async granted(who: Principal, policies: PolicyInfo[], resourceUrn: string | undefined, want?: string[][]): Promise<Set<string>> {
-    const granted = new Set<string>()
+  private async matching(who: Principal, policies: LoadedPolicy[], resourceUrn: string | undefined, want?: string[][]): Promise<LoadedPolicy[]> {
+    const matched: LoadedPolicy[] = []
     let owners: Set<string> | undefined
-    const done = () => want !== undefined && want.some((g) => g.every((p) => granted.has(p)))
-    for (const p of policies) {
+    for (const lp of policies) {
+      const p = lp.info
       // Platform privileges hold everywhere, so they count for requests on an entity too
       // (MANAGE_GLOSSARIES allows creating under any glossary node).
       if (resourceUrn === undefined && p.type !== 'PLATFORM') continue
@@ -152,26 +163,30 @@ export class PolicyAuthorizer implements Authorizer {
       }
       if (!match) continue
       if (resourceUrn !== undefined && p.type === 'METADATA' && !(await this.resourceMatches(p, resourceUrn))) continue
-      for (const priv of p.privileges) granted.add(priv)
-      if (done()) break
+      matched.push(lp)
+      if (want !== undefined && grants(matched, want)) break
     }
-    return granted
+    return matched
   }
 
   /** Every privilege the actor holds on the resource (or on the platform when none is given). */
   async grantedPrivileges(actor: Actor, resourceUrn?: string): Promise<Set<string>> {
     const [policies, who] = await Promise.all([this.loadPolicies(), this.principal(actor)])
-    return this.granted(who, policies, resourceUrn)
+    const granted = new Set<string>()
+    for (const p of await this.matching(who, policies, resourceUrn)) for (const priv of p.privileges) granted.add(priv)
+    return granted
   }
 
   async authorize(actor: Actor, requests: AuthzRequest[], message?: string): Promise<void> {
     if (requests.length === 0) return
     const [policies, who] = await Promise.all([this.loadPolicies(), this.principal(actor)])
     for (const req of requests) {
-      const granted = await this.granted(who, policies, req.resourceUrn, req.privileges)
-      if (!req.privileges.some((group) => group.every((p) => granted.has(p)))) {
-        throw new UnauthorizedError(message)
-      }
+      if (!grants(await this.matching(who, policies, req.resourceUrn, req.privileges), req.privileges)) throw new UnauthorizedError(message)
     }
   }
+}
+
+/** Whether the policies together grant every privilege of one of the groups. */
+function grants(policies: readonly LoadedPolicy[], groups: string[][]): boolean {
+  return groups.some((group) => group.every((priv) => policies.some((p) => p.privileges.has(priv))))
 }
