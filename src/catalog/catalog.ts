@@ -89,6 +89,11 @@ export interface ProposalOutcome {
   error?: {code: string; status: number; message: string}
 }
 
+/** What a proposal asks of the authorizer, shared by every request of every batch (never changed). */
+const DELETE_PRIVILEGES: string[][] = [['DELETE_ENTITY']]
+const EDIT_PRIVILEGES: string[][] = [['EDIT_ENTITY']]
+const EDIT_OR_CREATE_PRIVILEGES: string[][] = [['EDIT_ENTITY'], ['CREATE_ENTITY']]
+
 export class Catalog {
   /** Private: everything reaches the store through the methods below, and only through them. */
   private readonly store: MetadataStore
@@ -445,8 +450,8 @@ export class Catalog {
         const urn = p.urn
         requests.push(
           p.changeType === 'DELETE'
-            ? {resourceUrn: urn, privileges: [['DELETE_ENTITY']]}
-            : this.store.exists(urn).then((found) => ({resourceUrn: urn, privileges: found ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
+            ? {resourceUrn: urn, privileges: DELETE_PRIVILEGES}
+            : this.store.exists(urn).then((found) => ({resourceUrn: urn, privileges: found ? EDIT_PRIVILEGES : EDIT_OR_CREATE_PRIVILEGES})),
         )
       }
     }
