@@ -442,11 +442,13 @@ export class Catalog {
     // The existence checks go out together, not one after another: a shared store answers a
     // batch's worth in one round trip instead of one per entity.
     const requests: Array<AuthzRequest | Promise<AuthzRequest>> = []
-    const seen = new Set<string>()
+    // Per urn, which of the two kinds of request it has (1 delete, 2 write): no key string per proposal.
+    const seen = new Map<string, number>()
     for (const p of prepared) {
-      const key = `${p.urn}\u0000${p.changeType}`
-      if (!seen.has(key)) {
-        seen.add(key)
+      const kind = p.changeType === 'DELETE' ? 1 : 2
+      const had = seen.get(p.urn) ?? 0
+      if ((had & kind) === 0) {
+        seen.set(p.urn, had | kind)
         const urn = p.urn
         requests.push(
           p.changeType === 'DELETE'
