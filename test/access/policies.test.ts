@@ -261,6 +261,24 @@ describe('access policies', function () {
       await dropPolicy(p)
     })
 
+    it('a batch that writes and deletes aspects of one entity needs both privileges, which two policies may grant together', async () => {
+      const batch = {atomic: true, proposals: [mcp(A, 'globalTags', {tags: [{tag: 'urn:li:tag:both'}]}), {entityUrn: A, aspectName: 'globalTags', changeType: 'DELETE'}]}
+      const before = await snapshot()
+      for (const privileges of [['EDIT_ENTITY'], ['DELETE_ENTITY']]) {
+        const p = await policy({users: [U('bob')]}, privileges)
+        const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: batch, token: tokens.bob})
+        expect(r.status, `${privileges}: ${JSON.stringify(r.body)}`).to.equal(403)
+        expect(await snapshot()).to.equal(before)
+        await dropPolicy(p)
+      }
+      const edit = await policy({users: [U('bob')]}, ['EDIT_ENTITY'])
+      const del = await policy({users: [U('bob')]}, ['DELETE_ENTITY'])
+      const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: batch, token: tokens.bob})
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      await dropPolicy(edit)
+      await dropPolicy(del)
+    })
+
     it('delete is allowed with DELETE_ENTITY', async () => {
       const p = await policy({users: [U('bob')]}, ['DELETE_ENTITY'])
       const r = await http(`${lite.url}/entities?action=delete`, {body: {urn: B, soft: true}, token: tokens.bob})
