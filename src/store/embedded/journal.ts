@@ -66,22 +66,32 @@ export class JournalEncoder {
   /** The records' bytes: a view of the encoder's buffer, valid until the next call. */
   encode(records: JournalRecord[], hasEntity?: (urn: string) => boolean): Buffer {
     let at = 0
-    // Texts are gathered into runs of about PUT_RUN characters and written to the buffer a run at
-    // a time: a write per op and per spliced value (two calls into C++ per aspect) cost more than
-    // the joining, and a run stays well below V8's large-object size.
-    let run = ''
-    const flush = (): void => {
+    const write = (text: string): void => {
       // A character is at most 3 bytes of UTF-8: room for the worst case, so no write is cut short.
-      const need = at + run.length * 3
+      const need = at + text.length * 3
       if (need > this.buf.length) {
         const bigger = Buffer.allocUnsafeSlow(Math.max(this.buf.length * 2, need))
         this.buf.copy(bigger, 0, 0, at)
         this.buf = bigger
       }
-      at += this.buf.write(run, at, 'utf8')
+      at += this.buf.write(text, at, 'utf8')
+    }
+    // Small texts are gathered into runs of up to PUT_RUN characters and written a run at a time:
+    // a write per op and per spliced value (two calls into C++ per aspect) cost more than the
+    // joining, and a run stays well below V8's large-object size. A large text is written as it
+    // is, not joined (joining would copy it once more to flatten the run).
+    let run = ''
+    const flush = (): void => {
+      if (run.length === 0) return
+      write(run)
       run = ''
     }
     const put = (text: string): void => {
+      if (text.length >= PUT_RUN) {
+        flush()
+        write(text)
+        return
+      }
       run += text
       if (run.length >= PUT_RUN) flush()
     }
