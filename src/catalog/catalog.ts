@@ -208,8 +208,10 @@ export class Catalog {
     written.forEach((p, index) => {
       if (!p) return
       const res = results[r++]!
-      const keyAspect = res.createdEntity && !isKeyAspect(p.entityType, p.aspectName)
-      outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed, ...(keyAspect ? {keyAspect} : {})}
+      const outcome: ProposalOutcome = {index, urn: p.urn, aspectName: p.aspectName, ok: true, changed: res.changed}
+      // Set only where true (as the answer has always read); no object spread per outcome.
+      if (res.createdEntity && !isKeyAspect(p.entityType, p.aspectName)) outcome.keyAspect = true
+      outcomes[index] = outcome
     })
     return outcomes
   }

@@ -15,7 +15,7 @@ export function applyItems(index: WordIndex, items: IndexItem[]): void {
       continue
     }
     const parsed: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(it.aspects)) parsed[k] = JSON.parse(v)
+    for (const k in it.aspects) parsed[k] = JSON.parse(it.aspects[k]!)
     index.upsert(it.id, it.urn, it.type, buildSearchDoc(it.type, it.urn, parsed))
   }
 }
