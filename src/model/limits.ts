@@ -53,28 +53,19 @@ export function valueTooDeep(value: unknown, max = MAX_JSON_DEPTH): boolean {
   if (value === null || typeof value !== 'object') return false
   const stack: unknown[] = [value]
   const depths: number[] = [1]
+  const visit = (c: unknown, d: number): void => {
+    if (c !== null && typeof c === 'object') {
+      stack.push(c)
+      depths.push(d)
+    }
+  }
   while (stack.length > 0) {
     const v = stack.pop() as object
     const d = depths.pop()!
     if (d > max) return true
     // Indexed and for-in loops: Object.values would make an array per object of every body.
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const c: unknown = v[i]
-        if (c !== null && typeof c === 'object') {
-          stack.push(c)
-          depths.push(d + 1)
-        }
-      }
-    } else {
-      for (const k in v) {
-        const c = (v as Record<string, unknown>)[k]
-        if (c !== null && typeof c === 'object') {
-          stack.push(c)
-          depths.push(d + 1)
-        }
-      }
-    }
+    if (Array.isArray(v)) for (let i = 0; i < v.length; i++) visit(v[i], d + 1)
+    else for (const k in v) visit((v as Record<string, unknown>)[k], d + 1)
   }
   return false
 }

@@ -506,6 +506,19 @@ describe('lowdb journal encoding', () => {
     expect(encoder.encode([records[0]!]).equals(Buffer.from(`${JSON.stringify(records[0])}\n`, 'utf8'))).to.equal(true)
   })
 
+  it('writes the same bytes when many small ops fill several runs between large texts, spliced or not', () => {
+    // Small ops run past the encoder's 16 K-character runs; the large values are written on their own.
+    const ops = Array.from({length: 400}, (_, i) => up(DS(`runs${i}`), 'datasetProperties', {name: i % 97 === 0 ? `big ${'y'.repeat(40_000)} 数据` : `n${i} naïve`}))
+    const records: JournalRecord[] = [{l: 1, o: ops.slice(0, 250)}, {l: 251, o: ops.slice(250)}]
+    const want = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8')
+    expect(new JournalEncoder().encode(records).equals(want)).to.equal(true)
+    const spliced = new JournalEncoder()
+    spliced.spliceValues = true
+    const lines = spliced.encode(records).toString('utf8').split('\n')
+    expect(lines.pop()).to.equal('')
+    expect(lines.map((l) => decodeRecord(l))).to.deep.equal(JSON.parse(JSON.stringify(records)))
+  })
+
   /** Upserts and a timeseries point whose value texts are exactly `texts` (JSON a client may send, whitespace and all). */
   const rawOps = (texts: string[], tag: string): WriteOp[] => [
     ...texts.map((t, i) => ({...(up(DS(`${tag}${i}`), 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: t})),
