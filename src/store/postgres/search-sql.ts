@@ -303,7 +303,7 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
     // the first start + count are candidates), then text-only matches by id, of which at least
     // start + count minus the names ahead of them are among the first matches by id.
     const n = p.add(start + count, 'bigint')
-    page = `SELECT entity_id, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank FROM mdcli_search_doc WHERE entity_id IN (
+    page = `SELECT entity_id, urn, entity_type, name, (name_key = ${key}) AS exact, coalesce(name_tsv @@ ${tq}, false) AS rank FROM mdcli_search_doc WHERE entity_id IN (
         SELECT entity_id FROM mdcli_search_doc WHERE name_key = ${key} AND ${where.join(' AND ')}
         UNION ALL (SELECT entity_id FROM mdcli_search_doc WHERE name_tsv @@ ${tq} AND coalesce(tsv @@ ${tq}, false) AND ${rest.join(' AND ')} ORDER BY entity_id LIMIT ${n})
         UNION ALL (SELECT entity_id FROM m ORDER BY entity_id LIMIT ${n}))
@@ -318,7 +318,10 @@ async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: reado
   const counted = tsquery === undefined && capped ? `(SELECT 1 FROM m LIMIT ${cap}) c` : 'm'
   const parts = [
     `SELECT 0 AS part, NULL::text AS f, NULL::text AS v, count(*) AS n, NULL::bigint AS entity_id, NULL::text AS urn, NULL::text AS entity_type, NULL::text AS name, NULL::boolean AS exact, NULL::boolean AS rank FROM ${counted}`,
-    `SELECT 1, NULL, NULL, 0, d.entity_id, d.urn, d.entity_type, d.name, ${pageCols} FROM (${page}) pg JOIN mdcli_search_doc d ON d.entity_id = pg.entity_id`,
+    // A ranked page reads its documents' columns as it ranks them; the others join them in.
+    ranked
+      ? `SELECT 1, NULL, NULL, 0, pg.entity_id, pg.urn, pg.entity_type, pg.name, ${pageCols} FROM (${page}) pg`
+      : `SELECT 1, NULL, NULL, 0, d.entity_id, d.urn, d.entity_type, d.name, ${pageCols} FROM (${page}) pg JOIN mdcli_search_doc d ON d.entity_id = pg.entity_id`,
   ]
   for (const f of facetFields) {
     const {col, list} = FACET_COLUMNS[f]
