@@ -58,7 +58,7 @@ const ANALYZE_WAIT_POLLS = 3000
 
 /**
  * How long after its last write the index moves its GIN indexes' pending lists into the indexes
- * (see `settle`).
+ * (see `settleLater`).
  */
 const SETTLE_MS = 1000
 
