@@ -4,7 +4,7 @@
  * a first start writes come compiled by the build instead (see PREBUILT_ASPECTS).
  */
 import {createRequire} from 'node:module'
-import {Ajv, type ErrorObject, type Options, type ValidateFunction} from 'ajv'
+import type {Ajv, ErrorObject, Options, ValidateFunction} from 'ajv'
 import {InvalidAspectError, UnknownAspectError} from '../errors.js'
 import {ASPECT_SPECS} from './aspects/index.js'
 
@@ -12,7 +12,20 @@ import {ASPECT_SPECS} from './aspects/index.js'
 // (test/model/aspects.test.ts); checking them again at run time cost every start ~35 ms.
 /** How every validator is made: here, and by the build for PREBUILT_ASPECTS. */
 export const AJV_OPTIONS: Options = {allErrors: true, strict: false, allowUnionTypes: true, validateSchema: false}
-const ajv = new Ajv(AJV_OPTIONS)
+let ajv: Ajv | undefined
+
+/**
+ * ajv itself, loaded on the first schema compiled here: a start whose writes all have prebuilt
+ * validators never loads it (its 50 modules were about a tenth of the server thread's start).
+ * CommonJS, so it loads synchronously where a validator is first asked for.
+ */
+function compiler(): Ajv {
+  if (!ajv) {
+    const {Ajv: AjvClass} = createRequire(import.meta.url)('ajv') as typeof import('ajv')
+    ajv = new AjvClass(AJV_OPTIONS)
+  }
+  return ajv
+}
 const compiled = new Map<string, ValidateFunction>()
 
 /**
@@ -50,7 +63,7 @@ export function validatorFor(aspectName: string): ValidateFunction {
   if (!v) {
     const spec = ASPECT_SPECS[aspectName]
     if (!spec) throw new UnknownAspectError(`Unknown aspect ${aspectName}`)
-    v = prebuiltValidator(aspectName, spec.schema) ?? ajv.compile(spec.schema)
+    v = prebuiltValidator(aspectName, spec.schema) ?? compiler().compile(spec.schema)
     compiled.set(aspectName, v)
   }
   return v
