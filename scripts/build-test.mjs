@@ -57,6 +57,7 @@ try {
     run(node, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.sdk.json']),
     run(node, ['scripts/copy-assets.js']).then(() => run(node, ['scripts/build-web.mjs'])),
     run(node, ['scripts/build-validators.mjs']),
+    run(node, ['scripts/bundle-server-thread.mjs']),
   ])
   await run(node, ['node_modules/oclif/bin/run.js', 'manifest'])
   await run(node, ['scripts/check-manifest.mjs'])

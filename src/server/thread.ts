@@ -11,6 +11,7 @@
  *
  * The worker is the same process: `kill -9` stops both, and what it acknowledged is on disk.
  */
+import {statSync} from 'node:fs'
 import {setFlagsFromString} from 'node:v8'
 import {Worker} from 'node:worker_threads'
 import {BugError, errorFromWire, type MdcliError} from '../errors.js'
@@ -132,8 +133,24 @@ export function heapGrowingFlag(store: string, execArgv: readonly string[]): str
   return `--heap-growing-percent=${HEAP_GROWING_PERCENT}`
 }
 
+/**
+ * The server thread's module: the build's bundle of thread-worker.js and what it reaches
+ * (scripts/bundle-server-thread.mjs: the worker then loads a few modules instead of ~160), unless
+ * it is missing or older than the modules it was made from (dist/ emitted by tsc alone since).
+ */
+export function serverThreadModule(): URL {
+  const plain = new URL('./thread-worker.js', import.meta.url)
+  const bundled = new URL('./thread-bundle/thread-worker.js', import.meta.url)
+  try {
+    if (statSync(bundled).mtimeMs >= statSync(plain).mtimeMs) return bundled
+  } catch {
+    // No bundle: the plain module.
+  }
+  return plain
+}
+
 function serverWorker(): Worker {
-  return new Worker(new URL('./thread-worker.js', import.meta.url), {
+  return new Worker(serverThreadModule(), {
     // graphql-js skips its development-only checks (a multi-realm guard on every type test) when
     // NODE_ENV is production; it reads it when it loads, which may be before the command sets it.
     env: {...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production'},
