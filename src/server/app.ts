@@ -324,15 +324,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     }
   }
   // What a start leaves for once the server answers: filling a search index that does not outlive
-  // the process (in the background), and the GraphQL schema (graphql's modules and ~100 ms of
-  // building); a search or GraphQL request that comes sooner starts its own. A held server does
-  // this once the requests that waited for open() are answered: either one, started here, ran
-  // before the first answer whenever the main thread's "open" came later (0.1–0.15 s at a million
-  // aspects).
+  // the process (in the background), prom-client (see metrics.ts) and the GraphQL schema
+  // (graphql's modules and ~100 ms of building); a scrape, search or GraphQL request that comes
+  // sooner starts its own. A held server does this once the requests that waited for open() are
+  // answered: either one, started here, ran before the first answer whenever the main thread's
+  // "open" came later (0.1–0.15 s at a million aspects).
   let warm: NodeJS.Timeout | undefined
   const startDeferred = () => {
     catalog.warmSearch()
-    warm = setTimeout(() => void warmGraphql().catch((e: unknown) => logger.error(`GraphQL schema: ${(e as Error)?.stack ?? String(e)}`)), WARM_DELAY_MS)
+    warm = setTimeout(() => {
+      void metrics.load().catch((e: unknown) => logger.error(`metrics: ${(e as Error)?.stack ?? String(e)}`))
+      void warmGraphql().catch((e: unknown) => logger.error(`GraphQL schema: ${(e as Error)?.stack ?? String(e)}`))
+    }, WARM_DELAY_MS)
     warm.unref()
   }
   // A server that does not hold its requests has finished starting here; a held one at open().

@@ -1,5 +1,6 @@
 import {expect} from 'chai'
 import {startServer} from '../../src/server/app.js'
+import {Metrics, PENDING_LIMIT} from '../../src/server/metrics.js'
 import {cleanup, http, startLite, tempDir, useLite} from '../helpers/lite.js'
 
 const silent = {info() {}, debug() {}, warn() {}, error() {}, debugEnabled: false}
@@ -34,6 +35,26 @@ describe('operations endpoints: /health, /ready, /metrics', function () {
     const after = await (await fetch(`${lite.url}/metrics`, {headers: {authorization: `Bearer ${lite.token}`}})).text()
     expect(after).to.match(/route="unmatched",status="404"/)
     expect(after).not.to.include('/no/such/')
+  })
+
+  it('keeps what a histogram observes before prom-client has loaded, up to its bound, and defines a metric once', async () => {
+    const m = new Metrics({processMetrics: false})
+    const h = m.histogram('t_seconds', 'test', {labelNames: ['route']})
+    expect(m.histogram('t_seconds', 'test again', {labelNames: ['route']})).to.equal(h)
+    for (let i = 0; i < PENDING_LIMIT + 5; i++) h.observe({route: 'a'}, 0.002)
+    let depth = 3
+    m.gauge('t_depth', 'test', {collect: () => depth})
+    const first = (await m.render()).text
+    expect(first).to.match(new RegExp(`^t_seconds_count\\{route="a"\\} ${PENDING_LIMIT}$`, 'm'))
+    expect(first).to.match(/^t_depth 3$/m)
+    // After the load, observations and metrics defined later go straight in.
+    h.observe({route: 'a'}, 0.002)
+    m.counter('t_total', 'test', {collect: () => 7})
+    depth = 4
+    const second = (await m.render()).text
+    expect(second).to.match(new RegExp(`^t_seconds_count\\{route="a"\\} ${PENDING_LIMIT + 1}$`, 'm'))
+    expect(second).to.match(/^t_total 7$/m)
+    expect(second).to.match(/^t_depth 4$/m)
   })
 
   it('serves /metrics without a token when started with --metrics-open', async () => {
