@@ -18,7 +18,7 @@ import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 
 const ROOT = join(fileURLToPath(new URL('.', import.meta.url)), '..')
-export const BUNDLE_DIR = join(ROOT, 'dist', 'src', 'server', 'thread-bundle')
+const BUNDLE_DIR = join(ROOT, 'dist', 'src', 'server', 'thread-bundle')
 
 /** `import.meta.url` of each emitted file, as its own URL relative to the bundle's directory. */
 const ownUrl = {

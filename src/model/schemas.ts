@@ -13,6 +13,8 @@ import {ASPECT_SPECS} from './aspects/index.js'
 /** How every validator is made: here, and by the build for PREBUILT_ASPECTS. */
 export const AJV_OPTIONS: Options = {allErrors: true, strict: false, allowUnionTypes: true, validateSchema: false}
 let ajv: Ajv | undefined
+/** ajv and the prebuilt validators are CommonJS, loaded where first needed. */
+const requireHere = createRequire(import.meta.url)
 
 /**
  * ajv itself, loaded on the first schema compiled here: a start whose writes all have prebuilt
@@ -21,7 +23,7 @@ let ajv: Ajv | undefined
  */
 function compiler(): Ajv {
   if (!ajv) {
-    const {Ajv: AjvClass} = createRequire(import.meta.url)('ajv') as typeof import('ajv')
+    const {Ajv: AjvClass} = requireHere('ajv') as typeof import('ajv')
     ajv = new AjvClass(AJV_OPTIONS)
   }
   return ajv
@@ -47,7 +49,7 @@ function prebuiltValidator(aspectName: string, schema: object): ValidateFunction
   if (!PREBUILT.has(aspectName)) return undefined
   if (!prebuilt) {
     try {
-      prebuilt = createRequire(import.meta.url)(`./${PREBUILT_FILE}`) as Record<string, Prebuilt>
+      prebuilt = requireHere(`./${PREBUILT_FILE}`) as Record<string, Prebuilt>
     } catch (e) {
       // dist/ made by tsc alone has none: those schemas are compiled like the others.
       if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e
