@@ -16,32 +16,36 @@ import {sum, type FileSum} from './manifest.js'
  * Why not readFile: every buffer it allocates counts as V8 external memory, and each 64 MiB of
  * new external memory starts a full marking of the heap. A start at 5,000,000 aspects read
  * 1.6 GB of shards (and webcrypto's digest copied them again): it marked a heap of up to 800 MiB
- * about twice a second, most of a 20 s start. The sum is computed on this thread instead: SHA-256
- * runs at about 1.4 GB/s here, and the copy webcrypto made for its digest on libuv's pool cost this
- * thread nearly as much. A thread of its own for the sums was measured: 0.1 s sooner at a million
- * aspects, nothing at five million (the collector's threads had the other core), for a thread.
- * A decoder must copy what it keeps: the buffer is read into again two files later.
+ * about twice a second, most of a 20 s start. The copy webcrypto makes for its digest on libuv's
+ * pool cost the calling thread nearly as much as the sum: a shard of a large store is read and
+ * summed on the shard reader's thread instead (shard-reader.ts), and the files it cannot take are
+ * summed here. A decoder must copy what it keeps from these buffers: they are read into again
+ * two files later (a file read into memory the arena claimed is the arena's).
  */
 export class FileBuffers {
   private readonly bufs: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0)]
   private turn = 0
 
-  read(path: string): Promise<Buffer> {
+  /**
+   * Reads the file whole; into `into` when the file has exactly its size (the manifest's size
+   * of a shard, whose memory the value arena claimed), else into a buffer of this reader's.
+   */
+  read(path: string, into?: Buffer): Promise<Buffer> {
     const slot = this.turn
     this.turn ^= 1
     const p = (async () => {
       const fh = await open(path, 'r')
       try {
         const size = (await fh.stat()).size
-        if (this.bufs[slot]!.length < size) this.bufs[slot] = Buffer.allocUnsafeSlow(size)
-        const buf = this.bufs[slot]!
+        if (into?.length !== size && this.bufs[slot]!.length < size) this.bufs[slot] = Buffer.allocUnsafeSlow(size)
+        const buf = into?.length === size ? into : this.bufs[slot]!
         let got = 0
         while (got < size) {
           const {bytesRead} = await fh.read(buf, got, size - got, got)
           if (bytesRead === 0) break
           got += bytesRead
         }
-        return buf.subarray(0, got)
+        return got === buf.length ? buf : buf.subarray(0, got)
       } finally {
         await fh.close()
       }
@@ -66,15 +70,17 @@ export class StoreJsonFile<T> implements Adapter<T> {
     private readonly encode: (d: T) => string | Buffer,
     private readonly expect?: FileSum,
     private readonly onMismatch?: (why: string) => Error,
-    /** The file's bytes, read ahead (see FileBuffers). */
-    private readonly ahead?: Promise<Buffer>,
+    /** The file's bytes, read ahead (see FileBuffers), with their sum when it was computed as they were read (shard-reader.ts). */
+    private readonly ahead?: Promise<{buf: Buffer; sum?: FileSum}>,
     private readonly decode: (buf: Buffer) => T = (buf) => JSON.parse(buf.toString('utf8')) as T,
   ) {}
 
   async read(): Promise<T | null> {
     let buf: Buffer
+    let summed: FileSum | undefined
     try {
-      buf = await (this.ahead ?? readFile(this.path))
+      if (this.ahead) ({buf, sum: summed} = await this.ahead)
+      else buf = await readFile(this.path)
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
         if (this.expect && this.onMismatch) throw this.onMismatch('is missing')
@@ -82,7 +88,7 @@ export class StoreJsonFile<T> implements Adapter<T> {
       }
       throw e
     }
-    this.last = sum(buf)
+    this.last = summed ?? sum(buf)
     if (this.expect && this.onMismatch) {
       if (this.last.size !== this.expect.size) throw this.onMismatch(`has ${this.last.size} bytes, the manifest recorded ${this.expect.size} (truncated or altered)`)
       if (this.last.sha256 !== this.expect.sha256) throw this.onMismatch('does not match the checksum the manifest recorded (altered)')

@@ -19,6 +19,7 @@ import type {StoreFs} from './files.js'
 import {decodeRecord, SEGMENT, segName, type JournalRecord} from './journal.js'
 import {FORMAT, FORMAT_2, FORMAT_3, LEGACY_FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, snapshotBytes, sum, type FileSum, type Manifest} from './manifest.js'
 import {FileBuffers, listDir, readWhole, StoreJsonFile} from './read-files.js'
+import {ShardReader} from './shard-reader.js'
 import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
 
@@ -120,16 +121,32 @@ export class Recovery {
     // The shards' value texts go to the arena: its memory in one piece (see ValueArena.reserve).
     this.c.values.reserve(snapshotBytes(m))
     const buffers = new FileBuffers()
-    let ahead = entries.length > 0 ? buffers.read(join(this.c.dir, entries[0]![0])) : undefined
-    for (let i = 0; i < entries.length; i++) {
-      const [rel, expect] = entries[i]!
-      const path = join(this.c.dir, rel)
-      const mine = ahead!
-      ahead = i + 1 < entries.length ? buffers.read(join(this.c.dir, entries[i + 1]![0])) : undefined
-      await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.c.fs, path, JSON.stringify, expect, (why) => this.c.corrupt(path, why), mine, this.c.decodeShard))
+    // Shards go into memory the arena claims for them where they fit (ValueArena.claim), read and
+    // summed on the reader's thread (shard-reader.ts) from the second on: the first is read here
+    // while the thread starts. A file not of its recorded size is read here, and refused.
+    const reader = new ShardReader()
+    const readAhead = (i: number): Promise<{buf: Buffer; sum?: FileSum}> => {
+      const path = join(this.c.dir, entries[i]![0])
+      const into = this.c.values.claim(entries[i]![1].size)
+      const own = () => buffers.read(path, into).then((buf) => ({buf}))
+      if (i === 0 || !ShardReader.canRead(into)) return own()
+      return reader.read(path, into).then((r) => r ?? own())
     }
-    // A failed start may leave one read ahead; its error is the start's error already.
-    ahead?.catch(() => undefined)
+    let ahead: Promise<{buf: Buffer; sum?: FileSum}> | undefined
+    try {
+      ahead = entries.length > 0 ? readAhead(0) : undefined
+      for (let i = 0; i < entries.length; i++) {
+        const [rel, expect] = entries[i]!
+        const path = join(this.c.dir, rel)
+        const mine = ahead!
+        ahead = i + 1 < entries.length ? readAhead(i + 1) : undefined
+        // Handled by the loop when its turn comes; until then a failure must not count as unhandled.
+        ahead?.catch(() => undefined)
+        await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.c.fs, path, JSON.stringify, expect, (why) => this.c.corrupt(path, why), mine, this.c.decodeShard))
+      }
+    } finally {
+      await reader.close()
+    }
     // A shard the manifest does not name was written by a checkpoint that never finished (its
     // manifest was not saved): the journal still holds its writes, so it is not needed.
     for (const f of present) {

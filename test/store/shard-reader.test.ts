@@ -1,0 +1,126 @@
+/**
+ * A store whose shards pass the value arena's reservation (more than 16 MiB) starts with its
+ * shards read into the arena's shared memory and summed on the shard reader's thread: every
+ * value comes back, `lite` answers from it, and a shard damaged, cut short or missing is still
+ * refused, naming the file.
+ */
+import {expect} from 'chai'
+import {cpSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {ShardReader} from '../../src/store/embedded/shard-reader.js'
+import type {ValueArena} from '../../src/store/embedded/values.js'
+import {createStore} from '../../src/store/index.js'
+import {encodeUrnPath} from '../../src/model/urn.js'
+import {cleanup, http, startLite, tempDir} from '../helpers/lite.js'
+import {up} from './conformance.js'
+
+const DS = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,db.big${i},PROD)`
+const N = 320
+/** About 64 KiB per value, every one different: 20 MiB of shards. */
+const description = (i: number) => `${i}-`.repeat(64_000).slice(0, 64_000) + ' é'
+
+interface ManifestFiles {
+  files: Record<string, {size: number; sha256: string}>
+}
+
+describe('embedded store: shards read and summed on a thread of their own', function () {
+  this.timeout(120_000)
+  let base: string
+
+  before(async () => {
+    base = tempDir('mdcli-shards-')
+    const s = createStore({dir: base})
+    await s.open()
+    for (let i = 0; i < N; i += 40) await s.write(Array.from({length: 40}, (_, k) => up(DS(i + k), 'datasetProperties', {name: `big${i + k}`, description: description(i + k)})))
+    await s.close()
+  })
+  after(() => cleanup(base))
+
+  const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as ManifestFiles
+  /** A copy of the store, and the manifest's last shard (read by the reader's thread, not the first). */
+  const copy = () => {
+    const dir = tempDir('mdcli-shards-copy-')
+    cpSync(base, dir, {recursive: true})
+    const shards = Object.keys(manifest(dir).files).filter((f) => f.startsWith('shards/'))
+    return {dir, last: join(dir, shards[shards.length - 1]!)}
+  }
+
+  it('opens with every value, the shards past the first read by the thread into the arena, nothing copied', async () => {
+    const shards = Object.entries(manifest(base).files).filter(([f]) => f.startsWith('shards/'))
+    expect(shards.reduce((n, [, f]) => n + f.size, 0)).to.be.above(16 * 2 ** 20)
+    const before = ShardReader.filesRead
+    const s = createStore({dir: base})
+    await s.open()
+    try {
+      expect(ShardReader.filesRead - before).to.equal(shards.length - 1)
+      for (const i of [0, 1, 57, 160, N - 1]) {
+        const a = await s.getAspect(DS(i), 'datasetProperties')
+        expect((a!.value as {description: string}).description, `dataset ${i}`).to.equal(description(i))
+      }
+      // The shards' heads and columns stay in the claimed memory, beside the records: dead bytes.
+      const arena = (s as unknown as {values: ValueArena}).values
+      expect(arena.bytes.dead).to.be.above(0)
+      expect(arena.bytes.live).to.be.above(N * 64_000)
+      // A write after the start and its value read back (the arena's chunks after the claimed ones).
+      await s.write([up(DS(0), 'datasetProperties', {name: 'big0', description: 'after the start'})])
+      expect(((await s.getAspect(DS(0), 'datasetProperties'))!.value as {description: string}).description).to.equal('after the start')
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('mdcli lite starts on it and answers (the server thread waits on the reader without exiting)', async () => {
+    const {dir} = copy()
+    const lite = await startLite({storeDir: dir, args: ['--no-auth']})
+    try {
+      const res = await http(`${lite.url}/entitiesV2/${encodeUrnPath(DS(N - 1))}`)
+      expect(res.status, lite.output()).to.equal(200)
+      expect(JSON.stringify(res.body)).to.include(`big${N - 1}`)
+    } finally {
+      await lite.stop()
+      cleanup(dir)
+    }
+  })
+
+  const refused = async (dir: string) => {
+    const s = createStore({dir})
+    try {
+      await s.open()
+    } catch (e) {
+      return {code: (e as {code?: string}).code, message: (e as Error).message}
+    }
+    await s.close()
+    throw new Error('the store opened')
+  }
+
+  it('a byte changed in a shard the thread reads is refused, naming the file', async () => {
+    const {dir, last} = copy()
+    try {
+      const b = readFileSync(last)
+      b[Math.floor(b.length / 2)]! ^= 0x01
+      writeFileSync(last, b)
+      const r = await refused(dir)
+      expect(r.code).to.equal('E_STORE_CORRUPT')
+      expect(r.message).to.include(last).and.to.match(/does not match the checksum the manifest recorded/)
+    } finally {
+      cleanup(dir)
+    }
+  })
+
+  it('a shard cut short or missing is refused, naming the file', async () => {
+    const {dir, last} = copy()
+    try {
+      const size = statSync(last).size
+      writeFileSync(last, readFileSync(last).subarray(0, size - 10))
+      const cut = await refused(dir)
+      expect(cut.code).to.equal('E_STORE_CORRUPT')
+      expect(cut.message).to.include(last).and.to.include(`has ${size - 10} bytes, the manifest recorded ${size}`)
+      rmSync(last)
+      const gone = await refused(dir)
+      expect(gone.code).to.equal('E_STORE_CORRUPT')
+      expect(gone.message).to.include(last).and.to.match(/is missing/)
+    } finally {
+      cleanup(dir)
+    }
+  })
+})
