@@ -106,6 +106,8 @@ function isReadyProbe(req: IncomingMessage): boolean {
 
 /** After this long the server builds its GraphQL schema unasked. */
 const WARM_DELAY_MS = 50
+/** After a held server opens, before its deferred work starts (see startDeferred). */
+const OPEN_GRACE_MS = 50
 
 /**
  * Routes `/api/graphql` to an endpoint loaded on first use; returns the loader, so the server
@@ -328,8 +330,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   // (graphql's modules and ~100 ms of building); a scrape, search or GraphQL request that comes
   // sooner starts its own. A held server does this once the requests that waited for open() are
   // answered: either one, started here, ran before the first answer whenever the main thread's
-  // "open" came later (0.1–0.15 s at a million aspects).
+  // "open" came later (0.1–0.15 s at a million aspects). And a moment after that (OPEN_GRACE_MS):
+  // a client that waits for the banner sends its first request just after open(), when no request
+  // has waited, and the search rebuild's first steps (listing every entity, reading and sending
+  // its first batches: 0.13 s at a million aspects) ran before it.
   let warm: NodeJS.Timeout | undefined
+  let grace: NodeJS.Timeout | undefined
   const startDeferred = () => {
     catalog.warmSearch()
     warm = setTimeout(() => {
@@ -353,7 +359,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     health.markReady()
     for (const [req, res] of queued) server.emit('request', req, res)
     // Once the requests that waited are answered: a turn or two later was not always enough.
-    if (held) void Promise.allSettled([...inflight]).then(() => !stopping && startDeferred())
+    if (held) {
+      void Promise.allSettled([...inflight]).then(() => {
+        if (stopping) return
+        grace = setTimeout(() => !stopping && startDeferred(), OPEN_GRACE_MS)
+        grace.unref()
+      })
+    }
   }
   return {
     url: `http://${shownHost}:${port}`,
@@ -372,6 +384,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     open,
     close() {
       closing ??= (async () => {
+        clearTimeout(grace)
         clearTimeout(warm)
         // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
         await consumer?.close()

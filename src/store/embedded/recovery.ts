@@ -11,6 +11,7 @@
  * - torn tail: a last journal record without its newline or unreadable; cut, with a warning.
  */
 import {existsSync, statSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import {Low} from 'lowdb'
 import {StoreCorruptError, StoreVersionError} from '../../errors.js'
@@ -22,6 +23,9 @@ import {FileBuffers, listDir, readWhole, StoreJsonFile} from './read-files.js'
 import {ShardReader} from './shard-reader.js'
 import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
+
+/** A file's bytes, and their sum when it was computed as they were read. */
+type ReadAhead = {buf: Buffer; sum?: FileSum}
 
 /** What a start needs of the store it reads into. */
 export interface RecoveryContext {
@@ -121,18 +125,23 @@ export class Recovery {
     // The shards' value texts go to the arena: its memory in one piece (see ValueArena.reserve).
     this.c.values.reserve(snapshotBytes(m))
     const buffers = new FileBuffers()
-    // Shards go into memory the arena claims for them where they fit (ValueArena.claim), read and
-    // summed on the reader's thread (shard-reader.ts) from the second on: the first is read here
-    // while the thread starts. A file not of its recorded size is read here, and refused.
+    // Shards go into memory the arena claims for them where they fit (ValueArena.claim), in the
+    // manifest's order. Those from the second on are asked of the shard reader's thread at once
+    // (shard-reader.ts): it reads and sums them one after another while this thread decodes, and
+    // reads the first here while it starts. The others are read here, one ahead. A file not of
+    // its recorded size is read whole here, and refused.
     const reader = new ShardReader()
-    const readAhead = (i: number): Promise<{buf: Buffer; sum?: FileSum}> => {
-      const path = join(this.c.dir, entries[i]![0])
-      const into = this.c.values.claim(entries[i]![1].size)
-      const own = () => buffers.read(path, into).then((buf) => ({buf}))
-      if (i === 0 || !ShardReader.canRead(into)) return own()
-      return reader.read(path, into).then((r) => r ?? own())
-    }
-    let ahead: Promise<{buf: Buffer; sum?: FileSum}> | undefined
+    const pathOf = (i: number) => join(this.c.dir, entries[i]![0])
+    const claims = entries.map(([, f]) => this.c.values.claim(f.size))
+    const fromReader = claims.map((into, i) => {
+      if (i === 0 || !ShardReader.canRead(into)) return undefined
+      const p = reader.read(pathOf(i), into).then<ReadAhead>((r) => r ?? readFile(pathOf(i)).then((buf) => ({buf})))
+      // Handled by the loop when its turn comes; until then a failure must not count as unhandled.
+      p.catch(() => undefined)
+      return p
+    })
+    const readAhead = (i: number): Promise<ReadAhead> => fromReader[i] ?? buffers.read(pathOf(i), claims[i]).then((buf) => ({buf}))
+    let ahead: Promise<ReadAhead> | undefined
     try {
       ahead = entries.length > 0 ? readAhead(0) : undefined
       for (let i = 0; i < entries.length; i++) {
@@ -140,7 +149,6 @@ export class Recovery {
         const path = join(this.c.dir, rel)
         const mine = ahead!
         ahead = i + 1 < entries.length ? readAhead(i + 1) : undefined
-        // Handled by the loop when its turn comes; until then a failure must not count as unhandled.
         ahead?.catch(() => undefined)
         await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.c.fs, path, JSON.stringify, expect, (why) => this.c.corrupt(path, why), mine, this.c.decodeShard))
       }
