@@ -10,6 +10,8 @@ import {join} from 'node:path'
 import {ShardReader} from '../../src/store/embedded/shard-reader.js'
 import type {ValueArena} from '../../src/store/embedded/values.js'
 import {createStore} from '../../src/store/index.js'
+import {LowdbStore} from '../../src/store/lowdb-store.js'
+import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {encodeUrnPath} from '../../src/model/urn.js'
 import {cleanup, http, startLite, tempDir} from '../helpers/lite.js'
 import {up} from './conformance.js'
@@ -78,6 +80,35 @@ describe('embedded store: shards read and summed on a thread of their own', func
       expect(JSON.stringify(res.body)).to.include(`big${N - 1}`)
     } finally {
       await lite.stop()
+      cleanup(dir)
+    }
+  })
+
+  it('shards larger than a chunk (16 MiB) are read by the thread into buffers of its own, one ahead, every value kept', async () => {
+    // Two shards of about 20 MiB each: no claim fits, so both buffers of the reader are used in turn.
+    const dir = tempDir('mdcli-shards-two-')
+    try {
+      const two = () => new LowdbStore({dir, rules: REGISTRY_RULES, shards: 2})
+      const s = two()
+      await s.open()
+      for (let i = 0; i < 640; i += 40) await s.write(Array.from({length: 40}, (_, k) => up(DS(i + k), 'datasetProperties', {name: `big${i + k}`, description: description(i + k)})))
+      await s.close()
+      const sizes = Object.entries(manifest(dir).files).filter(([f]) => f.startsWith('shards/')).map(([, f]) => f.size)
+      expect(sizes).to.have.length(2)
+      expect(Math.min(...sizes)).to.be.above(16 * 2 ** 20)
+      const before = ShardReader.filesRead
+      const again = two()
+      await again.open()
+      try {
+        expect(ShardReader.filesRead - before).to.equal(1)
+        for (const i of [0, 1, 333, 639]) {
+          const a = await again.getAspect(DS(i), 'datasetProperties')
+          expect((a!.value as {description: string}).description, `dataset ${i}`).to.equal(description(i))
+        }
+      } finally {
+        await again.close()
+      }
+    } finally {
       cleanup(dir)
     }
   })

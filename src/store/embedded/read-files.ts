@@ -18,13 +18,25 @@ import {sum, type FileSum} from './manifest.js'
  * 1.6 GB of shards (and webcrypto's digest copied them again): it marked a heap of up to 800 MiB
  * about twice a second, most of a 20 s start. The copy webcrypto makes for its digest on libuv's
  * pool cost the calling thread nearly as much as the sum: a shard of a large store is read and
- * summed on the shard reader's thread instead (shard-reader.ts), and the files it cannot take are
- * summed here. A decoder must copy what it keeps from these buffers: they are read into again
+ * summed on the shard reader's thread instead (shard-reader.ts), into the arena's memory or
+ * into one of these buffers, made shared (`shared`). A decoder must copy what it keeps from these buffers: they are read into again
  * two files later (a file read into memory the arena claimed is the arena's).
  */
 export class FileBuffers {
   private readonly bufs: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0)]
   private turn = 0
+
+  /**
+   * The next of the two buffers, as `size` bytes of shared memory, for the shard reader's thread
+   * to read a file into (shard-reader.ts); it takes the buffer's turn as `read` does.
+   */
+  shared(size: number): Buffer {
+    const slot = this.turn
+    this.turn ^= 1
+    const buf = this.bufs[slot]!
+    if (buf.length < size || !(buf.buffer instanceof SharedArrayBuffer)) this.bufs[slot] = Buffer.from(new SharedArrayBuffer(Math.max(size, buf.length)))
+    return this.bufs[slot]!.subarray(0, size)
+  }
 
   /**
    * Reads the file whole; into `into` when the file has exactly its size (the manifest's size

@@ -24,6 +24,9 @@ import {ShardReader} from './shard-reader.js'
 import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
 
+/** Shards of this many bytes in all are read and summed on a thread of their own (shard-reader.ts). */
+const READER_MIN_BYTES = 16 * 2 ** 20
+
 /** A file's bytes, and their sum when it was computed as they were read. */
 type ReadAhead = {buf: Buffer; sum?: FileSum}
 
@@ -120,27 +123,36 @@ export class Recovery {
       return
     }
     const files = m.files ?? {}
-    // While one shard decodes (on this thread), the next is read on libuv's threads.
     const entries = Object.entries(files)
     // The shards' value texts go to the arena: its memory in one piece (see ValueArena.reserve).
-    this.c.values.reserve(snapshotBytes(m))
+    const bytes = snapshotBytes(m)
+    this.c.values.reserve(bytes)
     const buffers = new FileBuffers()
     // Shards go into memory the arena claims for them where they fit (ValueArena.claim), in the
-    // manifest's order. Those from the second on are asked of the shard reader's thread at once
-    // (shard-reader.ts): it reads and sums them one after another while this thread decodes, and
-    // reads the first here while it starts. The others are read here, one ahead. A file not of
-    // its recorded size is read whole here, and refused.
-    const reader = new ShardReader()
+    // manifest's order, else into one of two buffers of the reader's. Those from the second on are
+    // read and summed on the shard reader's thread (shard-reader.ts) while this thread decodes the
+    // one before; the first is read here while the thread starts. When every one of them has a
+    // claim they are asked for at once, the thread working through them; else one ahead, as the
+    // two buffers allow (the thread answers in order, so one asked early would hold the next
+    // behind it). A file not of its recorded size is read whole here, and refused. A small store
+    // is read here alone, on libuv's threads one ahead: a thread is not worth starting for it.
+    const reader = bytes >= READER_MIN_BYTES ? new ShardReader() : undefined
     const pathOf = (i: number) => join(this.c.dir, entries[i]![0])
     const claims = entries.map(([, f]) => this.c.values.claim(f.size))
-    const fromReader = claims.map((into, i) => {
-      if (i === 0 || !ShardReader.canRead(into)) return undefined
-      const p = reader.read(pathOf(i), into).then<ReadAhead>((r) => r ?? readFile(pathOf(i)).then((buf) => ({buf})))
+    const fromReader = (i: number, into: Buffer): Promise<ReadAhead> => {
+      const p = reader!.read(pathOf(i), into).then<ReadAhead>((r) => r ?? readFile(pathOf(i)).then((buf) => ({buf})))
       // Handled by the loop when its turn comes; until then a failure must not count as unhandled.
       p.catch(() => undefined)
       return p
-    })
-    const readAhead = (i: number): Promise<ReadAhead> => fromReader[i] ?? buffers.read(pathOf(i), claims[i]).then((buf) => ({buf}))
+    }
+    const asked = reader && claims.every((into, i) => i === 0 || ShardReader.canRead(into)) ? claims.map((into, i) => (i === 0 ? undefined : fromReader(i, into!))) : []
+    const readAhead = (i: number): Promise<ReadAhead> => {
+      const early = asked[i]
+      if (early) return early
+      if (i === 0 || !reader) return buffers.read(pathOf(i), claims[i]).then((buf) => ({buf}))
+      const into = claims[i]
+      return fromReader(i, ShardReader.canRead(into) ? into : buffers.shared(entries[i]![1].size))
+    }
     let ahead: Promise<ReadAhead> | undefined
     try {
       ahead = entries.length > 0 ? readAhead(0) : undefined
@@ -153,7 +165,7 @@ export class Recovery {
         await this.loadShard(new StoreJsonFile<LoadedShard | null>(this.c.fs, path, JSON.stringify, expect, (why) => this.c.corrupt(path, why), mine, this.c.decodeShard))
       }
     } finally {
-      await reader.close()
+      await reader?.close()
     }
     // A shard the manifest does not name was written by a checkpoint that never finished (its
     // manifest was not saved): the journal still holds its writes, so it is not needed.
