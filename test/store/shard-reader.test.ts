@@ -5,7 +5,8 @@
  * refused, naming the file.
  */
 import {expect} from 'chai'
-import {cpSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {cpSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
 import {join} from 'node:path'
 import {ShardReader} from '../../src/store/embedded/shard-reader.js'
 import type {ValueArena} from '../../src/store/embedded/values.js'
@@ -50,8 +51,10 @@ describe('embedded store: shards read and summed on a thread of their own', func
   it('opens with every value, the shards past the first read by the thread into the arena, nothing copied', async () => {
     const shards = Object.entries(manifest(base).files).filter(([f]) => f.startsWith('shards/'))
     expect(shards.reduce((n, [, f]) => n + f.size, 0)).to.be.above(16 * 2 ** 20)
+    // A copy: this case writes, and the others read the base store as it was made.
+    const {dir} = copy()
     const before = ShardReader.filesRead
-    const s = createStore({dir: base})
+    const s = createStore({dir})
     await s.open()
     try {
       expect(ShardReader.filesRead - before).to.equal(shards.length - 1)
@@ -68,6 +71,7 @@ describe('embedded store: shards read and summed on a thread of their own', func
       expect(((await s.getAspect(DS(0), 'datasetProperties'))!.value as {description: string}).description).to.equal('after the start')
     } finally {
       await s.close()
+      cleanup(dir)
     }
   })
 
@@ -110,6 +114,28 @@ describe('embedded store: shards read and summed on a thread of their own', func
       }
     } finally {
       cleanup(dir)
+    }
+  })
+
+  it('a start whose reader thread cannot run reads every shard itself, and opens', async () => {
+    // The built worker module moved away: the thread fails as it starts.
+    const worker = fileURLToPath(new URL('../../src/store/embedded/shard-read-worker.js', import.meta.url))
+    renameSync(worker, `${worker}.away`)
+    const before = ShardReader.filesRead
+    try {
+      const s = createStore({dir: base})
+      await s.open()
+      try {
+        expect(ShardReader.filesRead).to.equal(before)
+        for (const i of [0, 160, N - 1]) {
+          const a = await s.getAspect(DS(i), 'datasetProperties')
+          expect((a!.value as {description: string}).description, `dataset ${i}`).to.equal(description(i))
+        }
+      } finally {
+        await s.close()
+      }
+    } finally {
+      renameSync(`${worker}.away`, worker)
     }
   })
 

@@ -52,6 +52,32 @@ describe('value arena (embedded store)', () => {
     expect(c.text(moved.get(after)!)).to.equal('{"after":"the reservation"}')
   })
 
+  it('claims pieces of its reservation for whole files, takes their records in place, and fills what the claims left without writing past it', () => {
+    const a = new ValueArena()
+    // Two chunks reserved; a 5 MB "file" claimed leaves 27 MiB: a whole chunk, then 11 MiB.
+    a.reserve(32 * 2 ** 20)
+    const texts = Array.from({length: 500}, (_, i) => `{"i":${i},"é":"${'r'.repeat(9000)}"}`)
+    const records = Buffer.concat(texts.map(recordOf))
+    const file = a.claim(5_000_000)!
+    expect(file.buffer).to.be.instanceOf(SharedArrayBuffer)
+    records.copy(file, 1000)
+    expect(a.bytes.dead).to.equal(5_000_000)
+    const refs = a.putRecords(file, 1000, 1000 + records.length)
+    texts.forEach((t, i) => expect(a.text(refs[i]!), `record ${i}`).to.equal(t))
+    expect(a.bytes.live).to.equal(records.length)
+    expect(a.bytes.dead).to.equal(5_000_000 - records.length)
+    // 40 MiB of texts after it: through the rest of the reservation (a chunk, then a shorter piece) and beyond.
+    const after = Array.from({length: 40}, (_, i) => `{"after":${i},"pad":"${'p'.repeat(2 ** 20 - 40)}"}`)
+    const afterRefs = after.map((t) => a.put(t))
+    after.forEach((t, i) => expect(a.text(afterRefs[i]!), `text ${i} after the claim`).to.equal(t))
+    texts.forEach((t, i) => expect(a.text(refs[i]!), `record ${i} still`).to.equal(t))
+    // A claim larger than a chunk, or than what is left, is refused: the file is read and copied.
+    expect(new ValueArena().claim(100)).to.equal(undefined)
+    const b = new ValueArena()
+    b.reserve(32 * 2 ** 20)
+    expect(b.claim(17 * 2 ** 20)).to.equal(undefined)
+  })
+
   it('compacts once replaced texts outweigh the live ones, keeping the live ones and their refs', () => {
     const a = new ValueArena()
     let live = new Map<number, string>()
@@ -117,3 +143,11 @@ describe('value arena (embedded store)', () => {
     }
   })
 })
+
+/** A text as the arena stores it: its 4-byte head (length, top bit when not ASCII), then its bytes. */
+function recordOf(text: string): Buffer {
+  const bytes = Buffer.from(text, 'utf8')
+  const head = Buffer.alloc(4)
+  head.writeUInt32LE(((bytes.length === text.length ? 0 : 0x80000000) | bytes.length) >>> 0)
+  return Buffer.concat([head, bytes])
+}

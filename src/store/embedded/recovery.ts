@@ -20,7 +20,7 @@ import type {StoreFs} from './files.js'
 import {decodeRecord, SEGMENT, segName, type JournalRecord} from './journal.js'
 import {FORMAT, FORMAT_2, FORMAT_3, LEGACY_FORMAT, LEGACY_SHARD, manifestChecksum, SHARD, snapshotBytes, sum, type FileSum, type Manifest} from './manifest.js'
 import {FileBuffers, listDir, readWhole, StoreJsonFile} from './read-files.js'
-import {ShardReader} from './shard-reader.js'
+import {ReaderUnavailable, ShardReader} from './shard-reader.js'
 import type {LoadedShard} from './snapshot.js'
 import type {ValueArena} from './values.js'
 
@@ -140,7 +140,16 @@ export class Recovery {
     const pathOf = (i: number) => join(this.c.dir, entries[i]![0])
     const claims = entries.map(([, f]) => this.c.values.claim(f.size))
     const fromReader = (i: number, into: Buffer): Promise<ReadAhead> => {
-      const p = reader!.read(pathOf(i), into).then<ReadAhead>((r) => r ?? readFile(pathOf(i)).then((buf) => ({buf})))
+      // Read here when the file is not the size recorded (to be refused as such), or when the
+      // reader's thread is gone (the start goes on without it).
+      const here = () => readFile(pathOf(i)).then((buf) => ({buf}))
+      const p = reader!.read(pathOf(i), into).then<ReadAhead, ReadAhead>(
+        (r) => r ?? here(),
+        (e: unknown) => {
+          if (e instanceof ReaderUnavailable) return here()
+          throw e
+        },
+      )
       // Handled by the loop when its turn comes; until then a failure must not count as unhandled.
       p.catch(() => undefined)
       return p

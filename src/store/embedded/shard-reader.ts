@@ -16,11 +16,14 @@ interface Waiting {
   reject: (e: Error) => void
 }
 
+/** The reader's thread could not start or stopped: the caller reads the file itself. */
+export class ReaderUnavailable extends Error {}
+
 export class ShardReader {
   private worker?: Worker
   private seq = 0
   private readonly waiting = new Map<number, Waiting>()
-  private failed?: Error
+  private failed?: ReaderUnavailable
   /** Files read by the thread since the process started (for tests). */
   static filesRead = 0
 
@@ -31,11 +34,18 @@ export class ShardReader {
 
   /**
    * The file's bytes in `into` and their sum, or undefined when the file is not `into`'s size
-   * (nothing read). Rejects with the file system's error (its `code` kept: ENOENT is a missing file).
+   * (nothing read). Rejects with the file system's error (its `code` kept: ENOENT is a missing
+   * file), or with ReaderUnavailable when the thread could not start or stopped.
    */
   read(path: string, into: Buffer): Promise<{buf: Buffer; sum: FileSum} | undefined> {
-    if (this.failed) return Promise.reject(this.failed)
-    const w = this.start()
+    let w: Worker
+    try {
+      if (this.failed) throw this.failed
+      w = this.start()
+    } catch (e) {
+      this.fail(e instanceof ReaderUnavailable ? e : new ReaderUnavailable(`the shard reader's thread did not start: ${(e as Error).message}`))
+      return Promise.reject(this.failed)
+    }
     const seq = ++this.seq
     const p = new Promise<{buf: Buffer; sum: FileSum} | undefined>((resolve, reject) => this.waiting.set(seq, {into, resolve, reject}))
     const req: ReadRequest = {seq, path, memory: into.buffer as SharedArrayBuffer, offset: into.byteOffset, length: into.length}
@@ -49,7 +59,11 @@ export class ShardReader {
   async close(): Promise<void> {
     const w = this.worker
     this.worker = undefined
-    this.fail(new Error('the shard reader was closed'))
+    // Not ReaderUnavailable: reads still asked for are no longer wanted (a start that failed).
+    const closed = new Error('the shard reader was closed')
+    this.failed ??= new ReaderUnavailable(closed.message)
+    for (const q of this.waiting.values()) q.reject(closed)
+    this.waiting.clear()
     if (w) await w.terminate()
   }
 
@@ -68,14 +82,14 @@ export class ShardReader {
         q.resolve({buf: q.into, sum: {size: q.into.length, sha256: m.sha256}})
       }
     })
-    w.on('error', (e) => this.fail(new Error(`the shard reader's thread failed: ${e.message}`)))
-    w.on('exit', (code) => this.fail(new Error(`the shard reader's thread stopped (exit code ${code})`)))
+    w.on('error', (e) => this.fail(new ReaderUnavailable(`the shard reader's thread failed: ${e.message}`)))
+    w.on('exit', (code) => this.fail(new ReaderUnavailable(`the shard reader's thread stopped (exit code ${code})`)))
     w.unref()
     this.worker = w
     return w
   }
 
-  private fail(e: Error): void {
+  private fail(e: ReaderUnavailable): void {
     this.failed ??= e
     for (const q of this.waiting.values()) q.reject(e)
     this.waiting.clear()

@@ -27,6 +27,8 @@ export class ValueArena {
   private cur = -1
   /** Bytes used in the current chunk. */
   private curUsed = 0
+  /** Size of the current chunk: a chunk, less where the reservation's rest was shorter, more for one large text. */
+  private curCap = 0
   private live = 0
   private dead = 0
 
@@ -77,11 +79,14 @@ export class ValueArena {
 
   /** Room for `need` bytes at the end of the current chunk, or a chunk that has it. */
   private room(need: number): void {
-    if (this.cur >= 0 && this.curUsed + need <= CHUNK) return
-    if (need <= CHUNK && this.spare) {
-      this.chunks.push(this.spare.subarray(0, CHUNK))
-      this.spare = this.spare.length > CHUNK ? this.spare.subarray(CHUNK) : undefined
+    if (this.cur >= 0 && this.curUsed + need <= this.curCap) return
+    // What claims left of the reservation may be less than a chunk: it serves while the text fits.
+    const cut = this.spare ? Math.min(CHUNK, this.spare.length) : 0
+    if (need <= cut) {
+      this.chunks.push(this.spare!.subarray(0, cut))
+      this.spare = this.spare!.length > cut ? this.spare!.subarray(cut) : undefined
     } else this.chunks.push(Buffer.allocUnsafeSlow(Math.max(CHUNK, need)))
+    this.curCap = this.chunks[this.chunks.length - 1]!.length
     this.cur = this.chunks.length - 1
     this.curUsed = 0
   }
@@ -90,7 +95,7 @@ export class ValueArena {
     // A string of n characters is at most 3n UTF-8 bytes; only a text near a chunk's end needs
     // its exact length first.
     const worst = text.length * 3 + 4
-    if (this.cur < 0 || this.curUsed + worst > CHUNK) this.room(Buffer.byteLength(text, 'utf8') + 4)
+    if (this.cur < 0 || this.curUsed + worst > this.curCap) this.room(Buffer.byteLength(text, 'utf8') + 4)
     const chunk = this.chunks[this.cur]!
     const at = this.curUsed
     const n = chunk.write(text, at + 4, 'utf8')
@@ -137,7 +142,7 @@ export class ValueArena {
       const chunk = this.chunks[this.cur]!
       const base = this.cur * CHUNK + this.curUsed - at
       // Refs address CHUNK bytes per chunk; only a record larger than that has a chunk of its own.
-      const room = Math.max(CHUNK - this.curUsed, first)
+      const room = Math.max(this.curCap - this.curUsed, first)
       let stop = at + first
       refs.push(base + at)
       while (stop < end) {
@@ -228,6 +233,7 @@ export class ValueArena {
     this.claims.clear()
     this.cur = -1
     this.curUsed = 0
+    this.curCap = 0
     this.live = 0
     this.dead = 0
     walk((ref) => {
