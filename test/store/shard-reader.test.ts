@@ -66,9 +66,19 @@ describe('embedded store: shards read and summed on a thread of their own', func
       const arena = (s as unknown as {values: ValueArena}).values
       expect(arena.bytes.dead).to.be.above(0)
       expect(arena.bytes.live).to.be.above(N * 64_000)
-      // A write after the start and its value read back (the arena's chunks after the claimed ones).
-      await s.write([up(DS(0), 'datasetProperties', {name: 'big0', description: 'after the start'})])
-      expect(((await s.getAspect(DS(0), 'datasetProperties'))!.value as {description: string}).description).to.equal('after the start')
+      // Writes after the start, 20 MiB of them: past what the claims left of the arena's
+      // reservation (less than a chunk), read back whole, and again after a restart.
+      const later = (i: number) => `after the start ${i} ${'a'.repeat(64_000)}`
+      for (let i = 0; i < N; i += 40) await s.write(Array.from({length: 40}, (_, k) => up(DS(i + k), 'datasetProperties', {name: `big${i + k}`, description: later(i + k)})))
+      for (const i of [0, 159, N - 1]) expect(((await s.getAspect(DS(i), 'datasetProperties'))!.value as {description: string}).description, `dataset ${i}`).to.equal(later(i))
+      await s.close()
+      const again = createStore({dir})
+      await again.open()
+      try {
+        for (let i = 0; i < N; i += 29) expect(((await again.getAspect(DS(i), 'datasetProperties'))!.value as {description: string}).description, `dataset ${i} after a restart`).to.equal(later(i))
+      } finally {
+        await again.close()
+      }
     } finally {
       await s.close()
       cleanup(dir)
