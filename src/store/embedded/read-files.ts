@@ -18,9 +18,9 @@ import {sum, type FileSum} from './manifest.js'
  * 1.6 GB of shards (and webcrypto's digest copied them again): it marked a heap of up to 800 MiB
  * about twice a second, most of a 20 s start. The copy webcrypto makes for its digest on libuv's
  * pool cost the calling thread nearly as much as the sum: a shard of a large store is read and
- * summed on the shard reader's thread instead (shard-reader.ts), into the arena's memory or
- * into one of these buffers, made shared (`shared`). A decoder must copy what it keeps from these buffers: they are read into again
- * two files later (a file read into memory the arena claimed is the arena's).
+ * summed on the shard reader's thread instead (shard-reader.ts), into the arena's memory or into
+ * one of these buffers, made shared (`shared`). A decoder must copy what it keeps from these
+ * buffers: they are read into again two files later (memory the arena claimed is the arena's).
  */
 export class FileBuffers {
   private readonly bufs: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0)]
