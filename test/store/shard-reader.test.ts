@@ -16,6 +16,7 @@ import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {encodeUrnPath} from '../../src/model/urn.js'
 import {cleanup, http, startLite, tempDir} from '../helpers/lite.js'
 import {up} from './conformance.js'
+import {flip, refusal} from './damage.js'
 
 const DS = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,db.big${i},PROD)`
 const N = 320
@@ -149,24 +150,11 @@ describe('embedded store: shards read and summed on a thread of their own', func
     }
   })
 
-  const refused = async (dir: string) => {
-    const s = createStore({dir})
-    try {
-      await s.open()
-    } catch (e) {
-      return {code: (e as {code?: string}).code, message: (e as Error).message}
-    }
-    await s.close()
-    throw new Error('the store opened')
-  }
-
   it('a byte changed in a shard the thread reads is refused, naming the file', async () => {
     const {dir, last} = copy()
     try {
-      const b = readFileSync(last)
-      b[Math.floor(b.length / 2)]! ^= 0x01
-      writeFileSync(last, b)
-      const r = await refused(dir)
+      flip(last, Math.floor(statSync(last).size / 2))
+      const r = await refusal(dir)
       expect(r.code).to.equal('E_STORE_CORRUPT')
       expect(r.message).to.include(last).and.to.match(/does not match the checksum the manifest recorded/)
     } finally {
@@ -179,11 +167,11 @@ describe('embedded store: shards read and summed on a thread of their own', func
     try {
       const size = statSync(last).size
       writeFileSync(last, readFileSync(last).subarray(0, size - 10))
-      const cut = await refused(dir)
+      const cut = await refusal(dir)
       expect(cut.code).to.equal('E_STORE_CORRUPT')
       expect(cut.message).to.include(last).and.to.include(`has ${size - 10} bytes, the manifest recorded ${size}`)
       rmSync(last)
-      const gone = await refused(dir)
+      const gone = await refusal(dir)
       expect(gone.code).to.equal('E_STORE_CORRUPT')
       expect(gone.message).to.include(last).and.to.match(/is missing/)
     } finally {

@@ -13,6 +13,7 @@ import {LowdbStore} from '../../src/store/lowdb-store.js'
 import {REGISTRY_RULES} from '../../src/store/rules.js'
 import {cleanup, tempDir} from '../helpers/lite.js'
 import {up} from './conformance.js'
+import {flip, refusal} from './damage.js'
 
 const DS = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,db.t${i},PROD)`
 const N = 40
@@ -43,23 +44,6 @@ function snapshot(dir: string, rel = ''): Record<string, string> {
     else out[r] = createHash('sha256').update(readFileSync(join(dir, r))).digest('hex')
   }
   return out
-}
-
-function flip(path: string, offset: number): void {
-  const b = readFileSync(path)
-  b[offset < 0 ? b.length + offset : offset]! ^= 0x01
-  writeFileSync(path, b)
-}
-
-async function refusal(dir: string): Promise<{code?: string; message: string}> {
-  const s = createStore({dir})
-  try {
-    await s.open()
-  } catch (e) {
-    return {code: (e as {code?: string}).code, message: (e as Error).message}
-  }
-  await s.close()
-  return {message: 'started'}
 }
 
 const firstShard = (dir: string) => join(dir, 'shards', readdirSync(join(dir, 'shards')).sort()[0]!)

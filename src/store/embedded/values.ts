@@ -8,7 +8,9 @@
  * A read decodes the bytes again (a fraction of a microsecond for a typical aspect).
  *
  * Glossary:
- * - chunk: a 16 MiB buffer texts are appended to; a text larger than a chunk gets one of its own.
+ * - chunk: a 16 MiB buffer texts are appended to; a text larger than a chunk gets one of its own,
+ *   a shard file read at a start gets one of its size (`claim`), and the reservation's rest after
+ *   the claims may make one shorter: each is filled up to its own size.
  * - ref: `chunk index * CHUNK + byte offset` of a record: a 4-byte length (its top bit set when
  *   the text is not plain ASCII), then the UTF-8 bytes.
  * - dead bytes: records of texts that are no longer anyone's latest value. Once they outweigh the
@@ -61,7 +63,7 @@ export class ValueArena {
    * file to be read straight into; `putRecords` then takes the file's value region where it lies.
    * Why: copying each shard's records into the arena was a seventh of a start at a million
    * aspects on the server thread (the copy touches fresh pages, a fault every 4 KiB), while a
-   * read into the same pages happens on libuv's threads as the previous shard decodes. Undefined
+   * read into the same pages happens on another thread as the previous shard decodes. Undefined
    * when the file is larger than a chunk or the reservation has no room: it is read and copied.
    * The rest of the file (its head, columns, series texts) stays as dead bytes of the chunk.
    */
