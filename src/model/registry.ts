@@ -324,7 +324,14 @@ export function validateUrn(raw: string): {urn: Urn; spec: EntitySpec} {
   fields.forEach((f, i) => {
     const part = urn.parts[i]!
     if (f.kind === 'urn') {
-      const nested = parseUrn(part)
+      let nested: Urn
+      try {
+        nested = parseUrn(part)
+      } catch (e) {
+        // Named from the urn the user sent: the part alone ("hive") says nothing of where it was.
+        if (!(e instanceof UrnError)) throw e
+        throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be ${f.urnType ? `a ${f.urnType} urn` : 'an urn'}, found ${part}`)
+      }
       if (f.urnType && nested.entityType !== f.urnType) {
         throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be a ${f.urnType} urn, found ${part}`)
       }

@@ -85,7 +85,13 @@ function parseFresh(raw: string): Urn {
     const parts = splitTuple(key.slice(1, -1), raw)
     parts.forEach((p, i) => {
       if (p.length === 0) throw new UrnError(`Invalid urn ${raw}: tuple part ${i + 1} is empty`)
-      if (p.startsWith('urn:')) parseUrn(p)
+      if (!p.startsWith('urn:')) return
+      try {
+        parseUrn(p)
+      } catch (e) {
+        // The user sent the outer urn: name it, then what is wrong with the part.
+        throw new UrnError(`Invalid urn ${raw}: part ${i + 1}: ${(e as Error).message}`)
+      }
     })
     return Object.freeze({raw, entityType, key, parts: Object.freeze(parts), isTuple: true})
   }

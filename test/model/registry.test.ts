@@ -30,6 +30,10 @@ describe('entity registry', () => {
     expect(err(() => validateUrn('urn:li:dataset:(urn:li:dataPlatform:hive,db.t)')).message).to.match(/dataset key has 3 parts/)
     expect(err(() => validateUrn('urn:li:dataset:(urn:li:tag:x,db.t,PROD)')).message).to.match(/must be a dataPlatform urn/)
     expect(err(() => validateUrn('urn:li:dataset:(urn:li:dataPlatform:hive,db.t,MARS)')).message).to.match(/'MARS' is not an environment/)
+    // A key part that is no urn at all is named from the urn sent, not from the part alone.
+    const notUrn = err(() => validateUrn('urn:li:dataset:(hive,db.t,PROD)'))
+    expect(notUrn.message).to.equal("Invalid urn urn:li:dataset:(hive,db.t,PROD): key part 'platform' must be a dataPlatform urn, found hive")
+    expect(notUrn.code).to.equal('E_BAD_URN')
     expect(err(() => validateUrn('urn:li:nosuch:x')).code).to.equal('E_UNKNOWN_ENTITY_TYPE')
   })
 

@@ -65,7 +65,8 @@ describe('urn', () => {
     ['urn:li:dataset:(urn:li:dataPlatform:hive,x,PROD', /must end with '\)'/],
     ['urn:li:dataset:(urn:li:dataPlatform:hive,,PROD)', /tuple part 2 is empty/],
     ['urn:li:dataset:(urn:li:dataPlatform:hive,(x,PROD)', /unbalanced/],
-    ['urn:li:dataset:(urn:li::hive,x,PROD)', /Invalid urn/],
+    // The urn sent is named first, then the part and what is wrong with it.
+    ['urn:li:dataset:(urn:li::hive,x,PROD)', /^Invalid urn urn:li:dataset:\(urn:li::hive,x,PROD\): part 1: Invalid urn urn:li::hive: expected/],
     ['urn:li:tag:a\nb', /control character/],
     // PostgreSQL's text cannot hold a NUL, so no store could read such an urn back.
     ['urn:li:dataset:(urn:li:dataPlatform:hive,a\u0000b,PROD)', /control character/],
