@@ -38,6 +38,7 @@ import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './author
 import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, toWriteOp} from './proposal.js'
 import type {ProposalInput} from '../model/wire.js'
 import {KeyedMutex} from './edits/lock.js'
+import {parseUrn} from '../model/urn.js'
 import {positionOf, type QueuePosition} from './position.js'
 import {SearchFeed} from './search-feed.js'
 import {conditionHolds} from '../store/core/write.js'
@@ -547,7 +548,7 @@ export class Catalog {
   }
 
   search(req: SearchRequest): Promise<SearchResponse> {
-    return this.feed.query(req)
+    return this.feed.query(urnQueryAsFilter(req))
   }
 
   /**
@@ -667,3 +668,27 @@ function entityTypeOf(urn: string): string {
 
 /** The aspect an entity rule of the authorization table reads to tell whose the entity is. */
 const ENTITY_INFO_ASPECT: Record<string, string> = {dataHubAccessToken: 'dataHubAccessTokenInfo'}
+
+/**
+ * A query that is a whole urn finds that entity: a DataHub user pastes urns into search, and an
+ * urn's words alone ("urn", "li", the entity type) are not what documents are indexed under. The
+ * urn becomes a filter of every AND-group, so types, other filters, soft deletion and paging apply
+ * as to any query, and every index answers it the same way.
+ */
+export function urnQueryAsFilter(req: SearchRequest): SearchRequest {
+  const q = req.query.trim()
+  if (!q.startsWith('urn:li:')) return req
+  let tuple: boolean
+  try {
+    tuple = parseUrn(q).isTuple
+  } catch {
+    return req
+  }
+  // A simple key may hold spaces, so a query with one is an urn only when a tuple's closing
+  // parenthesis ends it: "urn:li:tag:pii customers" stays a query of words.
+  if (!tuple && /\s/.test(q)) return req
+  const byUrn = {field: 'urn', values: [q]}
+  const groups = req.filters && req.filters.length > 0 ? req.filters : [[]]
+  return {...req, query: '*', filters: groups.map((g) => [...g, byUrn])}
+}
+

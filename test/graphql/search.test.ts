@@ -184,6 +184,20 @@ describe('graphql: search', function () {
       await ok(lite.url, `mutation { addOwners(input: {owners: [{ownerUrn: "urn:li:corpuser:quokka", ownerEntityType: CORP_USER, type: TECHNICAL_OWNER}], resourceUrn: "${me}"}) }`)
       for (const word of ['platypus', 'okapi', 'wombat', 'quokka', 'giraffe']) expect(urnsOf(await search({query: word})), word).to.deep.equal([me])
     })
+
+    it('finds an entity by its whole urn pasted as the query, within the type and filters asked', async () => {
+      const me = ds('rank.revenue')
+      expect(urnsOf(await search({query: me}))).to.deep.equal([me])
+      expect(urnsOf(await search({query: `  ${me} `}))).to.deep.equal([me])
+      // The type and the filters still apply; an urn no entity has finds nothing.
+      expect((await search({type: 'TAG', query: me})).total).to.equal(0)
+      expect((await search({query: me, orFilters: [{and: [{field: 'platform', values: ['urn:li:dataPlatform:nope']}]}]})).total).to.equal(0)
+      expect((await search({query: ds('rank.nothing_here')})).total).to.equal(0)
+      const across = (await ok(lite.url, ACROSS, {input: {query: 'urn:li:tag:okapi'}})).searchAcrossEntities
+      expect(across.searchResults.map((x: any) => x.entity.urn)).to.deep.equal(['urn:li:tag:okapi'])
+      // A simple urn followed by words is a query of words, as before.
+      expect((await search({query: 'urn:li:tag:okapi revenue'})).total).to.equal(0)
+    })
   })
 
   describe('searchAcrossEntities', () => {
