@@ -1,7 +1,7 @@
 /**
- * The one mapping of errors to the spec's GraphQL error model: every item of `errors` carries
- * `message`, `locations`, `path` (the operation's field first) and
- * `extensions {code, type, classification}`.
+ * The one mapping of errors to the spec's GraphQL error model: an error raised while resolving
+ * carries `message`, `locations`, `path` (the response key first: the field, or its alias) and
+ * `extensions {code, type, classification}`; an error of the request itself has no path (below).
  *
  * - Our typed errors (MdcliError) map by their status: 400 BAD_REQUEST, 403 UNAUTHORIZED,
  *   404 NOT_FOUND (409 CONFLICT too, as DataHub has it), with their own message.
