@@ -4,7 +4,7 @@
  */
 import {existsSync} from 'node:fs'
 import {readTelemetry, telemetryPath} from '../config/telemetry.js'
-import {telemetryEndpoint} from './telemetry.js'
+import {telemetryEndpoint, telemetryOffInEnv} from './telemetry.js'
 
 export interface TelemetryState {
   /** The saved switch (`telemetry enable|disable`; on until turned off). */
@@ -25,7 +25,7 @@ export function telemetryState(env: NodeJS.ProcessEnv = process.env): TelemetryS
   let reason: string | undefined
   if (!sending) {
     if (!enabled) reason = 'turned off (mdcli telemetry disable)'
-    else if (endpoint) reason = 'METADATA_TELEMETRY_ENABLED turns it off'
+    else if (telemetryOffInEnv(env)) reason = `METADATA_TELEMETRY_ENABLED=${env.METADATA_TELEMETRY_ENABLED!.trim()} turns it off here`
     else reason = 'no METADATA_TELEMETRY_ENDPOINT is set'
   }
   return {enabled, sending, ...(reason ? {reason} : {}), ...(endpoint ? {endpoint} : {}), path}
@@ -35,5 +35,8 @@ export function telemetryState(env: NodeJS.ProcessEnv = process.env): TelemetryS
 export function telemetryLine(s: TelemetryState): string {
   const state = `Telemetry is ${s.enabled ? 'enabled' : 'disabled'} (${s.path})`
   if (s.sending) return `${state}; events go to ${s.endpoint}.`
-  return s.enabled ? `${state}; nothing is sent: ${s.reason}.` : `${state}; nothing is sent.`
+  if (!s.enabled) return `${state}; nothing is sent.`
+  // The saved switch is on but the environment overrides it: say the override first, not "enabled".
+  if (s.reason?.startsWith('METADATA_TELEMETRY_ENABLED')) return `Telemetry is off: ${s.reason} (the saved switch in ${s.path} is on); nothing is sent.`
+  return `${state}; nothing is sent: ${s.reason}.`
 }

@@ -28,11 +28,16 @@ export interface TelemetryOptions {
   notice?: (text: string) => void
 }
 
+/** Whether METADATA_TELEMETRY_ENABLED turns telemetry off, whatever the saved switch says. */
+export function telemetryOffInEnv(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.METADATA_TELEMETRY_ENABLED !== undefined && /^(false|0|no|off)$/i.test(env.METADATA_TELEMETRY_ENABLED.trim())
+}
+
 /** The endpoint events go to, or undefined when telemetry is off or nowhere to send. */
 export function telemetryEndpoint(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const endpoint = env.METADATA_TELEMETRY_ENDPOINT?.trim()
   if (!endpoint) return undefined
-  if (env.METADATA_TELEMETRY_ENABLED !== undefined && /^(false|0|no|off)$/i.test(env.METADATA_TELEMETRY_ENABLED.trim())) return undefined
+  if (telemetryOffInEnv(env)) return undefined
   const path = telemetryPath(env)
   if (existsSync(path) && !readTelemetry(path).enabled) return undefined
   return endpoint

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
-import {UsageError} from '../errors.js'
+import {MdcliError, UsageError} from '../errors.js'
 import {summarize, type EntitySummary} from '../client/summaries.js'
 
 export interface SearchOutcome {
@@ -63,14 +63,18 @@ several filters must all hold. Soft-deleted entities are left out unless --inclu
       if (i <= 0 || i === f.length - 1) throw new UsageError(`--filter '${f}' is not field=value`)
       return {field: f.slice(0, i), value: f.slice(i + 1)}
     })
-    const page = await this.client().searchEntities({
-      entity: flags['entity-type'],
-      input: args.query,
-      ...(and.length > 0 ? {filter: {or: [{and}]}} : {}),
-      includeSoftDeleted: flags['include-soft-deleted'],
-      start: flags.start,
-      count: flags.count,
-    })
+    const page = await this.client()
+      .searchEntities({
+        entity: flags['entity-type'],
+        input: args.query,
+        ...(and.length > 0 ? {filter: {or: [{and}]}} : {}),
+        includeSoftDeleted: flags['include-soft-deleted'],
+        start: flags.start,
+        count: flags.count,
+      })
+      .catch((e: unknown) => {
+        throw pastWindow(e, flags.start, flags.count) ?? e
+      })
     const entities = await summarize(
       this.client(),
       page.entities.map((e) => ({urn: e.entity, entityType: e.entityType})),
@@ -90,3 +94,14 @@ several filters must all hold. Soft-deleted entities are left out unless --inclu
     return {total: page.numEntities, start: flags.start, count: entities.length, entities}
   }
 }
+
+/**
+ * The server's refusal of a page past its search window, in this command's words: the server names
+ * the REST body's `after` cursor, which this command has no flag for.
+ */
+function pastWindow(e: unknown, start: number, count: number): UsageError | undefined {
+  const window = e instanceof MdcliError ? /^start \+ count must not exceed (\d+)/.exec(e.message)?.[1] : undefined
+  if (window === undefined) return undefined
+  return new UsageError(`--start ${start} + --count ${count} is past the server's search window of ${window} results; narrow the search with a query, --filter or --entity-type (the window is \`mdcli lite --max-result-window\`)`)
+}
+

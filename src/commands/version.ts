@@ -1,4 +1,5 @@
 import {BaseCommand} from '../cli/base.js'
+import {versionMismatch} from '../cli/version-check.js'
 
 interface VersionInfo {
   cli: string
@@ -6,10 +7,6 @@ interface VersionInfo {
   server?: string
   serverUrl: string
   warning?: string
-}
-
-function majorMinor(v: string): string {
-  return v.split('.').slice(0, 2).join('.')
 }
 
 export default class Version extends BaseCommand {
@@ -24,9 +21,8 @@ export default class Version extends BaseCommand {
     } catch (e) {
       this.logDebug(`no server version: ${(e as Error).message}`)
     }
-    if (info.server && majorMinor(info.server) !== majorMinor(info.cli)) {
-      info.warning = `the CLI (${info.cli}) and the server (${info.server}) differ; use a CLI of the server's version (${majorMinor(info.server)}.x)`
-    }
+    const warning = info.server === undefined ? undefined : versionMismatch(info.cli, info.server)
+    if (warning) info.warning = warning
     this.log(`mdcli CLI version: ${info.cli}`)
     this.log(`Node version: ${info.node}`)
     this.log(info.server ? `Server version: ${info.server} (${info.serverUrl})` : `Server version: unknown (no answer from ${info.serverUrl})`)

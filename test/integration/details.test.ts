@@ -101,5 +101,10 @@ describe('everyday details: owner-only store, clear errors, one get shape, hones
     expect(on.stdout).to.match(/^Telemetry is enabled .*; events go to http:\/\/127\.0\.0\.1:9\/events\.$/m)
     const plain = await runCli(['telemetry', 'status'], {env})
     expect(plain.stdout).to.match(/^Telemetry is enabled .*; nothing is sent: no METADATA_TELEMETRY_ENDPOINT is set\.$/m)
+    // The environment's switch wins over the saved one, and the line says so (it said "enabled").
+    for (const extra of [{}, {METADATA_TELEMETRY_ENDPOINT: 'http://127.0.0.1:9/events'}]) {
+      const envOff = await runCli(['telemetry', 'status'], {env: {...env, ...extra, METADATA_TELEMETRY_ENABLED: 'false'}})
+      expect(envOff.stdout).to.match(/^Telemetry is off: METADATA_TELEMETRY_ENABLED=false turns it off here \(the saved switch in .*telemetry-config\.json is on\); nothing is sent\.$/m)
+    }
   })
 })

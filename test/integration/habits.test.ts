@@ -36,6 +36,12 @@ describe('DataHub habits on the command line: search, the default sink, typos', 
     const bad = await runCli(['search', 'x', '--filter', 'platform'], {env: lite.env()})
     expect(bad.code).to.not.equal(0)
     expect(bad.stderr).to.match(/--filter 'platform' is not field=value/)
+    // Past the window the error speaks of this command's flags, not of the REST body's cursor.
+    const past = await runCli(['search', '*', '--start', '9995', '--count', '20'], {env: lite.env()})
+    expect(past.code).to.equal(1)
+    expect(past.stderr.trim()).to.equal(
+      "Error: --start 9995 + --count 20 is past the server's search window of 10000 results; narrow the search with a query, --filter or --entity-type (the window is `mdcli lite --max-result-window`)",
+    )
   })
 
   it('`mdcli search` tells four `customers` apart: name, platform, container path and description, in the table and in --json', async () => {
