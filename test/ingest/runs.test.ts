@@ -179,4 +179,16 @@ describe('ingest runs: list-runs, show, rollback', function () {
       expect(one.code, `${runId}: ${one.stdout}`).to.equal(0)
     }
   })
+  it('a rollback whose rows later runs wrote over says how its count differs from list-runs', async () => {
+    const K = datasetUrn('runs.kept')
+    await ingestRun('kept_first', [mcpRecord(K, 'datasetProperties', {name: 'k', description: 'first'}), mcpRecord(K, 'globalTags', {tags: [{tag: 'urn:li:tag:k1'}]})])
+    await ingestRun('kept_second', [mcpRecord(K, 'datasetProperties', {name: 'k', description: 'second'})])
+    const dry = await runCli(['ingest', 'rollback', '--run-id', 'kept_first', '--dry-run'], {env: lite.env()})
+    expect(dry.code, dry.stderr).to.equal(0)
+    // Its datasetProperties was written over by kept_second: list-runs counts it, the rollback keeps it.
+    const listed = JSON.parse((await runCli(['ingest', 'list-runs', '--json'], {env: lite.env()})).stdout)
+    expect(listed.find((l: {runId: string}) => l.runId === 'kept_first')).to.include({rows: 4, aspectsWritten: 3, keyAspects: 1})
+    expect(dry.stdout).to.include('Rows of run kept_first to roll back: 2 aspects written + 1 key aspects = 3 rows; `ingest list-runs` counts 1 more, which stay.')
+    expect(dry.stdout).to.include('Note: 1 older versions written by this run stay, because later runs wrote over them.')
+  })
 })

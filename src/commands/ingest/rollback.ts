@@ -69,7 +69,9 @@ Asks for confirmation unless --force or --dry-run.`
     this.log(`This rollback ${dryRun ? 'will delete' : 'deleted'} ${report.entitiesAffected} entities and ${dryRun ? 'will roll' : 'rolled'} back ${report.aspectsReverted} aspects`)
     // The same words and sum as the ingest report and list-runs (src/model/counts.ts).
     const key = report.keyAspectsReverted ?? 0
-    this.log(`Rows of run ${runId} ${dryRun ? 'to roll back' : 'rolled back'}: ${rowsSentence(report.aspectsReverted - key, key)} (as \`ingest list-runs\` counts them).`)
+    // list-runs counts every row the run wrote; those later runs wrote over stay (aspectsKept).
+    const counted = report.aspectsKept > 0 ? `; \`ingest list-runs\` counts ${report.aspectsKept} more, which stay` : ' (as `ingest list-runs` counts them)'
+    this.log(`Rows of run ${runId} ${dryRun ? 'to roll back' : 'rolled back'}: ${rowsSentence(report.aspectsReverted - key, key)}${counted}.`)
     const rows = report.aspectRowSummaries.filter((r) => r.runId === runId)
     this.log(`showing first ${rows.length} of ${report.aspectsReverted} aspects ${dryRun ? 'that will be ' : ''}reverted by this run`)
     this.log(gridTable(['urn', 'aspect name', 'created at'], rows.map((r) => [r.urn, r.aspectName, formatLocalTime(r.timestamp)])))
