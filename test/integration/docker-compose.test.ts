@@ -28,10 +28,16 @@ describe('docker: compose file and quickstart without an engine', function () {
     expect(doc.services.mdcli.depends_on.postgres.condition).to.equal('service_healthy')
     for (const p of doc.services.mdcli.ports) expect(p).to.match(/^"?127\.0\.0\.1:/)
     expect(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8')).to.match(/--no-print-token/)
+    expect(doc.services.mdcli.image).to.equal('mdcli:${METADATA_VERSION:-head}')
     for (const [cmd, args] of [['docker-compose', ['-f', COMPOSE, 'config', '-q']], ['docker', ['compose', '-f', COMPOSE, 'config', '-q']]] as const) {
       const r = spawnSync(cmd, args, {encoding: 'utf8', timeout: 20000})
       if (r.error || /unknown command|unknown shorthand flag/.test(r.stderr ?? '')) continue
       expect(r.status, `${cmd}: ${r.stderr}`).to.equal(0)
+      // METADATA_VERSION picks the mdcli image, `head` (this checkout's build) by default.
+      const image = (env: NodeJS.ProcessEnv) => spawnSync(cmd, args.filter((a) => a !== '-q'), {encoding: 'utf8', timeout: 20000, env}).stdout.match(/image: (mdcli:\S+)/)?.[1]
+      const {METADATA_VERSION: _, ...without} = process.env
+      expect(image(without)).to.equal('mdcli:head')
+      expect(image({...without, METADATA_VERSION: 'v0.2.0'})).to.equal('mdcli:v0.2.0')
       return
     }
     // .ci/run installs Debian's docker-compose, so in CI the file is always checked by a compose implementation.
