@@ -155,7 +155,8 @@ export async function searchUrns(store: {search(req: SearchRequest): Promise<Sea
   if (!Number.isInteger(count) || count < 0 || count > SEARCH_WINDOW) throw new BadRequestError(`count must be between 0 and ${SEARCH_WINDOW}`)
   const start = req.start ?? 0
   if (!cursor && start + count > window) {
-    throw new BadRequestError(`start + count must not exceed ${window}; walk further with the 'after' cursor (start a walk with "after": null)`)
+    // The window in details too: a client without the cursor (the CLI's search) words its own advice.
+    throw new BadRequestError(`start + count must not exceed ${window}; walk further with the 'after' cursor (start a walk with "after": null)`, {window})
   }
   const groups = (req.filters ?? []).map((g) => g.map((f) => facetFilter(f.field, f.value, f.negated))).filter((g) => g.length > 0)
   const res = await store.search({

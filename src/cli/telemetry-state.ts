@@ -13,6 +13,8 @@ export interface TelemetryState {
   sending: boolean
   /** Why nothing is sent, when nothing is. */
   reason?: string
+  /** METADATA_TELEMETRY_ENABLED turns it off here, whatever the saved switch says. */
+  offInEnv?: true
   endpoint?: string
   path: string
 }
@@ -22,13 +24,14 @@ export function telemetryState(env: NodeJS.ProcessEnv = process.env): TelemetryS
   const enabled = existsSync(path) ? readTelemetry(path).enabled : true
   const endpoint = env.METADATA_TELEMETRY_ENDPOINT?.trim() || undefined
   const sending = telemetryEndpoint(env) !== undefined
+  const offInEnv = !sending && enabled && telemetryOffInEnv(env)
   let reason: string | undefined
   if (!sending) {
     if (!enabled) reason = 'turned off (mdcli telemetry disable)'
-    else if (telemetryOffInEnv(env)) reason = `METADATA_TELEMETRY_ENABLED=${env.METADATA_TELEMETRY_ENABLED!.trim()} turns it off here`
+    else if (offInEnv) reason = `METADATA_TELEMETRY_ENABLED=${env.METADATA_TELEMETRY_ENABLED!.trim()} turns it off here`
     else reason = 'no METADATA_TELEMETRY_ENDPOINT is set'
   }
-  return {enabled, sending, ...(reason ? {reason} : {}), ...(endpoint ? {endpoint} : {}), path}
+  return {enabled, sending, ...(reason ? {reason} : {}), ...(offInEnv ? {offInEnv: true as const} : {}), ...(endpoint ? {endpoint} : {}), path}
 }
 
 /** One line for a person. */
@@ -37,6 +40,6 @@ export function telemetryLine(s: TelemetryState): string {
   if (s.sending) return `${state}; events go to ${s.endpoint}.`
   if (!s.enabled) return `${state}; nothing is sent.`
   // The saved switch is on but the environment overrides it: say the override first, not "enabled".
-  if (s.reason?.startsWith('METADATA_TELEMETRY_ENABLED')) return `Telemetry is off: ${s.reason} (the saved switch in ${s.path} is on); nothing is sent.`
+  if (s.offInEnv) return `Telemetry is off: ${s.reason} (the saved switch in ${s.path} is on); nothing is sent.`
   return `${state}; nothing is sent: ${s.reason}.`
 }

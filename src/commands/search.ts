@@ -96,12 +96,12 @@ several filters must all hold. Soft-deleted entities are left out unless --inclu
 }
 
 /**
- * The server's refusal of a page past its search window, in this command's words: the server names
- * the REST body's `after` cursor, which this command has no flag for.
+ * The server's refusal of a page past its search window (its details name the window), in this
+ * command's words: the server names the REST body's `after` cursor, which this command has no flag for.
  */
 function pastWindow(e: unknown, start: number, count: number): UsageError | undefined {
-  const window = e instanceof MdcliError ? /^start \+ count must not exceed (\d+)/.exec(e.message)?.[1] : undefined
-  if (window === undefined) return undefined
+  const window = e instanceof MdcliError ? (e.details as {window?: unknown} | undefined)?.window : undefined
+  if (typeof window !== 'number') return undefined
   return new UsageError(`--start ${start} + --count ${count} is past the server's search window of ${window} results; narrow the search with a query, --filter or --entity-type (the window is \`mdcli lite --max-result-window\`)`)
 }
 

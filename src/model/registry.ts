@@ -324,16 +324,16 @@ export function validateUrn(raw: string): {urn: Urn; spec: EntitySpec} {
   fields.forEach((f, i) => {
     const part = urn.parts[i]!
     if (f.kind === 'urn') {
-      let nested: Urn
+      // A part that is no urn at all ("hive") is refused as one of the wrong type is, naming the
+      // urn sent: the part's own parse error would name only the part.
+      let nested: Urn | undefined
       try {
         nested = parseUrn(part)
       } catch (e) {
-        // Named from the urn the user sent: the part alone ("hive") says nothing of where it was.
         if (!(e instanceof UrnError)) throw e
-        throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be ${f.urnType ? `a ${f.urnType} urn` : 'an urn'}, found ${part}`)
       }
-      if (f.urnType && nested.entityType !== f.urnType) {
-        throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be a ${f.urnType} urn, found ${part}`)
+      if (!nested || (f.urnType && nested.entityType !== f.urnType)) {
+        throw new UrnError(`Invalid urn ${raw}: key part '${f.name}' must be ${f.urnType ? `a ${f.urnType} urn` : 'an urn'}, found ${part}`)
       }
     } else if (f.kind === 'fabric' && !(FABRIC_TYPES as readonly string[]).includes(part)) {
       throw new UrnError(`Invalid urn ${raw}: '${part}' is not an environment (one of ${FABRIC_TYPES.join(', ')})`)
