@@ -43,7 +43,7 @@ import {positionOf, type QueuePosition} from './position.js'
 import {SearchFeed} from './search-feed.js'
 import {conditionHolds} from '../store/core/write.js'
 import {createMemorySearchIndex} from '../store/index.js'
-import {needsBefore, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
+import {aspectPrivilege, needsBefore, type PrivilegedRule, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
 
 export type {Actor} from './authorize.js'
 
@@ -349,6 +349,7 @@ export class Catalog {
   private async checkTable(grant: Grant, ops: WriteOp[]): Promise<void> {
     if (this.systemGrants.has(grant)) return
     const actor = grant.actor
+    const ruled: Array<{op: WriteOp; rule: PrivilegedRule; w: TableWrite; readAspect?: string}> = []
     for (const op of ops) {
       if (op.op === 'timeseries' || op.op === 'deleteTimeseriesOfRun' || op.op === 'deleteTimeseriesRange') continue
       const entityType = 'entityType' in op ? op.entityType : entityTypeOf(op.urn)
@@ -358,11 +359,19 @@ export class Catalog {
       const w: TableWrite = {urn: op.urn, entityType, aspectName, deleted: op.op === 'deleteEntity' || op.op === 'deleteAspect', afterKnown: op.op !== 'revert', after: op.op === 'upsert' ? JSON.parse(op.value) : undefined}
       // Entity rules (tokens) compare with the entity's one aspect, read whole.
       const readAspect = aspectName ?? ENTITY_INFO_ASPECT[entityType]
-      const before = needsBefore(rule) && readAspect ? (await this.store.getAspect(op.urn, readAspect))?.value : undefined
+      ruled.push({op, rule, w, readAspect: needsBefore(rule) ? readAspect : undefined})
+    }
+    if (ruled.length === 0) return
+    // The stored values the rules compare with, in one read: an ingest writes `status` for every
+    // entity, and one read per write would be a round trip each on PostgreSQL.
+    const reads = ruled.filter((r) => r.readAspect !== undefined)
+    const stored = reads.length === 0 ? undefined : await this.store.getEntities([...new Set(reads.map((r) => r.op.urn))], [...new Set(reads.map((r) => r.readAspect!))])
+    for (const {op, rule, w, readAspect} of ruled) {
+      const before = readAspect === undefined ? undefined : stored?.get(op.urn)?.aspects[readAspect]?.value
       const requests = privilegedRequests(rule, w, actor.urn, before)
       if (requests.length === 0) continue
       const needs = requests.map((r) => r.privileges.map((g) => g.join(' and ')).join(' or ') + (r.resourceUrn && r.resourceUrn !== op.urn ? ` on ${r.resourceUrn}` : '')).join('; ')
-      await this.authorizer.authorize(actor, requests, `Unauthorized to change ${rule.what} (${op.urn}${aspectName ? ` ${aspectName}` : ''}): needs ${needs}`)
+      await this.authorizer.authorize(actor, requests, `Unauthorized to change ${rule.what} (${op.urn}${w.aspectName ? ` ${w.aspectName}` : ''}): needs ${needs}`)
     }
   }
 
@@ -438,29 +447,41 @@ export class Catalog {
 
   /**
    * What writing raw proposals needs (REST ingestProposal, put): EDIT_ENTITY on an existing
-   * entity, CREATE_ENTITY or EDIT_ENTITY on a new one, DELETE_ENTITY for deletes. Privileged
-   * aspects (memberships, policies, tokens) are checked again at the write by `checkTable`.
+   * entity, or for an aspect with a privilege of its own (globalTags: EDIT_ENTITY_TAGS, …,
+   * access/authorization-table.ts) that privilege instead, as the GraphQL edit of it asks;
+   * CREATE_ENTITY or EDIT_ENTITY on a new one; DELETE_ENTITY for deletes. Privileged aspects
+   * (memberships, policies, tokens, soft deletion) are checked again at the write by `checkTable`.
    */
   private async proposalRequests(prepared: PreparedProposal[]): Promise<AuthzRequest[]> {
     // The existence checks go out together, not one after another: a shared store answers a
     // batch's worth in one round trip instead of one per entity.
-    const requests: Array<AuthzRequest | Promise<AuthzRequest>> = []
-    // Per urn, which of the two kinds of request it has (1 delete, 2 write): no key string per proposal.
-    const seen = new Map<string, number>()
+    const requests: Array<AuthzRequest | Promise<AuthzRequest[]>> = []
+    const deletes = new Set<string>()
+    // Per written urn, the specific privileges its aspects allow (undefined: some aspect needs EDIT_ENTITY).
+    const writes = new Map<string, Set<string> | undefined>()
     for (const p of prepared) {
-      const kind = p.changeType === 'DELETE' ? 1 : 2
-      const had = seen.get(p.urn) ?? 0
-      if ((had & kind) === 0) {
-        seen.set(p.urn, had | kind)
-        const urn = p.urn
-        requests.push(
-          p.changeType === 'DELETE'
-            ? {resourceUrn: urn, privileges: DELETE_PRIVILEGES}
-            : this.store.exists(urn).then((found) => ({resourceUrn: urn, privileges: found ? EDIT_PRIVILEGES : EDIT_OR_CREATE_PRIVILEGES})),
-        )
+      if (p.changeType === 'DELETE') {
+        if (!deletes.has(p.urn)) {
+          deletes.add(p.urn)
+          requests.push({resourceUrn: p.urn, privileges: DELETE_PRIVILEGES})
+        }
+        continue
       }
+      const specific = aspectPrivilege(p.aspectName)
+      if (!writes.has(p.urn)) writes.set(p.urn, specific === undefined ? undefined : new Set([specific]))
+      else if (specific === undefined) writes.set(p.urn, undefined)
+      else writes.get(p.urn)?.add(specific)
     }
-    return Promise.all(requests)
+    for (const [urn, specific] of writes) {
+      requests.push(
+        this.store.exists(urn).then((found): AuthzRequest[] => {
+          if (!found) return [{resourceUrn: urn, privileges: EDIT_OR_CREATE_PRIVILEGES}]
+          if (specific === undefined) return [{resourceUrn: urn, privileges: EDIT_PRIVILEGES}]
+          return [...specific].map((s) => ({resourceUrn: urn, privileges: [['EDIT_ENTITY'], [s]]}))
+        }),
+      )
+    }
+    return (await Promise.all(requests)).flat()
   }
 
   // ------------------------------------------------------------------ reads

@@ -382,6 +382,19 @@ describe('authorization table: every door, every role', function () {
         },
       },
     ],
+    status: [
+      {
+        rest: (n) => ({urn: `urn:li:dataset:(urn:li:dataPlatform:hive,authz.soft_${n},PROD)`, aspectName: 'status', value: {removed: true}}),
+        graphql: {
+          mutation: 'batchUpdateSoftDeleted',
+          prepare: async (n) => {
+            await adminIngest(mcp(`urn:li:dataset:(urn:li:dataPlatform:hive,authz.gsoft_${n},PROD)`, 'status', {removed: false}))
+          },
+          query: (n) => `mutation { batchUpdateSoftDeleted(input: {urns: ["urn:li:dataset:(urn:li:dataPlatform:hive,authz.gsoft_${n},PROD)"], deleted: true}) }`,
+          changed: (n) => `urn:li:dataset:(urn:li:dataPlatform:hive,authz.gsoft_${n},PROD)`,
+        },
+      },
+    ],
     corpUserSettings: [
       {rest: (n) => ({urn: U(`set-${n}`), aspectName: 'corpUserSettings', value: {appearance: {showSimplifiedHomepage: true}}})},
       {self: true, rest: (n) => ({urn: U(n), aspectName: 'corpUserSettings', value: {appearance: {showSimplifiedHomepage: true}}})},

@@ -223,6 +223,113 @@ describe('access policies', function () {
     await dropPolicy(p)
   })
 
+  describe('what a policy matches', () => {
+    const CHART = 'urn:li:chart:(looker,acl_c1)'
+    const writePolicy = async (id: string, resources: unknown, privileges: string[]) => {
+      const info = {displayName: id, description: '', type: 'METADATA', state: 'ACTIVE', privileges, actors: {users: [U('bob')], resourceOwners: false, allUsers: false, allGroups: false}, resources}
+      const r = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(`urn:li:dataHubPolicy:${id}`, 'dataHubPolicyInfo', info)}})
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      return `urn:li:dataHubPolicy:${id}`
+    }
+    const tagAs = async (urn: string) => {
+      const r = await gqlAs('bob', `mutation { addTags(input: {tagUrns: ["${PII}"], resourceUrn: "${urn}"}) }`)
+      return r.body.errors?.[0]?.extensions?.code ?? (r.body.data?.addTags === true ? 200 : JSON.stringify(r.body))
+    }
+    const restAs = async (urn: string, aspectName: string, json: unknown) => (await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(urn, aspectName, json)}, token: tokens.bob})).status
+    before(async () => {
+      const r = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(CHART, 'chartInfo', {title: 'c1', description: '', lastModified: {created: stamp, lastModified: stamp}})}})
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    })
+
+    it('a criterion on URN (DataHub\'s name) reaches only the urns it lists', async () => {
+      const p = await writePolicy('acl-urn', {allResources: false, filter: {criteria: [{field: 'URN', values: [A], condition: 'EQUALS'}]}}, ['EDIT_ENTITY'])
+      expect(await tagAs(A)).to.equal(200)
+      expect(await tagAs(B)).to.equal(403)
+      expect(await tagAs(CHART)).to.equal(403)
+      expect(await restAs(CHART, 'status', {removed: false})).to.equal(403)
+      await dropPolicy(p)
+    })
+
+    it('NOT_EQUALS excludes what it lists and STARTS_WITH matches by prefix', async () => {
+      const ne = await writePolicy('acl-ne', {allResources: false, filter: {criteria: [{field: 'RESOURCE_URN', values: [A], condition: 'NOT_EQUALS'}, {field: 'TYPE', values: ['dataset'], condition: 'EQUALS'}]}}, ['EDIT_ENTITY'])
+      expect(await tagAs(A)).to.equal(403)
+      expect(await tagAs(B)).to.equal(200)
+      expect(await tagAs(CHART)).to.equal(403)
+      await dropPolicy(ne)
+      const sw = await writePolicy('acl-sw', {allResources: false, filter: {criteria: [{field: 'URN', values: ['urn:li:chart:(looker,'], condition: 'STARTS_WITH'}]}}, ['EDIT_ENTITY'])
+      expect(await tagAs(CHART)).to.equal(200)
+      expect(await tagAs(A)).to.equal(403)
+      await dropPolicy(sw)
+    })
+
+    it('a criterion on the entity\'s tags reaches the entities carrying them', async () => {
+      const p = await writePolicy('acl-tag', {allResources: false, filter: {criteria: [{field: 'TAG', values: ['urn:li:tag:acl-marked'], condition: 'EQUALS'}]}}, ['EDIT_ENTITY_DOCS'])
+      const doc = (urn: string) => restAs(urn, 'editableDatasetProperties', {description: 'marked'})
+      expect(await doc(B)).to.equal(403)
+      expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(B, 'globalTags', {tags: [{tag: 'urn:li:tag:acl-marked'}]})}})).status).to.equal(200)
+      expect(await doc(B)).to.equal(200)
+      expect(await doc(A)).to.equal(403)
+      await dropPolicy(p)
+    })
+
+    it('the type narrows allResources: a dataset policy does not reach a chart', async () => {
+      const p = await writePolicy('acl-type', {type: 'dataset', allResources: true}, ['EDIT_ENTITY'])
+      expect(await tagAs(A)).to.equal(200)
+      expect(await tagAs(CHART)).to.equal(403)
+      expect(await restAs(CHART, 'status', {removed: false})).to.equal(403)
+      expect(await restAs('urn:li:tag:pii', 'tagProperties', {name: 'renamed by bob'})).to.equal(403)
+      await dropPolicy(p)
+    })
+
+    it('value constraints are not widened into a plain grant, and a misspelt criterion field is refused on every route', async () => {
+      const p = await writePolicy('acl-constrained', {allResources: true, privilegeConstraints: {criteria: [{field: 'URN', values: ['urn:li:tag:other'], condition: 'EQUALS'}]}}, ['EDIT_ENTITY_TAGS'])
+      expect(await tagAs(A)).to.equal(403)
+      await dropPolicy(p)
+      const bad = {allResources: false, filter: {criteria: [{field: 'URNN', values: [A], condition: 'EQUALS'}]}}
+      const rest = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp('urn:li:dataHubPolicy:acl-bad', 'dataHubPolicyInfo', {displayName: 'bad', description: '', type: 'METADATA', state: 'ACTIVE', privileges: ['EDIT_ENTITY'], actors: {users: [U('bob')], resourceOwners: false, allUsers: false, allGroups: false}, resources: bad})}})
+      expect(rest.status).to.equal(400)
+      expect(rest.body.message).to.match(/field/)
+      const gql = await gqlAs('admin', 'mutation p($input: PolicyUpdateInput!) { createPolicy(input: $input) }', {
+        input: {type: 'METADATA', name: 'bad', state: 'ACTIVE', privileges: ['EDIT_ENTITY'], actors: {users: [U('bob')], resourceOwners: false, allUsers: false, allGroups: false}, resources: {allResources: false, filter: {criteria: [{field: 'URNN', values: [A], condition: 'EQUALS'}]}}},
+      })
+      expect(gql.body.errors?.[0]?.extensions?.code, JSON.stringify(gql.body)).to.equal(400)
+      expect(await tagAs(A)).to.equal(403)
+    })
+  })
+
+  describe('a write needs what it does, whichever route carries it', () => {
+    const restAs = async (proposals: unknown[]) => (await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals}, token: tokens.bob})).status
+
+    it('EDIT_ENTITY_TAGS lets a raw globalTags write through, as it does addTags, and nothing more', async () => {
+      const p = await policy({users: [U('bob')]}, ['EDIT_ENTITY_TAGS'])
+      expect((await gqlAs('bob', MUTATIONS[0]!.query)).body).to.deep.equal({data: {addTags: true}})
+      expect(await restAs([mcp(A, 'globalTags', {tags: [{tag: 'urn:li:tag:raw'}]})])).to.equal(200)
+      const before = await snapshot()
+      expect(await restAs([mcp(A, 'ownership', {owners: [{owner: U('bob'), type: 'DATAOWNER'}], lastModified: stamp})])).to.equal(403)
+      expect(await restAs([mcp(A, 'globalTags', {tags: []}), mcp(A, 'schemaMetadata', schema)])).to.equal(403)
+      expect(await snapshot()).to.equal(before)
+      await dropPolicy(p)
+    })
+
+    it('soft deletion needs DELETE_ENTITY through a raw status write too; leaving status as it is needs only EDIT_ENTITY', async () => {
+      const edit = await policy({users: [U('bob')]}, ['EDIT_ENTITY', 'CREATE_ENTITY'])
+      const before = await snapshot()
+      expect(await restAs([mcp(B, 'status', {removed: true})])).to.equal(403)
+      expect((await gqlAs('bob', `mutation { batchUpdateSoftDeleted(input: {urns: ["${B}"], deleted: true}) }`)).body.errors[0].extensions.code).to.equal(403)
+      expect(await snapshot()).to.equal(before)
+      expect(await restAs([mcp(B, 'status', {removed: false})])).to.equal(200)
+      // A new entity written with status removed:false, as every ingest does: no deletion in it.
+      expect(await restAs([mcp(DS('acl.fresh'), 'status', {removed: false})])).to.equal(200)
+      const del = await policy({users: [U('bob')]}, ['DELETE_ENTITY'])
+      expect(await restAs([mcp(B, 'status', {removed: true})])).to.equal(200)
+      await dropPolicy(del)
+      // Undoing it is a deletion's business too.
+      expect(await restAs([mcp(B, 'status', {removed: false})])).to.equal(403)
+      await dropPolicy(edit)
+      await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(B, 'status', {removed: false})}})
+    })
+  })
+
   describe('REST write endpoints', () => {
     const propose = {proposal: mcp(A, 'globalTags', {tags: [{tag: 'urn:li:tag:rest'}]})}
     const endpoints: Array<[string, string, unknown, string[]]> = [

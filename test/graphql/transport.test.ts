@@ -106,6 +106,23 @@ describe('graphql: transport, errors and limits', function () {
       expect(await ok(lite.url, `{ dataset(urn: "${A}") { status { removed } } }`)).to.deep.equal({dataset: {status: null}})
     })
 
+    it('reads a POST the guard admits (X-Mdcli with no or another type, application/*+json) as JSON, and refuses another charset in the spec\'s shape', async () => {
+      const body = JSON.stringify({query: `{ dataset(urn: "${A}") { urn } }`})
+      const post = (headers: Record<string, string>) => fetch(`${lite.url}/api/graphql`, {method: 'POST', headers: {authorization: `Bearer ${lite.token}`, ...headers}, body})
+      for (const headers of [{'x-mdcli': '1'}, {'x-mdcli': '1', 'content-type': 'text/plain'}, {'content-type': 'application/vnd.api+json'}, {'x-requested-with': 'fetch', 'content-type': 'application/x-www-form-urlencoded'}] as Array<Record<string, string>>) {
+        const r = await post(headers)
+        expect(r.status, JSON.stringify(headers)).to.equal(200)
+        expect(await r.json(), JSON.stringify(headers)).to.deep.equal({data: {dataset: {urn: A}}})
+      }
+      const utf16 = await post({'content-type': 'application/json; charset=utf-16'})
+      expect(utf16.status).to.equal(415)
+      const refused = (await utf16.json()) as {errors: Array<{message: string; extensions: {code: number}}>}
+      expect(refused.errors[0]!.message).to.match(/UTF-8/)
+      expect(refused.errors[0]!.extensions.code).to.equal(400)
+      // What a page of another site could send stays refused before it is read.
+      expect((await post({'content-type': 'text/plain'})).status).to.equal(415)
+    })
+
     it('answers queries over GET', async () => {
       const res = await fetch(`${lite.url}/api/graphql?query=${encodeURIComponent(`{ dataset(urn: "${A}") { name } }`)}`, {headers: {authorization: `Bearer ${lite.token}`}})
       expect(res.status).to.equal(200)

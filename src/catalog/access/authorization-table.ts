@@ -32,6 +32,8 @@ export interface PrivilegedRule {
   resource?: {privileges: Privileges; on: 'entity' | 'changedGroups'; field?: string}
   /** Only a change of these fields is privileged (absent: any write of the aspect or entity). */
   fields?: string[]
+  /** What an absent field means when comparing (`status.removed` absent is `false`). */
+  defaults?: Readonly<Record<string, unknown>>
   /**
    * Writes about the actor themselves: what suffices for an upsert (`upsert`) and for a delete
    * (`delete`; `[]` = nothing more than the entity-level check).
@@ -71,6 +73,37 @@ export const PRIVILEGED_ASPECTS: Readonly<Record<string, PrivilegedRule>> = {
   corpUserCredentials: {what: 'user credentials', platform: [['MANAGE_USER_CREDENTIALS']]},
   corpUserStatus: {what: 'user status', platform: USERS},
   corpUserSettings: {what: 'user settings', platform: USERS, self: {test: 'userUrn', upsert: [], delete: []}},
+  // A soft delete or its undoing is a delete, whichever route writes `status.removed`: the same
+  // DELETE_ENTITY that `batchUpdateSoftDeleted` and `/entities?action=delete` ask for.
+  status: {what: 'whether the entity is soft-deleted', platform: [], resource: {privileges: [['DELETE_ENTITY']], on: 'entity'}, fields: ['removed'], defaults: {removed: false}},
+}
+
+/**
+ * Aspects that one specific privilege on the entity also allows writing, besides EDIT_ENTITY:
+ * a raw proposal of `globalTags` needs what `addTags` needs, whichever route carries it.
+ */
+const ASPECT_PRIVILEGES: Readonly<Record<string, Privilege>> = {
+  globalTags: 'EDIT_ENTITY_TAGS',
+  glossaryTerms: 'EDIT_ENTITY_GLOSSARY_TERMS',
+  ownership: 'EDIT_ENTITY_OWNERS',
+  domains: 'EDIT_DOMAINS_PRIVILEGE',
+  deprecation: 'EDIT_DEPRECATION_PRIVILEGE',
+  institutionalMemory: 'EDIT_ENTITY_DOC_LINKS',
+  editableDatasetProperties: 'EDIT_ENTITY_DOCS',
+  editableChartProperties: 'EDIT_ENTITY_DOCS',
+  editableDashboardProperties: 'EDIT_ENTITY_DOCS',
+  editableDataFlowProperties: 'EDIT_ENTITY_DOCS',
+  editableDataJobProperties: 'EDIT_ENTITY_DOCS',
+  editableNotebookProperties: 'EDIT_ENTITY_DOCS',
+  editableContainerProperties: 'EDIT_ENTITY_DOCS',
+  editableMlModelProperties: 'EDIT_ENTITY_DOCS',
+  editableMlFeatureTableProperties: 'EDIT_ENTITY_DOCS',
+  operation: 'EDIT_ENTITY_OPERATIONS',
+}
+
+/** The privilege that, besides EDIT_ENTITY, allows writing `aspectName` on an existing entity. */
+export function aspectPrivilege(aspectName: string): Privilege | undefined {
+  return ASPECT_PRIVILEGES[aspectName]
 }
 
 /** The rule for a write of `aspectName` (or of the whole entity, when undefined) on `entityType`. */
@@ -99,8 +132,9 @@ const list = (v: unknown, field: string): string[] => {
   return Array.isArray(x) ? x.filter((s): s is string => typeof s === 'string') : []
 }
 
-function fieldsChanged(before: unknown, after: unknown, fields: string[]): boolean {
-  return fields.some((f) => JSON.stringify((before as Obj | undefined)?.[f] ?? null) !== JSON.stringify((after as Obj | undefined)?.[f] ?? null))
+function fieldsChanged(before: unknown, after: unknown, fields: string[], defaults: Readonly<Obj> = {}): boolean {
+  const of = (v: unknown, f: string) => JSON.stringify((v as Obj | undefined)?.[f] ?? defaults[f] ?? null)
+  return fields.some((f) => of(before, f) !== of(after, f))
 }
 
 function isSelf(rule: PrivilegedRule, w: TableWrite, actor: string, before: unknown): boolean {
@@ -117,7 +151,7 @@ function isSelf(rule: PrivilegedRule, w: TableWrite, actor: string, before: unkn
  * (undefined when absent or for entity rules): an empty list when the write is not privileged.
  */
 export function privilegedRequests(rule: PrivilegedRule, w: TableWrite, actor: string, before: unknown): AuthzRequest[] {
-  if (rule.fields && w.afterKnown && !fieldsChanged(before, w.after, rule.fields)) return []
+  if (rule.fields && w.afterKnown && !fieldsChanged(before, w.after, rule.fields, rule.defaults)) return []
   if (isSelf(rule, w, actor, before)) {
     const need = w.deleted ? rule.self!.delete : rule.self!.upsert
     return need.length === 0 ? [] : [{privileges: need}]

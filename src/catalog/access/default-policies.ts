@@ -12,6 +12,10 @@ export const ROLES = {
   Reader: 'urn:li:dataHubRole:Reader',
 } as const
 
+export interface PolicyMatchFilter {
+  criteria: Array<{field: string; values: string[]; condition?: string}>
+}
+
 export interface PolicyInfo {
   displayName: string
   description: string
@@ -19,7 +23,7 @@ export interface PolicyInfo {
   state: 'ACTIVE' | 'INACTIVE'
   privileges: string[]
   actors: {users?: string[]; groups?: string[]; roles?: string[]; resourceOwners: boolean; allUsers: boolean; allGroups: boolean; resourceOwnersTypes?: string[]}
-  resources?: {type?: string; resources?: string[]; allResources?: boolean; filter?: {criteria: Array<{field: string; values: string[]; condition: string}>}}
+  resources?: {type?: string; resources?: string[]; allResources?: boolean; filter?: PolicyMatchFilter; privilegeConstraints?: PolicyMatchFilter}
   editable?: boolean
   lastUpdatedTimestamp?: number
 }

@@ -5,8 +5,11 @@
  *
  * Glossary:
  * - actor filter: users, groups, roles, all users, all groups, or the resource's owners.
- * - resource filter: none (every resource), a type, a list of urns, or criteria on
- *   RESOURCE_TYPE / RESOURCE_URN / DOMAIN. METADATA policies apply to requests on an entity;
+ * - resource filter: none (every resource), a type (also narrowing `allResources`), a list of
+ *   urns, or criteria (EQUALS, NOT_EQUALS, STARTS_WITH) on the entity's type, urn, domains,
+ *   tags, container or platform instance. A criterion on any other field, a condition of any
+ *   other kind and value constraints (`privilegeConstraints`) match nothing: what this server
+ *   does not evaluate never widens a policy. METADATA policies apply to requests on an entity;
  *   PLATFORM policies to platform requests (no resource) and, being global, to entity ones too.
  *
  * Policies and group member lists are cached and dropped whenever a write touches a policy or a
@@ -126,20 +129,30 @@ export class PolicyAuthorizer implements Authorizer {
 
   private async resourceMatches(policy: PolicyInfo, resourceUrn: string): Promise<boolean> {
     const r = policy.resources
-    if (!r || r.allResources) return true
-    const type = resourceUrn.split(':')[2]
+    if (!r) return true
+    // Value constraints (which tags a tag privilege may add, …) are not evaluated per value here:
+    // such a policy grants nothing rather than more than it says.
+    if ((r.privilegeConstraints?.criteria?.length ?? 0) > 0) return false
+    const type = resourceUrn.split(':')[2] ?? ''
+    // The legacy `type` narrows `allResources` too: "every dataset", as DataHub reads it.
     if (r.type && r.type !== type) return false
+    if (r.allResources) return true
     if (r.resources && r.resources.length > 0 && !r.resources.includes(resourceUrn)) return false
     for (const c of r.filter?.criteria ?? []) {
-      if (c.field === 'RESOURCE_TYPE' && !c.values.includes(type ?? '')) return false
-      if (c.field === 'RESOURCE_URN' && !c.values.includes(resourceUrn)) return false
-      if (c.field === 'DOMAIN') {
-        const d = await this.store.getAspect(resourceUrn, 'domains')
-        const domains = (d?.value as {domains?: string[]} | undefined)?.domains ?? []
-        if (!domains.some((x) => c.values.includes(x))) return false
-      }
+      const field = CRITERION_FIELDS[c.field]
+      // A field this server does not evaluate matches nothing: an unread criterion never widens a policy.
+      if (field === undefined) return false
+      const actual = field === 'type' ? [type] : field === 'urn' ? [resourceUrn] : await this.fieldValues(resourceUrn, field)
+      if (!criterionHolds(c.condition ?? 'EQUALS', c.values, actual)) return false
     }
     return true
+  }
+
+  /** The values of an entity's field a criterion tests, read from its aspects. */
+  private async fieldValues(resourceUrn: string, field: 'domain' | 'tag' | 'container' | 'platformInstance'): Promise<string[]> {
+    const [aspect, read] = FIELD_ASPECTS[field]
+    const a = await this.store.getAspect(resourceUrn, aspect)
+    return a ? read(a.value as Record<string, any>) : []
   }
 
   /**
@@ -183,6 +196,44 @@ export class PolicyAuthorizer implements Authorizer {
     for (const req of requests) {
       if (!grants(await this.matching(who, policies, req.resourceUrn, req.privileges), req.privileges)) throw new UnauthorizedError(message)
     }
+  }
+}
+
+/** Criterion fields (DataHub's names, the deprecated RESOURCE_* among them) → what they test; model/aspects/policy.ts admits these. */
+const CRITERION_FIELDS: Readonly<Record<string, 'type' | 'urn' | 'domain' | 'tag' | 'container' | 'platformInstance'>> = {
+  TYPE: 'type',
+  RESOURCE_TYPE: 'type',
+  URN: 'urn',
+  RESOURCE_URN: 'urn',
+  DOMAIN: 'domain',
+  TAG: 'tag',
+  CONTAINER: 'container',
+  DATA_PLATFORM_INSTANCE: 'platformInstance',
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : typeof v === 'string' ? [v] : [])
+
+const FIELD_ASPECTS: Readonly<Record<'domain' | 'tag' | 'container' | 'platformInstance', [string, (v: Record<string, any>) => string[]]>> = {
+  domain: ['domains', (v) => strings(v.domains)],
+  tag: ['globalTags', (v) => (Array.isArray(v.tags) ? v.tags.map((t: {tag?: unknown}) => t?.tag).filter((t: unknown): t is string => typeof t === 'string') : [])],
+  container: ['container', (v) => strings(v.container)],
+  platformInstance: ['dataPlatformInstance', (v) => strings(v.instance)],
+}
+
+/**
+ * A criterion on a field's values: EQUALS when one of them is listed, NOT_EQUALS when none is,
+ * STARTS_WITH when one begins with a listed value; any other condition holds for nothing.
+ */
+export function criterionHolds(condition: string, values: readonly string[], actual: readonly string[]): boolean {
+  switch (condition) {
+    case 'EQUALS':
+      return actual.some((a) => values.includes(a))
+    case 'NOT_EQUALS':
+      return !actual.some((a) => values.includes(a))
+    case 'STARTS_WITH':
+      return actual.some((a) => values.some((v) => a.startsWith(v)))
+    default:
+      return false
   }
 }
 

@@ -5,8 +5,12 @@
 import {arrayOf, auditStamp, bool, enumOf, long, record, str, urn, versioned} from './common.js'
 import type {AspectSpec} from './types.js'
 
+// The criterion fields DataHub's policy engine knows and this server evaluates (the deprecated
+// RESOURCE_* names among them): a misspelt field is refused, not stored to match nothing.
+const criterionField = enumOf('TYPE', 'RESOURCE_TYPE', 'URN', 'RESOURCE_URN', 'DOMAIN', 'TAG', 'CONTAINER', 'DATA_PLATFORM_INSTANCE')
+
 const policyMatchFilter = record({
-  criteria: arrayOf(record({field: str, values: arrayOf(str)}, {condition: enumOf('EQUALS', 'STARTS_WITH', 'NOT_EQUALS')})),
+  criteria: arrayOf(record({field: criterionField, values: arrayOf(str)}, {condition: enumOf('EQUALS', 'STARTS_WITH', 'NOT_EQUALS')})),
 })
 
 const resourceFilter = record({}, {

@@ -175,8 +175,7 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
    * malformed request, a document with errors, GET) is undefined here and goes to graphql-http,
    * which words the refusal.
    */
-  const plainPost = (ctx: RequestContext, body: string): Promise<HttpResponse> | undefined => {
-    const headers = ctx.request.headers
+  const plainPost = (ctx: RequestContext, headers: RequestContext['request']['headers'], body: string): Promise<HttpResponse> | undefined => {
     const media = acceptableMediaType(headers.accept)
     if (media === null || !jsonContentType(headers['content-type'])) return undefined
     let params: {query?: unknown; variables?: unknown; operationName?: unknown; extensions?: unknown}
@@ -211,13 +210,24 @@ export function graphqlEndpoint(catalog: Catalog, opts: GraphqlOptions): (ctx: R
     if (body !== null && jsonTooDeep(body)) {
       return json(400, {errors: [{message: `Request body nests deeper than ${MAX_JSON_DEPTH} levels, the limit`, extensions: extensions(400, 'ValidationError')}]})
     }
+    let headers = ctx.request.headers
+    if (body !== null && ctx.method === 'POST' && !jsonContentType(headers['content-type'])) {
+      // The router's guard let this POST through: its type is JSON (`application/*+json`) or it
+      // carries an X-Mdcli / X-Requested-With header, so its body is read as JSON, as REST's is.
+      // graphql-http alone would answer an empty 415. Only the charset can still be wrong.
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(headers['content-type'] ?? '')?.[1]?.toLowerCase()
+      if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+        return json(415, {errors: [{message: `Content-Type ${String(headers['content-type']).slice(0, 80)}: the body must be UTF-8 JSON`, extensions: extensions(400, 'ValidationError')}]})
+      }
+      headers = {...headers, 'content-type': 'application/json'}
+    }
     let result: HandlerResponse
     try {
       if (body !== null && ctx.method === 'POST') {
-        const plain = plainPost(ctx, body)
+        const plain = plainPost(ctx, headers, body)
         if (plain) return await plain
       }
-      result = await handler({method: ctx.method, url: ctx.request.url, headers: ctx.request.headers, body, raw: ctx.request, context: ctx})
+      result = await handler({method: ctx.method, url: ctx.request.url, headers, body, raw: ctx.request, context: ctx})
     } catch (e) {
       // graphql-http rejects only on internal failures; the client learns nothing of them.
       logger.error(`GraphQL request failed: ${new BugError(UNKNOWN_ERROR, {cause: e}).logText()}`)
