@@ -42,6 +42,7 @@ class RestSink implements Sink {
     private readonly client: MdcliClient,
     private readonly config: RestSinkConfig,
     readonly report: PluginContext['report'],
+    private readonly recordFailed?: PluginContext['recordFailed'],
   ) {}
 
   write(wu: WorkUnit): Promise<void> {
@@ -121,7 +122,10 @@ class RestSink implements Sink {
       if (err instanceof ConnectionError || !(err instanceof MdcliError)) this.circuitOpen = true
       const key = err instanceof MdcliError ? (err instanceof ConnectionError ? 'server unreachable' : err.code) : 'request failed'
       const msg = String(err.message ?? err).split('\n')[0]
-      batch.forEach((p, i) => this.report.failure(key, `${ids[i]}: ${String(p.entityUrn)} ${String(p.aspectName)}: ${msg}`))
+      batch.forEach((p, i) => {
+        this.report.failure(key, `${ids[i]}: ${String(p.entityUrn)} ${String(p.aspectName)}: ${msg}`)
+        this.recordFailed?.(p, msg)
+      })
       this.report.count('recordsFailed', batch.length)
       return
     }
@@ -138,6 +142,7 @@ class RestSink implements Sink {
       const urn = r.urn ?? String(p?.entityUrn)
       const msg = stripWhere(stripWhere(r.error?.message ?? 'rejected', `proposal ${r.index}`, urn), 'proposal', urn)
       this.report.failure(r.error?.code ?? 'rejected', `${ids[r.index] ?? '?'}: ${urn} ${r.aspectName ?? String(p?.aspectName)}: ${msg}`)
+      if (p) this.recordFailed?.(p, msg)
       this.report.count('recordsFailed')
     }
     this.report.count('recordsWritten', written)
@@ -193,7 +198,7 @@ const plugin: SinkPlugin<RestSinkConfig> = {
     ctx.report.info('server', client.server)
     ctx.report.info('maxThreads', config.max_threads)
     ctx.report.info('batchSize', config.batch_size)
-    return new RestSink(client, config, ctx.report)
+    return new RestSink(client, config, ctx.report, ctx.recordFailed?.bind(ctx))
   },
 }
 

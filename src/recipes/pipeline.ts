@@ -119,6 +119,8 @@ export interface PreparedPipeline {
   stateful?: StatefulConfig
   transformers: Array<Resolved<TransformerPlugin>>
   sink: Resolved<SinkPlugin>
+  /** `failure_log`: a `file` sink for the records the run's sink or checks refuse. */
+  failureLog?: Resolved<SinkPlugin>
 }
 
 /** One named stage over the work-unit stream. */
@@ -158,8 +160,13 @@ export async function preparePipeline(recipe: Recipe, opts: {registry?: PluginRe
   const transformers: Array<Resolved<TransformerPlugin>> = []
   for (const [i, t] of recipe.transformers.entries()) transformers.push(await resolve1<TransformerPlugin>('transformer', t, `transformers[${i}].config`))
   const sink = await resolve1<SinkPlugin>('sink', recipe.sink, 'sink.config')
+  let failureLog: Resolved<SinkPlugin> | undefined
+  if (recipe.failure_log?.enabled) {
+    if (!recipe.failure_log.log_config) throw new ConfigError(`${recipe.file}: failure_log is enabled but has no log_config (say where failed records go: log_config: {filename: failed.json})`)
+    failureLog = await resolve1<SinkPlugin>('sink', {type: 'file', config: recipe.failure_log.log_config as PluginRef['config']}, 'failure_log.log_config')
+  }
   const runId = recipe.run_id ?? defaultRunId(recipe.source.type, new Date((opts.clock ?? Date.now)()))
-  return {recipe, runId, source, stateful, transformers, sink}
+  return {recipe, runId, source, stateful, transformers, sink, ...(failureLog ? {failureLog} : {})}
 }
 
 /**
@@ -226,6 +233,8 @@ interface StageContext {
   report: () => Report
   /** False when the sink checks every record itself (capability `validatesRecords`). */
   validateLocally: () => boolean
+  /** The failure log's intake (`failure_log`), when the recipe keeps one. */
+  recordFailed?: (p: ProposalInput, reason: string) => void
 }
 
 /**
@@ -292,6 +301,7 @@ function validateStage(c: StageContext): Processor {
           } catch (e) {
             const msg = stripWhere(e instanceof MdcliError ? e.message : String(e), 'proposal', p.entityUrn)
             c.report().failure('invalid record', `${wu.id}: ${String(p.entityUrn)} ${String(p.aspectName)}: ${msg}`)
+            c.recordFailed?.(p, msg)
           }
         }
         yield kept.length === wu.proposals.length ? wu : {...wu, proposals: kept}
@@ -333,6 +343,14 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   const startedAt = clock()
   const pipelineReport = new Report()
   const graph = graphFactory(recipe, prepared.sink, env, (m) => pipelineReport.warning('server', m), opts.onRequest)
+  // The failure log, opened with the sink; records are handed to it one at a time, in order.
+  let failureSink: Sink | undefined
+  let failureChain: Promise<void> = Promise.resolve()
+  const recordFailed = (p: ProposalInput, reason: string): void => {
+    const sink = failureSink
+    if (!sink) return
+    failureChain = failureChain.then(() => sink.write({id: `failed: ${reason}`.slice(0, 200), kind: 'mcp', proposals: [p]})).catch((e) => pipelineReport.failure('failure_log', (e as Error)?.message ?? String(e)))
+  }
   const makeCtx = (): PluginContext => ({
     runId,
     pipelineName: recipe.pipeline_name,
@@ -346,6 +364,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     ...(opts.signal ? {signal: opts.signal} : {}),
     env,
     resolvePath: (p: string) => (isAbsolute(p) ? p : resolve(recipe.baseDir, p)),
+    ...(prepared.failureLog && !dryRun ? {recordFailed} : {}),
   })
 
   const sourceCtx = makeCtx()
@@ -388,6 +407,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
     const transforms = []
     for (const [i, t] of prepared.transformers.entries()) transforms.push({type: t.ref.type, apply: await t.plugin.create(t.ref.config, transformerCtxs[i]!)})
     if (!dryRun) sink = await prepared.sink.plugin.create(prepared.sink.ref.config, sinkCtx)
+    if (!dryRun && prepared.failureLog) failureSink = await prepared.failureLog.plugin.create(prepared.failureLog.ref.config, makeCtx())
     if (prepared.stateful) {
       const plugin = prepared.source.plugin
       stateful = await statefulRun({
@@ -413,7 +433,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
       stateful,
       transforms,
       preview: opts.preview ? (opts.previewWorkunits ?? 10) : undefined,
-      stage: {tally, runId, pipelineName: recipe.pipeline_name, clock, report: sourceReport, validateLocally: () => dryRun || !sink?.validatesRecords},
+      stage: {tally, runId, pipelineName: recipe.pipeline_name, clock, report: sourceReport, validateLocally: () => dryRun || !sink?.validatesRecords, recordFailed},
     })
     let stream: WorkUnitStream = source.workunits()
     for (const p of processors) stream = p.apply(stream)
@@ -453,7 +473,9 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   } finally {
     if (ticker) clearInterval(ticker)
     const closers: Array<Promise<unknown>> = []
-    if (sink) closers.push(sink.close())
+    if (sink) closers.push(sink.close({failed: interrupted || totals().failures > 0}))
+    // The failure log is written whatever happened: an empty one says nothing was refused.
+    if (failureSink) closers.push(failureChain.then(() => failureSink!.close({failed: false})))
     if (source?.close) closers.push(source.close())
     closers.push(graph.close())
     const outcomes = await Promise.allSettled(closers)

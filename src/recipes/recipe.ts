@@ -34,6 +34,8 @@ export interface Recipe {
   run_id?: string
   /** Server for reads (PATCH semantics, preserve_upstream) when the sink is not datahub-rest. */
   datahub_api?: {server?: string; token?: string}
+  /** DataHub's failure log: records the sink refused, written as a `file` sink writes (its `log_config`). */
+  failure_log?: {enabled?: boolean; log_config?: Record<string, unknown> | null}
   /** Absolute path of the recipe, or `standard input`. */
   file: string
   /** Directory that relative paths in the recipe are resolved against. */
@@ -73,9 +75,14 @@ export const RECIPE_SCHEMA: JsonSchema = {
       properties: {server: {type: 'string'}, token: {type: ['string', 'null']}, timeout_sec: {type: 'number'}},
       additionalProperties: true,
     },
-    // DataHub keys that mdcli accepts and ignores, so existing recipes load unchanged.
+    failure_log: {
+      type: 'object',
+      properties: {enabled: {type: 'boolean'}, log_config: {type: ['object', 'null']}},
+      additionalProperties: false,
+    },
+    // DataHub keys that mdcli accepts and ignores, so existing recipes load unchanged: reporting
+    // hooks post DataHub's own run reports, and flags are DataHub's experimental switches.
     reporting: {type: 'array'},
-    failure_log: {type: 'object'},
     flags: {type: 'object'},
   },
   required: ['source'],
@@ -187,6 +194,7 @@ export function parseRecipe(text: string, file: string, format: 'yaml' | 'toml' 
     pipeline_name: expanded.pipeline_name,
     run_id: expanded.run_id,
     datahub_api: expanded.datahub_api,
+    ...(expanded.failure_log ? {failure_log: expanded.failure_log} : {}),
     file,
     baseDir,
   }

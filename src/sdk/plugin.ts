@@ -59,6 +59,11 @@ export interface PluginContext {
   signal?: AbortSignal
   /** Resolves a path from the config against `baseDir`. */
   resolvePath(path: string): string
+  /**
+   * A sink hands each record its destination refused here, with the reason: the run's failure
+   * log keeps them (`failure_log` in the recipe). Absent when the recipe keeps none.
+   */
+  recordFailed?(proposal: ProposalInput, reason: string): void
 }
 
 export interface Source {
@@ -74,7 +79,11 @@ export interface Sink {
   write(workUnit: WorkUnit): Promise<void>
   /** Resolves once every record handed to `write` has been written or reported failed. */
   flush(): Promise<void>
-  close(): Promise<void>
+  /**
+   * `failed`: the run is ending on a failure. A sink that replaces a destination (a file) may
+   * then leave it as it was when nothing reached it.
+   */
+  close(end?: {failed: boolean}): Promise<void>
   report?: Report
   /**
    * True when the destination checks every record itself (the server does); the pipeline then

@@ -88,6 +88,54 @@ describe('ingest: file source, sinks and run flags', function () {
     expect(strip(b)).to.deep.equal(strip(a))
   })
 
+  it('a run that fails before any record leaves an earlier file-sink output as it was', async () => {
+    const out = join(dir, 'precious.json')
+    writeFileSync(out, '[{"precious": 1}]')
+    const bad = join(dir, 'not-json.json')
+    writeFileSync(bad, 'this is not JSON')
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: bad}}, sink: {type: 'file', config: {filename: out}}}, 'precious.yml'), offlineEnv(dir))
+    expect(r.code).to.not.equal(0)
+    expect(readFileSync(out, 'utf8')).to.equal('[{"precious": 1}]')
+    // A run that succeeds replaces it, empty or not.
+    const good = writeJson(dir, 'one-record.json', [mcpRecord(datasetUrn('precious.one'), 'status', {removed: false})])
+    const ok = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: good}}, sink: {type: 'file', config: {filename: out}}}, 'precious-ok.yml'), offlineEnv(dir))
+    expect(ok.code, ok.stderr).to.equal(0)
+    expect(readJson(out).map((x: {entityUrn: string}) => x.entityUrn)).to.deep.equal([datasetUrn('precious.one')])
+  })
+
+  it('legacy_nested_json_string writes each aspect as its JSON text, which the file source reads back', async () => {
+    const urn = datasetUrn('legacy.nested')
+    const src = writeJson(dir, 'legacy-in.json', [mcpRecord(urn, 'datasetProperties', {name: 'nested', customProperties: {a: 'b'}})])
+    const out = join(dir, 'legacy-out.json')
+    const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: src}}, sink: {type: 'file', config: {filename: out, legacy_nested_json_string: true}}}, 'legacy.yml'), offlineEnv(dir))
+    expect(r.code, r.stderr).to.equal(0)
+    const rows = readJson(out) as Array<{aspectName: string; aspect: {value: string; contentType: string}}>
+    const props = rows.find((x) => x.aspectName === 'datasetProperties')!
+    expect(props.aspect.contentType).to.equal('application/json')
+    expect(JSON.parse(props.aspect.value)).to.deep.include({name: 'nested', customProperties: {a: 'b'}})
+    const back = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: out}}, sink: {type: 'file', config: {filename: join(dir, 'legacy-back.json')}}}, 'legacy-back.yml'), offlineEnv(dir))
+    expect(back.code, back.stderr).to.equal(0)
+    expect((readJson(join(dir, 'legacy-back.json')) as Array<{aspectName: string; aspect: {json: unknown}}>).find((x) => x.aspectName === 'datasetProperties')!.aspect.json).to.deep.include({name: 'nested'})
+  })
+
+  it('failure_log keeps the records the server refused, in the file sink\'s layout', async () => {
+    const good = datasetUrn('failure.log_good')
+    const bad = datasetUrn('failure.log_bad')
+    const src = writeJson(dir, 'failure-in.json', [mcpRecord(good, 'datasetProperties', {name: 'fine'}), mcpRecord(bad, 'datasetProperties', {name: 123})])
+    const log = join(dir, 'failures.json')
+    const recipe = writeRecipe(dir, {source: {type: 'file', config: {path: src}}, sink: restSink(), failure_log: {enabled: true, log_config: {filename: log}}}, 'failure-log.yml')
+    const r = await ingestJson(recipe, lite.env())
+    expect(r.code).to.equal(1)
+    const failed = readJson(log) as Array<{entityUrn: string; aspectName: string; aspect: {json: unknown}}>
+    expect(failed.map((x) => [x.entityUrn, x.aspectName])).to.deep.equal([[bad, 'datasetProperties']])
+    expect(failed[0]!.aspect.json).to.deep.equal({name: 123})
+    expect((await http(`${lite.url}/aspects/${encodeURIComponent(good)}?aspect=datasetProperties`)).status).to.equal(200)
+    // Enabled without saying where: refused before anything runs.
+    const nowhere = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: src}}, sink: restSink(), failure_log: {enabled: true}}, 'failure-nowhere.yml'), lite.env())
+    expect(nowhere.code).to.not.equal(0)
+    expect(nowhere.stderr + JSON.stringify(nowhere.result ?? '')).to.match(/failure_log is enabled but has no log_config/)
+  })
+
   it('--dry-run reads everything and writes nothing', async function () {
     requireSharedFixtures(this, 'datahub')
     const urn = datasetUrn('dry.run_only')
