@@ -368,6 +368,8 @@ export class Catalog {
     const stored = reads.length === 0 ? undefined : await this.store.getEntities([...new Set(reads.map((r) => r.op.urn))], [...new Set(reads.map((r) => r.readAspect!))])
     for (const {op, rule, w, readAspect} of ruled) {
       const before = readAspect === undefined ? undefined : stored?.get(op.urn)?.aspects[readAspect]?.value
+      const fixed = rule.fixed?.(before)
+      if (fixed !== undefined) throw new BadRequestError(`${op.urn} ${fixed}`)
       const requests = privilegedRequests(rule, w, actor.urn, before)
       if (requests.length === 0) continue
       const needs = requests.map((r) => r.privileges.map((g) => g.join(' and ')).join(' or ') + (r.resourceUrn && r.resourceUrn !== op.urn ? ` on ${r.resourceUrn}` : '')).join('; ')
@@ -688,7 +690,7 @@ function entityTypeOf(urn: string): string {
 }
 
 /** The aspect an entity rule of the authorization table reads to tell whose the entity is. */
-const ENTITY_INFO_ASPECT: Record<string, string> = {dataHubAccessToken: 'dataHubAccessTokenInfo'}
+const ENTITY_INFO_ASPECT: Record<string, string> = {dataHubAccessToken: 'dataHubAccessTokenInfo', dataHubPolicy: 'dataHubPolicyInfo'}
 
 /**
  * A query that is a whole urn finds that entity: a DataHub user pastes urns into search, and an

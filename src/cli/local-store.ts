@@ -14,14 +14,9 @@ import type {MetadataStore} from '../store/types.js'
 
 export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
   const storeDir = dir ?? defaultStoreDir()
-  // These verbs only read: a mistyped path must not leave a new, empty store behind.
-  let entries: string[]
-  try {
-    entries = readdirSync(storeDir)
-  } catch {
-    throw new FileError(`No lite store at ${storeDir}: the directory does not exist (start \`mdcli lite --store ${storeDir}\` to create one)`)
-  }
-  if (entries.length === 0) throw new FileError(`No lite store at ${storeDir}: the directory is empty`)
+  // These verbs only read: a mistyped path must not leave a new, empty store behind. A
+  // PostgreSQL store is opened as a server's replica opens it, beside a running server.
+  if (!isStoreUrl(storeDir)) mustHoldStore(storeDir)
   let store: MetadataStore
   try {
     store = await openStore({dir: storeDir, warn})
@@ -47,7 +42,8 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
  * outbox file beside it), the writes go into the same outbox, so that server publishes them
  * when it next starts.
  */
-export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
+export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean; mustExist?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
+  if (opts.mustExist && !isStoreUrl(dir)) mustHoldStore(dir)
   const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {})})
   const search = await openSearchIndex({dir, warn: opts.warn})
   let outbox: {close(): void} | undefined
@@ -76,4 +72,15 @@ export function storeLocked(dir: string): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** Refuses a directory that holds no store (missing or empty), naming it. */
+function mustHoldStore(storeDir: string): void {
+  let entries: string[]
+  try {
+    entries = readdirSync(storeDir)
+  } catch {
+    throw new FileError(`No lite store at ${storeDir}: the directory does not exist (start \`mdcli lite --store ${storeDir}\` to create one)`)
+  }
+  if (entries.length === 0) throw new FileError(`No lite store at ${storeDir}: the directory is empty`)
 }

@@ -469,6 +469,23 @@ describe('access policies', function () {
       expect(denied.stderr).to.match(/unknown or revoked/)
     })
 
+    it('the default policies stay as they are on every route: a raw write, a REST delete and `mdcli delete --hard` are refused, even for the root user', async () => {
+      const root = await http(`${lite.url}/aspects/${encodeUrnPath('urn:li:dataHubPolicy:1')}?aspect=dataHubPolicyInfo`)
+      const info = root.body.aspect['com.linkedin.policy.DataHubPolicyInfo']
+      expect(info.editable).to.equal(false)
+      const off = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp('urn:li:dataHubPolicy:1', 'dataHubPolicyInfo', {...info, state: 'INACTIVE'})}})
+      expect(off.status, JSON.stringify(off.body)).to.equal(400)
+      expect(off.body.message).to.match(/default policy/)
+      expect((await http(`${lite.url}/entities?action=delete`, {body: {urn: 'urn:li:dataHubPolicy:0'}})).status).to.equal(400)
+      const cli = await runCli(['delete', '--urn', 'urn:li:dataHubPolicy:0', '--hard', '--force'], {env: lite.env()})
+      expect(cli.code).to.equal(1)
+      expect(cli.stderr).to.match(/default policy/)
+      // The root user can still write: nothing was taken away.
+      expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: mcp(PII, 'tagProperties', {name: 'pii'})}})).status).to.equal(200)
+      const still = await http(`${lite.url}/aspects/${encodeUrnPath('urn:li:dataHubPolicy:1')}?aspect=dataHubPolicyInfo`)
+      expect(still.body.aspect['com.linkedin.policy.DataHubPolicyInfo'].state).to.equal('ACTIVE')
+    })
+
     it('policies are managed only with MANAGE_POLICIES; the root policies cannot be deleted', async () => {
       const r = await gqlAs('bob', 'query { listPolicies(input: {start: 0, count: 50}) { total } }')
       expect(r.body.errors[0].extensions.code).to.equal(403)

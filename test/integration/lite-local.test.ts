@@ -71,6 +71,24 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     expect([...urns.urns].sort()).to.deep.equal([A, B, C].sort())
   })
 
+  it('a mistyped store is refused and not created (export too); a PostgreSQL store\'s password is never printed', async () => {
+    const env = lite.env()
+    const typo = `${dir}/no-such-store`
+    for (const args of [['lite', 'ls', '/'], ['lite', 'export', '--file', `${dir}/typo-backup.json`]]) {
+      const r = await runCli([...args, '--store', typo], {env})
+      expect(r.code, args.join(' ')).to.equal(1)
+      expect(r.stderr).to.match(/No lite store at .*no-such-store/)
+      expect(existsSync(typo), args.join(' ')).to.equal(false)
+    }
+    expect(existsSync(`${dir}/typo-backup.json`)).to.equal(false)
+    // A database that is not there: the error names it with the password masked.
+    const url = 'postgres://postgres:Sup3rS3cret@127.0.0.1:5432/mdcli_no_such_database_here'
+    const pg = await runCli(['lite', 'ls', '/', '--store', url], {env})
+    expect(pg.code).to.equal(1)
+    expect(pg.stderr + pg.stdout).not.to.include('Sup3rS3cret')
+    expect(pg.stderr).not.to.match(/No lite store/)
+  })
+
   it('nuke asks (refusing without a terminal), refuses a directory that is not a store, and removes a store with --force', async () => {
     const env = lite.env()
     const asked = await runCli(['lite', 'nuke', '--store', lite.storeDir], {env})

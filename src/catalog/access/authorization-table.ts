@@ -32,6 +32,11 @@ export interface PrivilegedRule {
   resource?: {privileges: Privileges; on: 'entity' | 'changedGroups'; field?: string}
   /** Only a change of these fields is privileged (absent: any write of the aspect or entity). */
   fields?: string[]
+  /**
+   * A stored value this finds fixed may not be changed or deleted by anyone, whatever they hold
+   * (DataHub's default policies, `editable: false`): returns the refusal's words.
+   */
+  fixed?: (before: unknown) => string | undefined
   /** What an absent field means when comparing (`status.removed` absent is `false`). */
   defaults?: Readonly<Record<string, unknown>>
   /**
@@ -46,7 +51,12 @@ const members = (field: string) => ({privileges: [['EDIT_GROUP_MEMBERS']], on: '
 
 /** Entity types all of whose writes are privileged. */
 export const PRIVILEGED_ENTITIES: Readonly<Record<string, PrivilegedRule>> = {
-  dataHubPolicy: {what: 'access policies', platform: [['MANAGE_POLICIES']]},
+  dataHubPolicy: {
+    what: 'access policies',
+    platform: [['MANAGE_POLICIES']],
+    // The root user's and the Admin role's policies: deleting them would lock everyone out.
+    fixed: (before) => ((before as Obj | undefined)?.editable === false ? 'is a default policy: it cannot be changed or deleted' : undefined),
+  },
   dataHubRole: {what: 'roles', platform: [['MANAGE_POLICIES']]},
   // An invite signs its holder up with the invite's role (Admin, even).
   inviteToken: {what: 'invite tokens', platform: USERS},
@@ -171,7 +181,7 @@ export function privilegedRequests(rule: PrivilegedRule, w: TableWrite, actor: s
 
 /** Whether writes of this rule need the stored value to be decided. */
 export function needsBefore(rule: PrivilegedRule): boolean {
-  return rule.fields !== undefined || rule.self?.test === 'tokenHolder' || rule.resource?.on === 'changedGroups'
+  return rule.fields !== undefined || rule.fixed !== undefined || rule.self?.test === 'tokenHolder' || rule.resource?.on === 'changedGroups'
 }
 
 /**

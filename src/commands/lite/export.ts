@@ -23,7 +23,7 @@ Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist
   async run(): Promise<ExportReport> {
     const {flags} = await this.parse(LiteExport)
     // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
-    return withStoreCatalog(flags.store ?? defaultStoreDir(), {warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`)}, async (catalog) => {
+    return withStoreCatalog(flags.store ?? defaultStoreDir(), {warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`), mustExist: true}, async (catalog) => {
       const report = await exportStore(catalog, flags.file)
       this.log(`Exported ${report.records} records (aspect versions and timeseries rows) of ${entitiesSentence(report.entitiesLive, report.entitiesSoftDeleted)} to ${report.file}`)
       return report
