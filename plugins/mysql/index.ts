@@ -10,7 +10,7 @@
  */
 import mysql from 'mysql2/promise'
 import {allowDeny, ConnectionError, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
-import {hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
+import {connectionOf, hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
 
 /** `information_schema.columns.column_type` → SQLAlchemy's repr and class (DataHub's nativeDataType). */
 export function mysqlNativeType(columnType: string): {nativeDataType: string; typeClass: string} {
@@ -215,7 +215,7 @@ class MysqlDialect implements SqlDialect {
 
   constructor(
     readonly platform: 'mysql' | 'mariadb',
-    private readonly config: SqlSourceConfig,
+    private readonly config: SqlSourceConfig & {host_port: string},
   ) {
     const hp = hostPort(config.host_port, 3306)
     this.host = hp.host
@@ -285,7 +285,8 @@ function sourcePlugin(platform: 'mysql' | 'mariadb'): SourcePlugin<SqlSourceConf
     platform,
     configSchema: sqlConfigSchema(),
     async create(config, ctx: PluginContext): Promise<Source> {
-      return sqlSource(new MysqlDialect(platform, config), config, ctx)
+      const conn = connectionOf(config, 'mysql', 3306)
+      return sqlSource(new MysqlDialect(platform, conn), conn, ctx)
     },
   }
 }

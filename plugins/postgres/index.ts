@@ -13,11 +13,10 @@
  */
 import pg from 'pg'
 import {allowDeny, ConnectionError, type ConfigOf, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
-import {hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
+import {connectionOf, hostPort, sqlConfigSchema, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect, type SqlSourceConfig} from '../sql-common/index.js'
 
 const CONFIG = sqlConfigSchema({
   initial_database: {type: 'string', minLength: 1, default: 'postgres'},
-  sqlalchemy_uri: {type: 'string'},
 })
 export type PostgresConfig = ConfigOf<typeof CONFIG>
 
@@ -229,7 +228,7 @@ class PostgresDialect implements SqlDialect {
   private readonly host: string
   private readonly port: number
 
-  constructor(private readonly config: PostgresConfig) {
+  constructor(private readonly config: PostgresConfig & {host_port: string}) {
     const hp = hostPort(config.host_port, 5432)
     this.host = hp.host
     this.port = hp.port
@@ -299,12 +298,8 @@ const plugin: SourcePlugin<PostgresConfig> = {
   platform: 'postgres',
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
-    if (config.sqlalchemy_uri) {
-      // DataHub's escape hatch: take host, port, user and database from the URI.
-      const u = new URL(config.sqlalchemy_uri.replace(/^postgresql\+\w+:/, 'postgresql:'))
-      config = {...config, host_port: `${u.hostname}:${u.port || 5432}`, username: decodeURIComponent(u.username) || config.username, password: u.password ? decodeURIComponent(u.password) : config.password, database: u.pathname.slice(1) || config.database}
-    }
-    return sqlSource(new PostgresDialect(config), config, ctx)
+    const conn = connectionOf(config, 'postgresql', 5432)
+    return sqlSource(new PostgresDialect(conn), conn, ctx)
   },
 }
 

@@ -13,7 +13,7 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, ConfigError, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
 import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
@@ -120,6 +120,10 @@ export const PROFILING_SCHEMA = {
 /** Where a server is and who logs in: the keys a database in a file (DuckDB) has no use for. */
 const CONNECTION_PROPERTIES = {
   host_port: {type: 'string', minLength: 1},
+  // DataHub's escape hatch: host, port, user, password and database from one SQLAlchemy URI.
+  sqlalchemy_uri: {type: 'string', minLength: 1},
+  // The SQLAlchemy driver (`postgresql+psycopg2`, `mysql+pymysql`): the dialect must match; the driver is ours.
+  scheme: {type: 'string', minLength: 1},
   database: {type: 'string', minLength: 1},
   username: {type: 'string'},
   password: {type: 'string'},
@@ -144,11 +148,15 @@ export const SQL_SOURCE_PROPERTIES = {
   domain: {type: 'object', additionalProperties: ALLOW_DENY_SCHEMA},
   profiling: PROFILING_SCHEMA,
   classification: {type: 'object', properties: {enabled: {type: 'boolean'}}},
+  // DataHub's lineage as PATCH operations; only its default (false) is supported here, see `connectionOf`.
+  incremental_lineage: {type: 'boolean'},
+  // DataHub's spill-to-disk switch for large runs: this walk streams, so it changes nothing here.
+  use_file_backed_cache: {type: 'boolean'},
 } as const
 
 /** The config schema of a SQL server's source: connection, the common keys, and a dialect's own (`extra`). */
 export function sqlConfigSchema<const E extends Record<string, JSONSchema> = {}>(extra: E = {} as E) {
-  return configSchema({type: 'object', properties: {...CONNECTION_PROPERTIES, ...SQL_SOURCE_PROPERTIES, ...extra}, required: ['host_port'], additionalProperties: false} as const)
+  return configSchema({type: 'object', properties: {...CONNECTION_PROPERTIES, ...SQL_SOURCE_PROPERTIES, ...extra}, additionalProperties: false} as const)
 }
 
 const SQL_CONFIG = sqlConfigSchema()
@@ -521,6 +529,39 @@ async function profileTable(
 }
 
 /** `host:port` → its parts, with the dialect's default port. */
+/**
+ * A SQL source's config with `sqlalchemy_uri` taken apart into `host_port`, `username`,
+ * `password` and `database` (the URI wins over the keys it names), after checking what this
+ * source cannot honour: a scheme of another dialect, `incremental_lineage: true`. Errors name the
+ * key and never print the URI (it may hold a password).
+ */
+export function connectionOf<C extends {host_port?: string; sqlalchemy_uri?: string; scheme?: string; username?: string; password?: string; database?: string; incremental_lineage?: boolean}>(config: C, dialect: 'postgresql' | 'mysql', defaultPort: number): C & {host_port: string} {
+  if (config.incremental_lineage === true) throw new ConfigError('source.config.incremental_lineage: true is not supported by this source (lineage is written whole, as with false)')
+  const ofDialect = (scheme: string) => scheme === dialect || scheme.startsWith(`${dialect}+`) || (dialect === 'mysql' && (scheme === 'mariadb' || scheme.startsWith('mariadb+')))
+  if (config.scheme !== undefined && !ofDialect(config.scheme)) throw new ConfigError(`source.config.scheme: '${config.scheme}' is not a ${dialect} scheme (e.g. ${dialect}+${dialect === 'mysql' ? 'pymysql' : 'psycopg2'})`)
+  if (config.sqlalchemy_uri === undefined) {
+    if (config.host_port === undefined) throw new ConfigError("source.config: needs 'host_port' (or 'sqlalchemy_uri')")
+    return config as C & {host_port: string}
+  }
+  const m = /^([a-z0-9+]+):\/\//i.exec(config.sqlalchemy_uri)
+  if (!m || !ofDialect(m[1]!.toLowerCase())) throw new ConfigError(`source.config.sqlalchemy_uri: must be a ${dialect} URI such as ${dialect}+${dialect === 'mysql' ? 'pymysql' : 'psycopg2'}://user:password@host:port/database`)
+  let u: URL
+  try {
+    u = new URL(`http://${config.sqlalchemy_uri.slice(m[0].length)}`)
+  } catch {
+    throw new ConfigError(`source.config.sqlalchemy_uri: not a valid URI (expected ${dialect}://user:password@host:port/database)`)
+  }
+  if (!u.hostname) throw new ConfigError('source.config.sqlalchemy_uri: names no host')
+  const database = decodeURIComponent(u.pathname.slice(1))
+  return {
+    ...config,
+    host_port: `${u.hostname}:${u.port || defaultPort}`,
+    username: decodeURIComponent(u.username) || config.username,
+    password: u.password ? decodeURIComponent(u.password) : config.password,
+    database: database || config.database,
+  }
+}
+
 export function hostPort(value: string, defaultPort: number): {host: string; port: number} {
   const m = /^\[?([^\]]+?)\]?(?::(\d+))?$/.exec(value.trim())
   return {host: m?.[1] ?? value, port: m?.[2] ? Number(m[2]) : defaultPort}

@@ -331,6 +331,25 @@ describe('postgres source: our own database', function () {
     for (const r of [refused, missing]) expect(r.stdout + r.stderr).not.to.contain(SECRET)
   })
 
+  it('takes DataHub\'s connection keys: sqlalchemy_uri (its parts win), scheme, use_file_backed_cache; refuses what it cannot honour in one line', async () => {
+    const viaUri = await runRecipe({source: {type: 'postgres', config: {sqlalchemy_uri: `postgresql+psycopg2://postgres:${SECRET}@127.0.0.1:5432/${dbName}`, scheme: 'postgresql+psycopg2', use_file_backed_cache: true, schema_pattern: {allow: ['shop']}}}}, dir, offlineEnv(dir), 'cli')
+    expect(viaUri.code, viaUri.stderr).to.equal(0)
+    expect(viaUri.records.some((x) => x.entityUrn === ds('shop.orders'))).to.equal(true)
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{sqlalchemy_uri: 'not a uri'}, /^source\.config\.sqlalchemy_uri: must be a postgresql URI/],
+      [{sqlalchemy_uri: `mysql+pymysql://root:${SECRET}@127.0.0.1:3306/x`}, /^source\.config\.sqlalchemy_uri: must be a postgresql URI/],
+      [{host_port: '127.0.0.1:5432', scheme: 'mysql+pymysql'}, /^source\.config\.scheme: 'mysql\+pymysql' is not a postgresql scheme/],
+      [{host_port: '127.0.0.1:5432', incremental_lineage: true}, /^source\.config\.incremental_lineage: true is not supported/],
+      [{database: dbName}, /^source\.config: needs 'host_port' \(or 'sqlalchemy_uri'\)/],
+    ]
+    for (const [config, message] of cases) {
+      const r = await runRecipe({source: {type: 'postgres', config: {username: 'postgres', ...config}}}, dir, offlineEnv(dir), 'cli')
+      expect(r.code, JSON.stringify(config)).to.equal(1)
+      expect(r.result.error.message, JSON.stringify(config)).to.match(message)
+      expect(r.stdout + r.stderr).not.to.contain(SECRET)
+    }
+  })
+
   it('a table the user may not read is reported and the run goes on; the password appears nowhere', async () => {
     const r = await runRecipe(source({username: `${dbName}_reader`, password: SECRET, schema_pattern: {allow: ['shop']}, profiling: {enabled: true}}), dir, offlineEnv(dir), 'cli')
     expect(r.records.some((x) => x.entityUrn === ds('shop.customers') && x.aspectName === 'datasetProfile')).to.equal(true)
@@ -459,6 +478,12 @@ describe("mysql / mariadb sources: DataHub's goldens on a real MariaDB", functio
     const {code, records} = await runRecipe(r, dir)
     expect(code).to.equal(0)
     expect(records.some((x) => x.entityUrn === 'urn:li:dataset:(urn:li:dataPlatform:mariadb,northwind.orders,PROD)')).to.equal(true)
+  })
+
+  it('reads a mysql sqlalchemy_uri as DataHub recipes give it', async () => {
+    const r = await runRecipe({source: {type: 'mysql', config: {sqlalchemy_uri: 'mysql+pymysql://root:@127.0.0.1:3306/northwind', scheme: 'mysql+pymysql'}}}, dir, offlineEnv(dir), 'cli')
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.records.some((x) => x.entityUrn === 'urn:li:dataset:(urn:li:dataPlatform:mysql,northwind.orders,PROD)')).to.equal(true)
   })
 
   it('a wrong password is one line naming the server and user, never the password', async () => {
