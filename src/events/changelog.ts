@@ -241,12 +241,17 @@ export class ChangeLog {
     if (logged.length > 0) for (const s of this.sinks) s(logged)
   }
 
-  /** Entries after `lastId` still in the ring; `gap` when some were already dropped. */
+  /**
+   * Entries after `lastId` still in the ring; `gap` when some were already dropped. An id this
+   * log never gave out (ids start at 1 in every server process: a client resuming across a
+   * restart) is a gap too, and every held entry is new to that client.
+   */
   since(lastId: number): {entries: LoggedChange[]; gap: boolean} {
     const first = this.ring.first
-    const gap = lastId + 1 < first && lastId < this.nextId - 1
+    const unknown = lastId >= this.nextId
+    const gap = unknown || (lastId + 1 < first && lastId < this.nextId - 1)
     const entries: LoggedChange[] = []
-    for (let id = Math.max(first, lastId + 1); id < this.ring.next; id++) entries.push(this.ring.get(id))
+    for (let id = unknown ? first : Math.max(first, lastId + 1); id < this.ring.next; id++) entries.push(this.ring.get(id))
     return {entries, gap}
   }
 

@@ -2,7 +2,8 @@ import {expect} from 'chai'
 import {jetstreamManager} from '@nats-io/jetstream'
 import {connect} from '@nats-io/transport-node'
 import {request} from 'undici'
-import {cleanup, http, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
+import {spawn} from 'node:child_process'
+import {BIN, cleanup, http, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
 import {requireNats, uniqueName} from '../helpers/requires.js'
 import {datasetUrn} from '../ingest/helpers.js'
 
@@ -39,6 +40,36 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     expect(JSON.parse(changes[2].mcl.aspect.value)).to.deep.equal({removed: true})
     expect(changes[2].mcl.previousAspectValue === undefined || JSON.parse(changes[2].mcl.previousAspectValue.value).removed === false).to.equal(true)
     expect(changes.every((c) => c.id > 0)).to.equal(true)
+  })
+
+  it('events tail refuses an unknown entity type, and fails with a line saying how to resume when the server goes away', async () => {
+    const typo = await runCli(['events', 'tail', '--entity-type', 'datset'], {env: lite.env(), timeoutMs: 30_000})
+    expect(typo.code).to.equal(1)
+    expect(typo.stderr).to.match(/Unknown entity type 'datset'\. Did you mean 'dataset'\?/)
+    const own = await startLite()
+    try {
+      const env = own.env()
+      expect((await runCli(['put', '--urn', DS, '-a', 'datasetProperties', '-d', '-'], {env, input: JSON.stringify({name: 'orders', customProperties: {}, tags: []})})).code).to.equal(0)
+      const tail = spawn(process.execPath, [BIN, 'events', 'tail', '--since', '0', '--json'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      let stderr = ''
+      tail.stderr.on('data', (d) => (stderr += d))
+      const ended = new Promise<number | null>((resolve) => tail.once('exit', (code) => resolve(code)))
+      // Once a change is printed, the server stops under the tail.
+      await new Promise<void>((resolve, reject) => {
+        tail.stdout.on('data', (d) => {
+          stdout += d
+          if (stdout.includes('\n')) resolve()
+        })
+        tail.once('exit', () => reject(new Error(`events tail ended early: ${stderr}`)))
+      })
+      await own.stop()
+      const r = {code: await ended, stdout, stderr}
+      expect(r.code, r.stdout + r.stderr).to.equal(1)
+      expect(r.stderr).to.match(/closed the change stream after \d+ change\(s\); resume with `mdcli events tail --since \d+`/)
+    } finally {
+      cleanup(own.storeDir, own.home)
+    }
   })
 
   it('GET /events needs a token, filters by aspect and resumes after Last-Event-ID', async () => {

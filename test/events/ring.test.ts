@@ -31,6 +31,16 @@ describe('change log ring', () => {
     expect(log.since(5).gap).to.equal(true)
     expect(log.since(999).entries.map((e) => e.id)).to.deep.equal([1000])
   })
+
+  it('an id it never gave out (a client resuming across a server restart) is a gap, and every held change is new to it', () => {
+    const log = new ChangeLog(100)
+    for (let i = 0; i < 3; i++) log.append([change(i, 10)])
+    expect(log.since(3)).to.deep.include({gap: false, entries: []})
+    const resumed = log.since(126)
+    expect(resumed.gap).to.equal(true)
+    expect(resumed.entries.map((e) => e.id)).to.deep.equal([1, 2, 3])
+    expect(new ChangeLog(100).since(126)).to.deep.include({gap: true, entries: []})
+  })
 })
 
 describe('change log ring, entries read back', () => {

@@ -1,6 +1,8 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {resolveEntityType} from '../../catalog/delete.js'
 import {changeStreamQuery} from '../../client/client.js'
+import {ConnectionError} from '../../errors.js'
 import {changeLines} from '../../ui/change-log.js'
 
 export default class EventsTail extends BaseCommand {
@@ -28,16 +30,25 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
 
   async run(): Promise<void> {
     const {flags} = await this.parse(EventsTail)
-    const filters = {entityType: flags['entity-type'], aspect: flags.aspect, urnPrefix: flags['urn-prefix']}
+    // A misspelt type would wait forever for changes that cannot come.
+    const filters = {entityType: flags['entity-type'] === undefined ? undefined : resolveEntityType(flags['entity-type']), aspect: flags.aspect, urnPrefix: flags['urn-prefix']}
     const ac = new AbortController()
     const stop = () => ac.abort()
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     const client = this.client()
     let seen = 0
+    let lastId: number | undefined
+    let opened = false
+    // The stream ended though nobody asked it to: the server stopped or cut the connection.
+    const closed = () => {
+      const resume = lastId === undefined ? '' : `; resume with \`mdcli events tail --since ${lastId}\``
+      return new ConnectionError(`The server at ${client.server} closed the change stream after ${seen} change(s)${resume}`)
+    }
     try {
       for await (const m of client.followChanges({...filters, since: flags.since, signal: ac.signal})) {
         if (m.kind === 'open') {
+          opened = true
           const q = changeStreamQuery(filters)
           if (!flags.json) this.log(`Following changes on ${client.server}${q.size > 0 ? ` (${q})` : ''}; Ctrl-C to stop.`)
           continue
@@ -47,8 +58,13 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
           continue
         }
         this.log(flags.json ? JSON.stringify(m.change) : changeLines(m.change))
-        if (flags.limit && ++seen >= flags.limit) break
+        lastId = m.change.id
+        if (flags.limit && ++seen >= flags.limit) return
       }
+      if (!ac.signal.aborted) throw closed()
+    } catch (e) {
+      if (opened && e instanceof ConnectionError && !ac.signal.aborted) throw closed()
+      throw e
     } finally {
       ac.abort()
       process.off('SIGINT', stop)

@@ -3,6 +3,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {withLocalCatalog} from '../../cli/local-store.js'
 import {listLocalUrns} from '../../catalog/local.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
+import {resolveEntityType} from '../../catalog/delete.js'
 
 export default class LiteListUrns extends BaseCommand {
   static override summary = 'List the urns in a stopped lite store (DataHub Lite\'s list-urns).'
@@ -22,7 +23,7 @@ first, or use \`mdcli search "*"\` against the running server.`
   async run(): Promise<{total: number; urns: string[]}> {
     const {flags} = await this.parse(LiteListUrns)
     return withLocalCatalog(flags.store, 'search "*"', (m) => this.warn(m), async (catalog) => {
-      const urns = await listLocalUrns(catalog, {entityType: flags['entity-type'], includeSoftDeleted: flags['include-soft-deleted']})
+      const urns = await listLocalUrns(catalog, {entityType: flags['entity-type'] === undefined ? undefined : resolveEntityType(flags['entity-type']), includeSoftDeleted: flags['include-soft-deleted']})
       if (!this.jsonEnabled()) for (const u of urns) this.log(u)
       return {total: urns.length, urns}
     })

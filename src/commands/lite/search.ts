@@ -3,6 +3,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {withLocalCatalog} from '../../cli/local-store.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import type {SearchHit} from '../../store/types.js'
+import {resolveEntityType} from '../../catalog/delete.js'
 
 export default class LiteSearch extends BaseCommand {
   static override summary = 'Full-text search of a stopped lite store (DataHub Lite\'s search).'
@@ -24,7 +25,7 @@ store directory directly; stop \`mdcli lite\` first, or use \`mdcli search\` aga
   async run(): Promise<{total: number; hits: SearchHit[]}> {
     const {args, flags} = await this.parse(LiteSearch)
     return withLocalCatalog(flags.store, `search '${args.query}'`, (m) => this.warn(m), async (catalog) => {
-      const r = await catalog.search({query: args.query, ...(flags['entity-type'] ? {types: flags['entity-type']} : {}), start: flags.start, count: flags.count})
+      const r = await catalog.search({query: args.query, ...(flags['entity-type'] ? {types: flags['entity-type'].map(resolveEntityType)} : {}), start: flags.start, count: flags.count})
       if (!this.jsonEnabled()) {
         if (r.hits.length === 0) this.log('No entities found.')
         for (const h of r.hits) this.log(`${h.entityType.padEnd(14)}  ${h.urn}`)
