@@ -18,6 +18,8 @@ import {FABRIC_TYPES} from '../model/urn.js'
 /** What one `mdcli delete` did: the server's reports summed over its batches (also its --json output). */
 export interface DeleteOutcome extends DeleteReport {
   aborted?: boolean
+  /** Entities whose references to a hard-deleted tag, user, group, domain or term were removed. */
+  cleanedUp?: number
   /** Urns the urn, the file or the filters named. */
   matched: number
   tookMs: number
@@ -114,11 +116,15 @@ export async function findUrns(client: MdcliClient, f: DeleteFilters & {soft: bo
   }
 }
 
+/** Entity types whose hard delete also removes the references to them (DataHub's CLI). */
+const CLEANED_TYPES = new Set(['tag', 'corpuser', 'corpGroup', 'domain', 'glossaryTerm', 'glossaryNode'])
+
 /** Deletes `urns` in batches of DELETE_BATCH, summing the server's reports into one outcome. */
 export async function deleteInBatches(client: MdcliClient, urns: string[], plan: Pick<DeletePlan, 'soft' | 'dryRun' | 'window'>, started: number): Promise<DeleteOutcome> {
   const {soft, dryRun, window} = plan
   const outcome: DeleteOutcome = {soft, dryRun, matched: urns.length, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: [], tookMs: 0}
   const refs: RelatedAspect[] = []
+  const cleanedUrns = new Set<string>()
   for (let i = 0; i < urns.length; i += DELETE_BATCH) {
     const r: DeleteReport = await client.deleteEntities({urns: urns.slice(i, i + DELETE_BATCH), soft, dryRun, checkReferences: !soft && !window, ...window})
     outcome.entities += r.entities
@@ -127,7 +133,23 @@ export async function deleteInBatches(client: MdcliClient, urns: string[], plan:
     outcome.deleted.push(...r.deleted)
     outcome.notFound.push(...r.notFound)
     if (r.alreadyDeleted?.length) (outcome.alreadyDeleted ??= []).push(...r.alreadyDeleted)
+    // DataHub's CLI: a hard-deleted tag, user, group, domain, term or term group is also taken
+    // out of whatever referred to it, so no entity keeps pointing at nothing.
+    const cleaned = new Set<string>()
+    if (!soft && !dryRun && !window) {
+      for (const u of r.deleted) {
+        if (!CLEANED_TYPES.has(u.split(':')[2] ?? '')) continue
+        const refsOf = await client.deleteReferences(u, false)
+        for (const a of refsOf.relatedAspects) cleaned.add(a.entity)
+        cleanedUrns.add(u)
+      }
+      outcome.cleanedUp = (outcome.cleanedUp ?? 0) + cleaned.size
+    }
     if (r.references) {
+      const left = r.references.sample.filter((x) => !cleanedUrns.has(x.urn))
+      // The sample is every reference when it is not longer than the total: count what is left.
+      const whole = r.references.sample.length >= r.references.total
+      if (whole) r.references = {...r.references, sample: left, total: left.length, entities: new Set(left.map((x) => x.entity)).size}
       refs.push(...r.references.sample)
       outcome.references = {
         checked: r.references.checked,

@@ -34,7 +34,8 @@ export function deleteReportLines(outcome: DeleteOutcome, aspectName?: string): 
     for (const u of outcome.deleted) lines.push(`  ${u}`)
     lines.push(`[Dry-run] Would ${outcome.soft ? 'soft ' : ''}delete ${count(outcome.entities, 'entity', 'entities')} ${impact}.`)
   } else {
-    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${count(outcome.entities, 'entity', 'entities')} ${impact} in ${formatTimespan(outcome.tookMs)}.`)
+    const cleaned = outcome.cleanedUp ? ` and cleaned up ${count(outcome.cleanedUp, 'referenced entity', 'referenced entities')}` : ''
+    lines.push(`${outcome.soft ? 'Soft' : 'Hard'} deleted ${count(outcome.entities, 'entity', 'entities')} ${impact}${cleaned} in ${formatTimespan(outcome.tookMs)}.`)
   }
   const ref = outcome.references
   if (ref && ref.checked && ref.total > 0) {

@@ -69,6 +69,20 @@ describe('delete', function () {
     expect(await readEntity(lite, CHART)).to.not.equal(null)
   })
 
+  it('a hard-deleted tag (or user, group, domain, term) is also taken out of what referred to it, as DataHub\'s CLI does', async () => {
+    const T = 'urn:li:tag:del-doomed'
+    const D = dataset('delhive', 'db.tagged')
+    await proposeAll(lite, [
+      [T, 'tagProperties', {name: 'doomed'}],
+      [D, 'globalTags', {tags: [{tag: T}, {tag: 'urn:li:tag:stays'}]}],
+    ])
+    const r = await mdcli(lite, ['delete', '--urn', T, '--hard', '--force'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(r.stdout).to.match(/Hard deleted 1 entity \(impacts \d+ versioned rows? and 0 timeseries aspect rows\) and cleaned up 1 referenced entity in /)
+    expect(r.stdout).not.to.contain('still refer')
+    expect((await readEntity(lite, D)).aspects.globalTags.value.tags).to.deep.equal([{tag: 'urn:li:tag:stays'}])
+  })
+
   it('soft-deletes with --soft: status removed under the delete run id, data kept, hidden from search', async () => {
     const E = dataset('delhive', 'db.e')
     await propose(lite, E, 'datasetProperties', {description: 'to be hidden'})
