@@ -94,7 +94,10 @@ Times: now, 7daysago, 24hoursago, 30minutesago, epoch milliseconds, or an ISO da
     if (startTime !== undefined && endTime === undefined && startTime > now) throw new UsageError(`--start (${flags.start}) is in the future; the window ends now unless --end says otherwise`)
     const urn = parseUrn(flags.urn)
     if (urn.entityType !== 'dataset') throw new UsageError(`The timeline covers datasets only; ${flags.urn} is a ${urn.entityType}`)
-    const transactions = await this.client().timeline(flags.urn, {categories, startTime, endTime, raw: flags.raw})
+    const client = this.client()
+    const transactions = await client.timeline(flags.urn, {categories, startTime, endTime, raw: flags.raw})
+    // No change could also mean no dataset (a typo in the urn): that is an error, not an empty window.
+    if (transactions.length === 0) await client.getEntity(flags.urn)
     if (this.jsonEnabled()) return transactions
     if (flags.verbose) {
       this.log(prettyJson(transactions))

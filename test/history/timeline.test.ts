@@ -155,6 +155,13 @@ describe('timeline', function () {
     expect(bad.stderr).to.contain("category: LINEAGE is not one of ['TAG', 'GLOSSARY_TERM', 'OWNER', 'DOCUMENTATION', 'TECHNICAL_SCHEMA', 'DOMAIN', 'DEPRECATION']")
   })
 
+  it('says a dataset that does not exist does not, instead of an empty window', async () => {
+    const r = await mdcli(lite, ['timeline', '--urn', 'urn:li:dataset:(urn:li:dataPlatform:hive,no_such_table_here,PROD)'])
+    expect(r.code).to.equal(1)
+    expect(r.stderr).to.match(/does not exist/)
+    expect(r.stderr).not.to.contain('No changes in this window')
+  })
+
   it('honours --start and --end, diffing the first change in the window against the version before it', async () => {
     const fromSchemaChange = await mdcli(lite, ['timeline', '--urn', D, '--start', String(all[4].timestamp), '--json'])
     const txs = JSON.parse(fromSchemaChange.stdout)

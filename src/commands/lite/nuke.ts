@@ -35,8 +35,8 @@ Back it up first with \`mdcli lite export --file F\` if you may want it again.`
       return {store: resolve(dir), removed: false, files: 0, bytes: 0}
     }
     if (!flags.force && !(await confirm(`Remove the store ${dir} and everything in it?`, '--force'))) {
-      this.log('Nothing removed.')
-      return {removed: false}
+      // As delete, migrate and rollback do: a declined question is not a success.
+      throw new UsageError('Aborted; nothing was removed.')
     }
     const r = nukeStore(dir, () => storeLocked(dir))
     if (!r.removed) this.log(`No store at ${r.store}; nothing to remove.`)
