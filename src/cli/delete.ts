@@ -69,6 +69,8 @@ export function planDelete(flags: DeleteFlags): DeletePlan {
   const soft = !flags.hard
   if (flags.aspect !== undefined && soft) throw new UsageError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
   if (flags['only-soft-deleted'] && soft) throw new UsageError('You cannot provide --only-soft-deleted when performing a soft delete. Use --hard to perform a hard delete.')
+  // It narrows a filter; an urn or a file names what to delete, and silently ignoring it would delete a live entity.
+  if (flags['only-soft-deleted'] && direct) throw new UsageError('--only-soft-deleted narrows a filter (entity-type / platform / env / query); it cannot be used with --urn or --urn-file.')
   if ((flags['start-time'] !== undefined || flags['end-time'] !== undefined) && flags.aspect === undefined) throw new UsageError('--start-time and --end-time go with -a/--aspect (a timeseries aspect).')
   if (flags.aspect !== undefined && (flags['start-time'] === undefined || flags['end-time'] === undefined)) throw new UsageError('You must provide both --start-time and --end-time when deleting a timeseries aspect.')
   const window = flags.aspect === undefined ? undefined : {aspectName: flags.aspect, startTimeMillis: parseTime(flags['start-time']!, '--start-time'), endTimeMillis: parseTime(flags['end-time']!, '--end-time')}

@@ -74,8 +74,8 @@ export function storeLocked(dir: string): boolean {
   }
 }
 
-/** Refuses a directory that holds no store (missing or empty), naming it. */
-function mustHoldStore(storeDir: string): void {
+/** Refuses a directory that holds no store (missing or empty), naming it: a mistyped path must not become a new store. */
+export function mustHoldStore(storeDir: string): void {
   let entries: string[]
   try {
     entries = readdirSync(storeDir)

@@ -21,6 +21,7 @@ Versioned aspects print their latest version; timeseries aspects their latest va
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(Get)
+    if (flags.urn !== undefined && args.urn !== undefined && flags.urn !== args.urn) throw new UsageError(`Two urns given (${args.urn} and --urn ${flags.urn}); give one`)
     let urn = flags.urn ?? args.urn
     if (!urn) throw new UsageError('Nothing for me to get. Maybe provide an urn? (--urn <urn>)')
     if (urn.startsWith('urn%3A')) urn = decodeURIComponent(urn)

@@ -12,7 +12,9 @@ import type {Metrics} from './metrics.js'
 import {type HttpResponse, json, type Router} from './http.js'
 
 function unhealthy(status: string, report: HealthReport): HttpResponse {
-  const r = json(503, {status, reason: reasonOf(report), checks: report.checks})
+  const reason = reasonOf(report)
+  // `message`: what a client (`mdcli docker check`, any command) shows as the error's line.
+  const r = json(503, {status, reason, message: `The server is ${status}: ${reason}`, checks: report.checks})
   r.headers['retry-after'] = '1'
   r.headers['cache-control'] = 'no-store'
   return r

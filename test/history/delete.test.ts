@@ -156,6 +156,11 @@ describe('delete', function () {
       expect((await readEntity(lite, U3)).aspects.datasetProperties.value.name).to.equal(U3)
       const only = await mdcli(lite, ['delete', '--platform', 'delfile', '--only-soft-deleted', '-f'])
       expect(only.stderr).to.contain('You cannot provide --only-soft-deleted when performing a soft delete')
+      // With an urn it would be ignored and a live entity deleted: refused, the entity kept.
+      const live = await mdcli(lite, ['delete', '--urn', U3, '--hard', '--only-soft-deleted', '-f'])
+      expect(live.code).to.equal(1)
+      expect(live.stderr).to.contain('--only-soft-deleted narrows a filter')
+      expect(await readEntity(lite, U3)).to.not.equal(null)
     } finally {
       cleanup(dir)
     }

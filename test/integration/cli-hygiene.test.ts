@@ -29,6 +29,12 @@ describe('CLI hygiene: secrets, settings, prompts, JSON and help', function () {
     return {home, env: {...process.env, HOME: home, NO_COLOR: '1', METADATA_TELEMETRY_ENABLED: 'false', METADATA_GMS_URL: '', METADATA_GMS_TOKEN: '', ...extra}}
   }
 
+  it('get with two different urns (argument and --urn) refuses instead of picking one', async () => {
+    const r = await runCli(['get', 'urn:li:tag:pii', '--urn', 'urn:li:tag:legacy'], {env: lite.env()})
+    expect(r.code).to.equal(1)
+    expect(r.stderr).to.contain('Two urns given (urn:li:tag:pii and --urn urn:li:tag:legacy)')
+  })
+
   it('a flag error under --json is a short JSON error with exit 2, and never holds the token', async () => {
     for (const args of [['search', 'x', '--json', '--bogus'], ['version', '--json', '--nope'], ['ingest', 'list-runs', '--json', '--limit', 'x']]) {
       const r = await runCli(args, {env: lite.env({METADATA_GMS_TOKEN: 'zzz-secret-env-token'})})

@@ -52,6 +52,16 @@ describe('first run: nothing half-made, a lost admin token recoverable, no token
       const busy = await runCli(['token', 'create', '--admin', '--store', store], {env})
       expect(busy.code).to.equal(1)
       await second.stop()
+      // A mistyped store is refused: no new store, and the saved settings stay as they are.
+      const before = existsSync(join(home, '.mdclienv')) ? readFileSync(join(home, '.mdclienv'), 'utf8') : undefined
+      const typo = await runCli(['token', 'create', '--admin', '--store', `${store}-typo`], {env})
+      expect(typo.code).to.equal(1)
+      expect(typo.stderr).to.match(/No lite store at .*-typo/)
+      expect(existsSync(`${store}-typo`)).to.equal(false)
+      expect(existsSync(join(home, '.mdclienv')) ? readFileSync(join(home, '.mdclienv'), 'utf8') : undefined).to.equal(before)
+      const actor = await runCli(['token', 'create', '--admin', '--store', store, '--actor', 'urn:li:corpuser:bob'], {env})
+      expect(actor.code).to.not.equal(0)
+      expect(actor.stderr).to.match(/--actor.*cannot also be provided|cannot also be provided.*--actor/)
 
       const rec = await runCli(['token', 'create', '--admin', '--store', store], {env})
       expect(rec.code, rec.stderr).to.equal(0)

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 import {startServer} from '../../src/server/app.js'
 import {Metrics, PENDING_LIMIT} from '../../src/server/metrics.js'
-import {cleanup, http, startLite, tempDir, useLite} from '../helpers/lite.js'
+import {cleanup, http, runCli, startLite, tempDir, useLite} from '../helpers/lite.js'
 
 const silent = {info() {}, debug() {}, warn() {}, error() {}, debugEnabled: false}
 
@@ -105,6 +105,10 @@ describe('operations endpoints: /health, /ready, /metrics', function () {
       expect(r.status).to.equal(503)
       expect(r.body).to.deep.include({status: 'unhealthy', reason: 'consumer: not consuming: connection closed'})
       expect(r.body.checks.consumer).to.deep.equal({ok: false, reason: 'not consuming: connection closed'})
+      // `mdcli docker check` passes the reason on.
+      const check = await runCli(['docker', 'check'], {env: {...process.env, HOME: dir, METADATA_SKIP_CONFIG: 'true', METADATA_TELEMETRY_ENABLED: 'false', METADATA_GMS_URL: server.url, METADATA_GMS_TOKEN: server.adminToken}})
+      expect(check.code).to.equal(1)
+      expect(check.stderr).to.contain('The server is unhealthy: consumer: not consuming: connection closed')
       expect((await http(`${server.url}/ready`, {token: null})).status).to.equal(503)
       const text = await (await fetch(`${server.url}/metrics`, {headers: {authorization: `Bearer ${server.adminToken}`}})).text()
       expect(text).to.match(/^mdcli_health_check_up\{check="consumer"\} 0$/m)

@@ -4,7 +4,7 @@
  * stamp and run id; both refuse a store a running server holds.
  */
 import {expect} from 'chai'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ChangeOutbox, OUTBOX_FILE} from '../../src/events/outbox.js'
 import {openStore} from '../../src/store/index.js'
@@ -110,6 +110,14 @@ describe('mdcli lite export / import', function () {
     const storeDir = join(work, 'empty')
     const env = {...process.env, HOME: work}
     const exists = join(work, 'exists.json')
+    // No store there yet: refused, and none made.
+    const none = await runCli(['lite', 'export', '--store', storeDir, '--file', exists], {env})
+    expect(none.code).to.equal(1)
+    expect(none.stderr).to.match(/No lite store at .*empty/)
+    expect(existsSync(storeDir)).to.equal(false)
+    writeFileSync(join(work, 'nothing.json'), '[]')
+    const made = await runCli(['lite', 'import', '--store', storeDir, '--file', join(work, 'nothing.json')], {env})
+    expect(made.code, made.stderr).to.equal(0)
     expect((await runCli(['lite', 'export', '--store', storeDir, '--file', exists], {env})).code).to.equal(0)
     const again = await runCli(['lite', 'export', '--store', storeDir, '--file', exists], {env})
     expect(again.code).to.equal(1)

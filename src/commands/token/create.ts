@@ -1,3 +1,5 @@
+import {mustHoldStore} from '../../cli/local-store.js'
+import {isStoreUrl} from '../../store/index.js'
 import {maskUrl} from '../../store/postgres/url.js'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
@@ -25,7 +27,7 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
 
   static override flags = {
     name: Flags.string({summary: 'A name to recognise the token by.', default: 'token'}),
-    admin: Flags.boolean({summary: 'Mint an admin token directly on a stopped store (recovery; needs --store).', dependsOn: ['store']}),
+    admin: Flags.boolean({summary: 'Mint an admin token directly on a stopped store (recovery; needs --store).', dependsOn: ['store'], exclusive: ['actor', 'description']}),
     store: Flags.string({summary: 'Store directory, with --admin.', dependsOn: ['admin']}),
     actor: Flags.string({summary: 'The user the token acts for (default: you).'}),
     duration: Flags.string({summary: 'How long the token lives.', options: DURATIONS, default: 'ONE_MONTH'}),
@@ -55,6 +57,8 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
   private async recover(storeDir: string, name: string): Promise<CreatedToken> {
     const {recoverAdminToken} = await import('../../catalog/access/bootstrap.js')
     const {resolveSettings, writeConfigFile} = await import('../../config/settings.js')
+    // A mistyped path would become a new store, and its token would replace the saved one.
+    if (!isStoreUrl(storeDir)) mustHoldStore(storeDir)
     const {accessToken, id} = await recoverAdminToken(storeDir, name)
     this.log(`Created admin token '${name}' for urn:li:corpuser:datahub on the store ${maskUrl(storeDir)} (never expires).`)
     const settings = resolveSettings()
