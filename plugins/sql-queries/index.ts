@@ -11,7 +11,7 @@
  * The SQL goes through the parser and resolver in `plugins/sql-common` (the one the database
  * sources use for view lineage and the BI sources for chart lineage).
  */
-import {createReadStream} from 'node:fs'
+import {createReadStream, statSync} from 'node:fs'
 import {createInterface} from 'node:readline'
 import {ConfigError, configSchema, FileError, makeDatasetUrnWithPlatformInstance, makeUserUrn, type ConfigOf, type PluginContext, type Source, type SourcePlugin, type WorkUnit} from '../../src/sdk/index.js'
 import {QueryAggregator, type UsageConfig} from '../sql-common/aggregator.js'
@@ -114,6 +114,14 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
     const report = ctx.report
     const file = ctx.resolvePath(config.query_file)
     if (/^s3:\/\//i.test(config.query_file)) throw new ConfigError('query_file: s3:// files are not read by mdcli; copy the file locally')
+    // Checked before the run, as the file source checks its path: a file that is not there is one line, not a report.
+    let stat
+    try {
+      stat = statSync(file)
+    } catch (e) {
+      throw new FileError(`query_file ${config.query_file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`)
+    }
+    if (stat.isDirectory()) throw new FileError(`query_file ${config.query_file}: is a directory, not a JSON-lines file`)
     const patterns = config.temp_table_patterns.map((p) => {
       try {
         return new RegExp(`^(?:${p})`, 'i')

@@ -173,9 +173,10 @@ export async function preparePipeline(recipe: Recipe, opts: {registry?: PluginRe
  * The server to read current state from: `datahub_api` of the recipe, else the datahub-rest
  * sink's server, else one configured in the environment or config file. Probed once.
  */
-function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.ProcessEnv, warn: (m: string) => void, onRequest?: RequestLog): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>} {
+function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.ProcessEnv, warn: (m: string) => void, onRequest?: RequestLog): {get: () => Promise<MdcliClient | undefined>; close: () => Promise<void>; problem: () => string | undefined} {
   let pending: Promise<MdcliClient | undefined> | undefined
   let client: MdcliClient | undefined
+  let problem: string | undefined
   const pick = (): {server: string; token?: string} | undefined => {
     const settings = resolveSettings(env)
     const api = recipe.datahub_api
@@ -189,13 +190,17 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
     get() {
       pending ??= (async () => {
         const target = pick()
-        if (!target) return undefined
+        if (!target) {
+          problem = 'no server is configured (no datahub_api, no datahub-rest sink, no METADATA_GMS_URL or `mdcli init`)'
+          return undefined
+        }
         const c = new MdcliClient({server: target.server, token: target.token, timeoutMs: 15_000, onRequest})
         try {
           await c.config()
           client = c
           return c
         } catch (e) {
+          problem = `the server at ${target.server} did not answer: ${(e as Error).message}`
           warn(`Could not read current metadata from ${target.server}: ${(e as Error).message}`)
           await c.close()
           return undefined
@@ -206,6 +211,7 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
     async close() {
       await client?.close()
     },
+    problem: () => problem,
   }
 }
 
@@ -384,6 +390,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
   }
   let stage: Progress['stage'] = 'running'
   let interrupted = false
+  let completed = false
   const snapshot = (): Progress => {
     const elapsedMs = clock() - startedAt
     const recordsWritten = dryRun ? 0 : sinkReport().get('recordsWritten')
@@ -416,6 +423,7 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
         jobId: plugin.statefulJobId ?? `${plugin.platform ?? recipe.source.type}_stale_entity_removal`,
         runId,
         ctx: sourceCtx,
+        graphProblem: graph.problem,
         report: sourceReport,
         failuresSoFar: async () => {
           await sink?.flush()
@@ -470,10 +478,12 @@ export async function runPipeline(prepared: PreparedPipeline, opts: PipelineOpti
         pipelineReport.failure('stateful-ingestion', `could not store the checkpoint: ${(e as Error)?.message ?? String(e)}`)
       }
     }
+    completed = true
   } finally {
     if (ticker) clearInterval(ticker)
     const closers: Array<Promise<unknown>> = []
-    if (sink) closers.push(sink.close({failed: interrupted || totals().failures > 0}))
+    // Not completed: a setup step threw (the checkpoint's server, a plugin's create) and the error is on its way out.
+    if (sink) closers.push(sink.close({failed: !completed || interrupted || totals().failures > 0}))
     // The failure log is written whatever happened: an empty one says nothing was refused.
     if (failureSink) closers.push(failureChain.then(() => failureSink!.close({failed: false})))
     if (source?.close) closers.push(source.close())

@@ -202,10 +202,13 @@ function fileProvider(filename: string): StateProvider {
   }
 }
 
-function catalogProvider(graph: () => Promise<MdcliClient | undefined>): StateProvider {
+function catalogProvider(graph: () => Promise<MdcliClient | undefined>, problem?: () => string | undefined): StateProvider {
   const client = async (): Promise<MdcliClient> => {
     const c = await graph()
-    if (!c) throw new ConfigError('stateful_ingestion: no mdcli server answers to keep the checkpoint in; set `datahub_api`, use the datahub-rest sink, or state_provider type `file`')
+    if (!c) {
+      const why = problem?.()
+      throw new ConfigError(`stateful_ingestion keeps its checkpoint on an mdcli server, and ${why ?? 'none answered'}; start it, point datahub_api or the datahub-rest sink at one, or use state_provider type \`file\``)
+    }
     return c
   }
   return {
@@ -247,6 +250,8 @@ export interface StatefulOptions {
   jobId: string
   runId: string
   ctx: PluginContext
+  /** Why no server answered for the checkpoint, when none did (the pipeline's probe). */
+  graphProblem?: () => string | undefined
   /** Where removals and refusals are reported (the source's report). */
   report: () => Report
   /**
@@ -271,7 +276,7 @@ export async function statefulRun(opts: StatefulOptions): Promise<StatefulRun | 
     const filename = providerConf.config?.filename
     if (!filename) throw new ConfigError('stateful_ingestion.state_provider.config.filename is required for the file state provider')
     provider = fileProvider(opts.ctx.resolvePath(filename))
-  } else provider = catalogProvider(opts.ctx.graph)
+  } else provider = catalogProvider(opts.ctx.graph, opts.graphProblem)
   const jobUrn = checkpointJobUrn(provider.name, pipelineName, opts.jobId)
 
   let previous: string[] | undefined
@@ -338,7 +343,10 @@ export async function statefulRun(opts: StatefulOptions): Promise<StatefulRun | 
         state: encodeState([...seen]),
         runId: opts.runId,
       }
-      const systemMetadata = {runId: opts.runId, lastObserved: opts.clock(), pipelineName}
+      // Not under the run's id, as DataHub's checkpointing provider writes it: the checkpoint is
+      // bookkeeping, not the run's metadata, so list-runs and the report count the same rows and
+      // rolling the run back leaves the checkpoint (the state after the run) where it is.
+      const systemMetadata = {lastObserved: opts.clock(), pipelineName}
       // As DataHub does: the job is soft-deleted first so checkpoints stay out of search.
       await provider.commit([
         {...mcp(jobUrn, 'status', {removed: true}, 'dataJob'), systemMetadata},

@@ -107,6 +107,8 @@ describe('sql-queries source: our cases', function () {
     expect(run.code).to.not.equal(0)
     expect(run.stderr + run.stdout).to.match(/query_file .*no-such\.jsonl: no such file/)
     expect(run.records).to.deep.equal([])
+    // Refused before the run starts: one error, not a run's report.
+    expect(run.result?.error?.message, JSON.stringify(run.result)).to.match(/query_file .*no-such\.jsonl: no such file/)
   })
 
   it('a chain of temp tables resolves to the real tables, as one composite query', async () => {

@@ -1,8 +1,8 @@
 import {expect} from 'chai'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {b85decode, b85encode, checkpointJobUrn, decodeState, encodeState} from '../../src/recipes/stateful.js'
-import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {requireSharedFixtures} from '../helpers/requires.js'
 import {datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
 
@@ -82,6 +82,18 @@ describe('stateful ingestion: stale entities removed against a running lite', fu
     expect(await removed(A)).to.equal(false)
     expect(second.result.source.report.counts.softDeletedStaleEntities).to.equal(1)
     expect(second.result.source.report.info.softDeletedStaleEntities).to.deep.equal([E])
+
+    // The checkpoint is bookkeeping, not the run's rows: list-runs counts what the report counts,
+    // and rolling back a re-run that changed nothing leaves the checkpoint as the run left it.
+    const same = await ingestJson(recipe('run2b', [props(A), props(B), props(C), props(D)]), lite.env())
+    expect(same.code, same.stderr + same.stdout).to.equal(0)
+    const runs = JSON.parse((await runCli(['ingest', 'list-runs', '--json'], {env: lite.env()})).stdout) as {runs?: Array<{runId: string; rows: number}>} | Array<{runId: string; rows: number}>
+    const list = Array.isArray(runs) ? runs : runs.runs!
+    expect(list.find((r) => r.runId === 'run2b')?.rows ?? 0, JSON.stringify(list)).to.equal(same.result.counts?.rows ?? 0)
+    const before = (await http(`${lite.url}/entitiesV2/${encodeURIComponent(job)}`)).body.aspects.datahubIngestionCheckpoint.value
+    const back = await runCli(['ingest', 'rollback', '--run-id', 'run2b', '--force'], {env: lite.env()})
+    expect(back.code, back.stderr).to.equal(0)
+    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(job)}`)).body.aspects.datahubIngestionCheckpoint.value).to.deep.equal(before)
   })
 
   it('removes nothing when more than the fail-safe share would go, and keeps the old checkpoint', async () => {
@@ -127,6 +139,19 @@ describe('stateful ingestion: stale entities removed against a running lite', fu
     expect(r.code).to.equal(1)
     expect(r.result.error.code).to.equal("E_CONFIG")
     expect(r.result.error.message).to.match(/pipeline_name/)
+  })
+
+  it('names the server it could not reach for the checkpoint, and where a file sink\'s earlier output is, leaves it', async () => {
+    const file = writeJson(dir, 'unreach.json', [props(A)])
+    const out = join(dir, 'unreach-out.json')
+    writeFileSync(out, '[{"precious": 1}]')
+    const r = await ingestJson(
+      writeRecipe(dir, {pipeline_name: 'unreach', source: {type: 'file', config: {path: file, stateful_ingestion: {enabled: true}}}, sink: {type: 'file', config: {filename: out}}, datahub_api: {server: 'http://127.0.0.1:1'}}, 'unreach.yml'),
+      lite.env(),
+    )
+    expect(r.code).to.equal(1)
+    expect(r.result.error.message).to.match(/the server at http:\/\/127\.0\.0\.1:1 did not answer/)
+    expect(readFileSync(out, 'utf8')).to.equal('[{"precious": 1}]')
   })
 })
 
