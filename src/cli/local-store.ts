@@ -9,7 +9,7 @@ import {defaultStoreDir} from '../config/settings.js'
 import {Catalog} from '../catalog/catalog.js'
 import {FileError, MdcliError, StoreLockedError} from '../errors.js'
 import {ChangeOutbox, OUTBOX_FILE} from '../events/outbox.js'
-import {isStoreUrl, openSearchIndex, openStore} from '../store/index.js'
+import {isStoreUrl, lockHolderAlive, openSearchIndex, openStore} from '../store/index.js'
 import type {MetadataStore} from '../store/types.js'
 
 export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: string, warn: (m: string) => void, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
@@ -64,14 +64,13 @@ export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) 
 
 /** Whether a live process holds the store's lock file. */
 export function storeLocked(dir: string): boolean {
+  let text: string
   try {
-    const pid = Number.parseInt(readFileSync(join(dir, 'LOCK'), 'utf8'), 10)
-    if (!Number.isFinite(pid) || pid <= 0) return false
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    text = readFileSync(join(dir, 'LOCK'), 'utf8')
+  } catch {
+    return false
   }
+  return lockHolderAlive(text)
 }
 
 /** Refuses a directory that holds no store (missing or empty), naming it: a mistyped path must not become a new store. */

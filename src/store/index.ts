@@ -28,6 +28,7 @@ export const SEARCHABLE_TYPES: readonly string[] = entitySpecs()
   .map((e) => e.name)
 
 export {isStoreUrl}
+export {lockHolderAlive} from './embedded/lock.js'
 
 /** The embedded store in a directory, not yet opened. */
 export function createStore(opts: OpenStoreOptions): MetadataStore {

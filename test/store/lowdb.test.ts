@@ -235,6 +235,25 @@ describe('lowdb store files', () => {
     await a.close()
   })
 
+  it('takes over a lock whose pid now belongs to another process (its start time differs), and honours one whose start time matches', async () => {
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8')
+    const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    writeFileSync(join(dir, 'LOCK'), `${process.ppid} ${ticks}`)
+    let code: string | undefined
+    try {
+      await createStore({dir}).open()
+    } catch (e) {
+      code = (e as {code: string}).code
+    }
+    expect(code).to.equal('E_STORE_LOCKED')
+    // The same pid with another start time: a process that came later, not the holder.
+    writeFileSync(join(dir, 'LOCK'), `${process.ppid} ${Number(ticks) + 12345}`)
+    const b = createStore({dir})
+    await b.open()
+    await b.close()
+    expect(existsSync(join(dir, 'LOCK'))).to.equal(false)
+  })
+
   it('reads back values with any characters from the shards after a checkpoint (byte offsets, not characters)', async () => {
     const texts = ['é à ü', '漢字とかな', 'emoji 🎉 and "quotes" and \\ backslashes\nnewline', '']
     const a = createStore({dir})
