@@ -50,6 +50,17 @@ function firstShardFile(urn: string): string {
   return `shards/shard-${String((h >>> 0) % 64).padStart(2, '0')}.g1.json`
 }
 
+
+/** The code a second open of the store at `dir` is refused with, or undefined when it opens. */
+async function refusalOfOpen(dir: string): Promise<string | undefined> {
+  try {
+    await createStore({dir}).open()
+  } catch (e) {
+    return (e as {code: string}).code
+  }
+  return undefined
+}
+
 describe('lowdb store files', () => {
   let dir: string
   beforeEach(() => (dir = tempDir('mdcli-store-')))
@@ -211,12 +222,7 @@ describe('lowdb store files', () => {
     writeFileSync(join(dir, 'LOCK'), '999999999')
     const wal = join(dir, 'wal', readdirSync(join(dir, 'wal')).sort().at(-1)!)
     writeFileSync(wal, 'garbage\n' + readFileSync(wal, 'utf8'))
-    let code: string | undefined
-    try {
-      await createStore({dir}).open()
-    } catch (e) {
-      code = (e as {code: string}).code
-    }
+    const code = await refusalOfOpen(dir)
     expect(code).to.equal('E_STORE_CORRUPT')
   })
 
@@ -224,12 +230,7 @@ describe('lowdb store files', () => {
     const a = createStore({dir})
     await a.open()
     writeFileSync(join(dir, 'LOCK'), String(process.ppid))
-    let code: string | undefined
-    try {
-      await createStore({dir}).open()
-    } catch (e) {
-      code = (e as {code: string}).code
-    }
+    const code = await refusalOfOpen(dir)
     expect(code).to.equal('E_STORE_LOCKED')
     writeFileSync(join(dir, 'LOCK'), String(process.pid))
     await a.close()
@@ -239,12 +240,7 @@ describe('lowdb store files', () => {
     const stat = readFileSync(`/proc/${process.ppid}/stat`, 'utf8')
     const ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
     writeFileSync(join(dir, 'LOCK'), `${process.ppid} ${ticks}`)
-    let code: string | undefined
-    try {
-      await createStore({dir}).open()
-    } catch (e) {
-      code = (e as {code: string}).code
-    }
+    const code = await refusalOfOpen(dir)
     expect(code).to.equal('E_STORE_LOCKED')
     // The same pid with another start time: a process that came later, not the holder.
     writeFileSync(join(dir, 'LOCK'), `${process.ppid} ${Number(ticks) + 12345}`)
