@@ -33,17 +33,25 @@ interface Keyed {
 
 const byField = (name: string): Keyed['key'] => (e) => (isObj(e) && typeof e[name] === 'string' ? e[name] : undefined)
 const plainUrn: Keyed['key'] = (e) => (typeof e === 'string' ? e : undefined)
-const edges = (field: string): Keyed => ({field, key: byField('destinationUrn'), build: (k, v) => ({destinationUrn: k, ...(isObj(v) ? v : {})})})
+/**
+ * An element from its path key and value: a value naming another key than its path is refused
+ * (it would land under the other key, beside any element already there).
+ */
+const keyedBy = (name: string) => (k: string, v: any) => {
+  if (isObj(v) && v[name] !== undefined && v[name] !== k) throw new BadRequestError(`PATCH value's ${name} ${JSON.stringify(v[name])} does not match its path's key ${JSON.stringify(k)}`)
+  return {[name]: k, ...(isObj(v) ? v : {})}
+}
+const edges = (field: string): Keyed => ({field, key: byField('destinationUrn'), build: keyedBy('destinationUrn')})
 const urnList = (field: string): Keyed => ({field, key: plainUrn, build: (k, v) => (typeof v === 'string' ? v : k)})
 
 const TEMPLATES: Record<string, Keyed[]> = {
-  globalTags: [{field: 'tags', key: byField('tag'), build: (k, v) => ({tag: k, ...(isObj(v) ? v : {})})}],
-  glossaryTerms: [{field: 'terms', key: byField('urn'), build: (k, v) => ({urn: k, ...(isObj(v) ? v : {})})}],
-  upstreamLineage: [{field: 'upstreams', key: byField('dataset'), build: (k, v) => ({dataset: k, ...(isObj(v) ? v : {})})}],
+  globalTags: [{field: 'tags', key: byField('tag'), build: keyedBy('tag')}],
+  glossaryTerms: [{field: 'terms', key: byField('urn'), build: keyedBy('urn')}],
+  upstreamLineage: [{field: 'upstreams', key: byField('dataset'), build: keyedBy('dataset')}],
   dashboardInfo: [urnList('charts'), edges('chartEdges'), urnList('datasets'), edges('datasetEdges'), edges('dashboards')],
   chartInfo: [edges('inputEdges')],
   dataJobInputOutput: [urnList('inputDatasets'), urnList('outputDatasets'), urnList('inputDatajobs'), edges('inputDatasetEdges'), edges('outputDatasetEdges'), edges('inputDatajobEdges')],
-  dataProductProperties: [{field: 'assets', key: byField('destinationUrn'), build: (k, v) => ({destinationUrn: k, ...(isObj(v) ? v : {})})}],
+  dataProductProperties: [{field: 'assets', key: byField('destinationUrn'), build: keyedBy('destinationUrn')}],
 }
 
 /** Ownership: `/owners/<owner>/<type>` — two levels. */

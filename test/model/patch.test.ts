@@ -8,6 +8,8 @@ describe('PATCH: JSON Patch with DataHub keyed arrays', () => {
       {op: 'remove', path: '/tags/urn:li:tag:a'},
     ])
     expect(tags).to.deep.equal({tags: [{tag: 'urn:li:tag:b'}, {tag: 'urn:li:tag:c'}]})
+    // A value naming another key than its path would land twice under that key: refused.
+    expect(() => applyAspectPatch('globalTags', {tags: [{tag: 'urn:li:tag:y'}]}, [{op: 'add', path: '/tags/urn:li:tag:x', value: {tag: 'urn:li:tag:y'}}])).to.throw(/PATCH value's tag "urn:li:tag:y" does not match its path's key "urn:li:tag:x"/)
     const up = applyAspectPatch('upstreamLineage', undefined, [
       {op: 'add', path: '/upstreams/urn:li:dataset:(urn:li:dataPlatform:s3,a~1b,PROD)', value: {dataset: 'urn:li:dataset:(urn:li:dataPlatform:s3,a/b,PROD)', type: 'COPY', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}},
     ])
