@@ -38,6 +38,17 @@ describe('graphql: managing tags, domains, groups, names and links (createGroup,
     await lite?.stop()
   })
 
+  it('createDomain takes the owners DataHub\'s web app sends (its creator as business owner by default), and checks them', async () => {
+    const biz = 'urn:li:ownershipType:__system__business_owner'
+    const made = await ok(`mutation { createDomain(input: {id: "owned", name: "Owned", owners: [{ownerUrn: "urn:li:corpuser:datahub", ownerEntityType: CORP_USER, ownershipTypeUrn: "${biz}"}]}) }`)
+    expect(made.createDomain).to.equal('urn:li:domain:owned')
+    const read = await ok('{ domain(urn: "urn:li:domain:owned") { ownership { owners { owner { ... on CorpUser { urn } } ownershipType { urn } } } } }')
+    expect(read.domain.ownership.owners).to.deep.equal([{owner: {urn: 'urn:li:corpuser:datahub'}, ownershipType: {urn: biz}}])
+    const bad = await call('mutation { createDomain(input: {id: "badowner", name: "Bad owner", owners: [{ownerUrn: "urn:li:corpGroup:nobody", ownerEntityType: CORP_USER, type: BUSINESS_OWNER}]}) }')
+    expect(bad.errors?.[0]?.message, JSON.stringify(bad)).to.match(/Expected a corp user urn/)
+    expect((await call('{ domain(urn: "urn:li:domain:badowner") { urn } }')).data.domain).to.equal(null)
+  })
+
   it('createGroup makes a group that reads back; an id in use is refused; bob may not', async () => {
     const urn = (await ok('mutation { createGroup(input: {id: "analysts", name: "Analysts", description: "People who ask"}) }')).createGroup
     expect(urn).to.equal('urn:li:corpGroup:analysts')

@@ -10,6 +10,7 @@ import {type Actor, type Catalog} from '../catalog.js'
 import type {AuthzRequest} from '../authorize.js'
 import {systemOwnershipTypeUrn, typeOf} from './common.js'
 import {type EditTx, runEdit} from './engine.js'
+import {checkOwner, type OwnerSpec, resolveOwnershipType} from './owners.js'
 
 export interface CreateInput {
   id?: string | null
@@ -52,7 +53,7 @@ export async function createTag(catalog: Catalog, actor: Actor, input: CreateInp
   })
 }
 
-export async function createDomain(catalog: Catalog, actor: Actor, input: CreateInput & {parentDomain?: string | null}): Promise<string> {
+export async function createDomain(catalog: Catalog, actor: Actor, input: CreateInput & {parentDomain?: string | null; owners?: OwnerSpec[] | null}): Promise<string> {
   const urn = newUrn('domain', input.id)
   const parent = input.parentDomain ?? undefined
   return runCreate(catalog, actor, urn, [{privileges: [['CREATE_DOMAINS'], ['MANAGE_DOMAINS']]}], async (tx) => {
@@ -67,7 +68,20 @@ export async function createDomain(catalog: Catalog, actor: Actor, input: Create
       created: tx.stamp,
       ...(parent ? {parentDomain: parent} : {}),
     })
-    creatorAsOwner(tx, urn)
+    // DataHub's web app always sends owners (the creator, as business owner, by default); the
+    // creator owns a domain made without any.
+    const owners = input.owners ?? []
+    if (owners.length === 0) creatorAsOwner(tx, urn)
+    else {
+      for (const o of owners) await checkOwner(tx, o, urn, undefined)
+      tx.put(urn, 'ownership', {
+        owners: owners.map((o) => {
+          const t = resolveOwnershipType(o)!
+          return {owner: o.ownerUrn, type: t.type, ...(t.typeUrn ? {typeUrn: t.typeUrn} : {}), source: {type: 'MANUAL'}}
+        }),
+        lastModified: tx.stamp,
+      })
+    }
   })
 }
 

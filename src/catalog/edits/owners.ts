@@ -64,7 +64,7 @@ export function effectiveTypeUrn(o: {type?: string; typeUrn?: string}): string {
   return o.typeUrn ?? systemOwnershipTypeUrn(o.type ?? 'NONE')
 }
 
-async function checkOwner(tx: EditTx, o: OwnerSpec, single: string | undefined, batchTypeUrn: string | null | undefined): Promise<void> {
+export async function checkOwner(tx: EditTx, o: OwnerSpec, single: string | undefined, batchTypeUrn: string | null | undefined): Promise<void> {
   const want = OWNER_ENTITY[o.ownerEntityType]
   if (typeOf(o.ownerUrn) !== want.type) {
     throw new BadRequestError(
