@@ -209,6 +209,8 @@ describe('graphql: search', function () {
       ])
       const facet = (f: string) => r.facets.find((x: any) => x.field === f)
       expect(facet('_entityType')).to.deep.equal({field: '_entityType', displayName: 'Type', aggregations: [{value: 'DATASET', count: 1, entity: null}, {value: 'TAG', count: 1, entity: null}]})
+      // Again under `entity`, as DataHub's search service answers it (the web app's tag page reads it).
+      expect(facet('entity')).to.deep.equal({field: 'entity', displayName: 'Type', aggregations: [{value: 'DATASET', count: 1, entity: null}, {value: 'TAG', count: 1, entity: null}]})
       expect(facet('platform').aggregations).to.deep.equal([{value: U.hive, count: 1, entity: {urn: U.hive}}])
       expect(facet('tags').aggregations).to.deep.equal([{value: 'urn:li:tag:okapi', count: 1, entity: {urn: 'urn:li:tag:okapi'}}])
       expect(facet('domains').aggregations).to.deep.equal([{value: U.marketing, count: 1, entity: {urn: U.marketing}}])

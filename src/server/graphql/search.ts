@@ -160,7 +160,7 @@ function shapeFacets(res: SearchResponse, maxAggValues: number | null | undefine
   for (const f of FACETS) {
     const aggs = res.facets[f.field]
     if (!aggs || aggs.length === 0) continue
-    out.push({
+    const facet = {
       field: f.field,
       displayName: f.displayName,
       aggregations: aggs.slice(0, limit).map(({value, count}) => ({
@@ -168,7 +168,11 @@ function shapeFacets(res: SearchResponse, maxAggValues: number | null | undefine
         count,
         entity: f.urns ? stub(value) : null,
       })),
-    })
+    }
+    out.push(facet)
+    // DataHub's search service adds the types again under `entity`, which the web app reads (a
+    // tag's "Applied to", the tag list's counts).
+    if (f.field === '_entityType') out.push({...facet, field: 'entity'})
   }
   return out
 }
