@@ -16,7 +16,7 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
   const storeDir = dir ?? defaultStoreDir()
   // These verbs only read: a mistyped path must not leave a new, empty store behind. A
   // PostgreSQL store is opened as a server's replica opens it, beside a running server.
-  if (!isStoreUrl(storeDir)) mustHoldStore(storeDir)
+  mustHoldStore(storeDir)
   let store: MetadataStore
   try {
     store = await openStore({dir: storeDir, warn})
@@ -43,7 +43,7 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
  * when it next starts.
  */
 export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean; mustExist?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
-  if (opts.mustExist && !isStoreUrl(dir)) mustHoldStore(dir)
+  if (opts.mustExist) mustHoldStore(dir)
   const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {})})
   const search = await openSearchIndex({dir, warn: opts.warn})
   let outbox: {close(): void} | undefined
@@ -73,8 +73,12 @@ export function storeLocked(dir: string): boolean {
   return lockHolderAlive(text)
 }
 
-/** Refuses a directory that holds no store (missing or empty), naming it: a mistyped path must not become a new store. */
+/**
+ * Refuses a directory that holds no store (missing or empty), naming it: a mistyped path must
+ * not become a new store. A PostgreSQL URL names its store; opening it says whether it is there.
+ */
 export function mustHoldStore(storeDir: string): void {
+  if (isStoreUrl(storeDir)) return
   let entries: string[]
   try {
     entries = readdirSync(storeDir)

@@ -40,7 +40,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
     let seen = 0
     let lastId: number | undefined
     let opened = false
-    // The stream ended though nobody asked it to: the server stopped or cut the connection.
+    let ended = false
     const closed = () => {
       const resume = lastId === undefined ? '' : `; resume with \`mdcli events tail --since ${lastId}\``
       return new ConnectionError(`The server at ${client.server} closed the change stream after ${seen} change(s)${resume}`)
@@ -59,17 +59,20 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
         }
         this.log(flags.json ? JSON.stringify(m.change) : changeLines(m.change))
         lastId = m.change.id
-        if (flags.limit && ++seen >= flags.limit) return
+        if (++seen === flags.limit) return
       }
-      if (!ac.signal.aborted) throw closed()
+      ended = !ac.signal.aborted
     } catch (e) {
-      if (opened && e instanceof ConnectionError && !ac.signal.aborted) throw closed()
-      throw e
+      // A connection lost after the stream opened is the same ending as a closed stream.
+      if (!opened || !(e instanceof ConnectionError) || ac.signal.aborted) throw e
+      ended = true
     } finally {
       ac.abort()
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
       await client.close()
     }
+    // The stream ended though nobody asked it to: the server stopped or cut the connection.
+    if (ended) throw closed()
   }
 }

@@ -1,5 +1,4 @@
 import {mustHoldStore} from '../../cli/local-store.js'
-import {isStoreUrl} from '../../store/index.js'
 import {maskUrl} from '../../store/postgres/url.js'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
@@ -58,7 +57,7 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
     const {recoverAdminToken} = await import('../../catalog/access/bootstrap.js')
     const {resolveSettings, writeConfigFile} = await import('../../config/settings.js')
     // A mistyped path would become a new store, and its token would replace the saved one.
-    if (!isStoreUrl(storeDir)) mustHoldStore(storeDir)
+    mustHoldStore(storeDir)
     const {accessToken, id} = await recoverAdminToken(storeDir, name)
     this.log(`Created admin token '${name}' for urn:li:corpuser:datahub on the store ${maskUrl(storeDir)} (never expires).`)
     const settings = resolveSettings()
