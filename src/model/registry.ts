@@ -350,6 +350,63 @@ export function keyValueOf(spec: EntitySpec, urn: Urn): Record<string, string> {
   return value
 }
 
+/**
+ * The key of an urn (what its key aspect holds, read off the urn: a stored key aspect may
+ * contradict it, and the urn is what names the entity). Single-field keys (tags, users, terms, …) are the text after the entity
+ * type — no parse needed, and references to them are the most frequent; tuple keys go through
+ * the registry's parser.
+ */
+export function keyOfUrn(urn: string, entityType: string): Record<string, string> {
+  const spec = findEntity(entityType)
+  const prefix = `urn:li:${entityType}:`
+  if (spec && spec.keyFields.length === 1 && urn.startsWith(prefix)) return {[spec.keyFields[0]!.name]: urn.slice(prefix.length)}
+  if (spec && urn.startsWith(prefix)) {
+    const parts = tupleParts(urn, prefix.length)
+    if (parts && parts.length === spec.keyFields.length) {
+      const value: Record<string, string> = {}
+      for (let i = 0; i < parts.length; i++) value[spec.keyFields[i]!.name] = parts[i]!
+      return value
+    }
+  }
+  try {
+    // Urns read back were validated when written: splitting the tuple is enough.
+    const parsed = parseUrn(urn)
+    if (spec && parsed.entityType === entityType && parsed.isTuple && parsed.parts.length === spec.keyFields.length) return keyValueOf(spec, parsed)
+    return keyAspectOf(urn).value
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * The parts of the tuple key that starts at `from` (`(a,b,(c,d))` → a, b, (c,d)), split at its
+ * top-level commas; undefined when it is not a balanced tuple of non-empty parts, which the
+ * parser then words. Reads see urns that were validated when written (the entity's own, or a
+ * reference an aspect's schema checked), and at random reads over many entities parsing them
+ * again cost more than the rest of the key: the parser's memo holds the last thousand only.
+ */
+function tupleParts(urn: string, from: number): string[] | undefined {
+  if (urn.charCodeAt(from) !== 40 /* ( */ || urn.charCodeAt(urn.length - 1) !== 41 /* ) */) return undefined
+  const parts: string[] = []
+  let depth = 0
+  let start = from + 1
+  const end = urn.length - 1
+  for (let i = start; i < end; i++) {
+    const c = urn.charCodeAt(i)
+    if (c === 40) depth++
+    else if (c === 41) {
+      if (--depth < 0) return undefined
+    } else if (c === 44 /* , */ && depth === 0) {
+      if (i === start) return undefined
+      parts.push(urn.slice(start, i))
+      start = i + 1
+    }
+  }
+  if (depth !== 0 || start === end) return undefined
+  parts.push(urn.slice(start, end))
+  return parts
+}
+
 /** The key aspect derived from an urn string. */
 export function keyAspectOf(raw: string): {name: string; value: Record<string, string>} {
   const {urn, spec} = validateUrn(raw)

@@ -5,7 +5,7 @@
  * Built from the entity's latest aspects each time one of them changes, so its cost depends on
  * the size of one entity, never on the size of the store.
  */
-import {keyAspectName} from './registry.js'
+import {keyOfUrn} from './registry.js'
 import {parseUrn} from './urn.js'
 
 export const FACET_FIELDS = ['_entityType', 'platform', 'origin', 'tags', 'owners', 'domains', 'glossaryTerms', 'container', 'typeNames'] as const
@@ -37,7 +37,8 @@ const DEFINITION_ASPECTS = ['glossaryTermInfo', 'glossaryNodeInfo']
 const EDITABLE_ASPECTS = ['editableDatasetProperties', 'editableContainerProperties', 'editableDashboardProperties', 'editableChartProperties', 'editableDataFlowProperties', 'editableDataJobProperties', 'editableNotebookProperties', 'corpGroupEditableInfo', 'editableMLModelProperties']
 
 /**
- * Every aspect `buildSearchDoc` reads, besides the entity's key aspect. A change to any other
+ * Every aspect `buildSearchDoc` reads (a key aspect counts as well: written alone, it makes the
+ * entity and so its document; its values are read off the urn). A change to any other
  * aspect leaves the search document as it was, so the store need not re-index for it.
  */
 export const SEARCH_ASPECTS: ReadonlySet<string> = new Set([
@@ -86,7 +87,7 @@ export function displayName(entityType: string, urn: string, a: Aspects): string
     a.dataProductProperties?.name,
   ]
   for (const c of candidates) if (typeof c === 'string' && c.length > 0) return c
-  const key = a[keyAspectName(entityType) ?? ''] ?? {}
+  const key: Record<string, string | undefined> = keyOfUrn(urn, entityType)
   const k = key.name ?? key.id ?? key.username ?? key.platformName ?? key.dashboardId ?? key.chartId ?? key.flowId ?? key.jobId ?? key.notebookId ?? key.guid
   return typeof k === 'string' ? k : urnWords(urn)
 }
@@ -149,7 +150,9 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   const domains: string[] = Array.isArray(a.domains?.domains) ? a.domains.domains.filter((x: unknown) => typeof x === 'string') : []
   for (const x of [...tags, ...terms, ...owners, ...domains]) push(words, urnWords(x))
 
-  const key = a[keyAspectName(entityType) ?? ''] ?? {}
+  // From the urn, not the stored key aspect: a key aspect written later may contradict the urn
+  // (DataHub stores it as sent), and the urn is what filters and the entity's page name.
+  const key: Record<string, string | undefined> = keyOfUrn(urn, entityType)
   const platform: string | undefined =
     (typeof key.platform === 'string' ? key.platform : undefined) ??
     (typeof a.dataPlatformInstance?.platform === 'string' ? a.dataPlatformInstance.platform : undefined) ??

@@ -249,6 +249,21 @@ describe('graphql: search', function () {
       expect(notNoValues.total).to.equal(2)
     })
 
+    it('filters a dataset by the platform and environment its urn names, whatever a key aspect written later says', async () => {
+      // DataHub stores a key aspect as sent (one of its own golden files has a dashboard key
+      // naming another id than its urn), so the urn decides what the entity is filtered as.
+      const liar = ds('key.liar')
+      await ingest(lite.url, [mcp(liar, 'datasetProperties', {name: 'keyliar'}), mcp(liar, 'datasetKey', {platform: 'urn:li:dataPlatform:kafka', name: 'other.name', origin: 'DEV'})])
+      const by = async (field: string, value: string) =>
+        (await ok(lite.url, ACROSS, {input: {types: ['DATASET'], query: 'keyliar', orFilters: [{and: [{field, values: [value]}]}]}})).searchAcrossEntities.searchResults.map((x: any) => x.entity.urn)
+      expect(await by('platform', U.hive)).to.deep.equal([liar])
+      expect(await by('origin', 'PROD')).to.deep.equal([liar])
+      expect(await by('platform', 'urn:li:dataPlatform:kafka')).to.deep.equal([])
+      expect(await by('origin', 'DEV')).to.deep.equal([])
+      const page = await ok(lite.url, `{ dataset(urn: "${liar}") { platform { urn } origin } }`)
+      expect(page.dataset).to.deep.equal({platform: {urn: U.hive}, origin: 'PROD'})
+    })
+
     it('lists the entities of a domain', async () => {
       const d = await ok(lite.url, `{ domain(urn: "${U.marketing}") { entities(input: {query: "*"}) { total searchResults { entity { urn } } } } }`)
       expect(d.domain.entities).to.deep.equal({total: 1, searchResults: [{entity: {urn: ds('find.me')}}]})

@@ -28,6 +28,16 @@ describe('search documents', () => {
     expect(d.removed).to.equal(true)
     expect(d.facets).to.deep.include({platform: 'urn:li:dataPlatform:hive', origin: 'PROD', tags: ['urn:li:tag:pii'], owners: ['urn:li:corpuser:alice'], glossaryTerms: ['urn:li:glossaryTerm:id']})
   })
+
+  it('reads platform, environment and a fallback name off the urn, not a key aspect that contradicts it', () => {
+    const d = buildSearchDoc('dataset', 'urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)', {
+      datasetKey: {platform: 'urn:li:dataPlatform:kafka', name: 'elsewhere', origin: 'DEV'},
+    })
+    expect(d.facets).to.deep.include({platform: 'urn:li:dataPlatform:hive', origin: 'PROD'})
+    const dash = buildSearchDoc('dashboard', 'urn:li:dashboard:(powerbi,reports.5e42)', {dashboardKey: {dashboardTool: 'looker', dashboardId: 'other'}})
+    expect(dash.name).to.equal('reports.5e42')
+    expect(dash.facets.platform).to.equal('urn:li:dataPlatform:powerbi')
+  })
 })
 
 describe('searchProjection', () => {
