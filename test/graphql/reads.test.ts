@@ -147,6 +147,15 @@ describe('graphql: reads', function () {
     expect(r.body).to.deep.equal({data: {dataset: null, tag: null, corpUser: null, entity: null, entityExists: false}})
   })
 
+  it('answers a platform it knows without a stored description, as DataHub answers its seeded ones, with its logo', async () => {
+    const r = await ok(lite.url, `{ pg: dataPlatform(urn: "urn:li:dataPlatform:postgres") { urn name displayName properties { displayName type logoUrl } }
+      none: dataPlatform(urn: "urn:li:dataPlatform:nosuchthing") { urn } }`)
+    expect(r).to.deep.equal({
+      pg: {urn: 'urn:li:dataPlatform:postgres', name: 'postgres', displayName: 'PostgreSQL', properties: {displayName: 'PostgreSQL', type: 'RELATIONAL_DB', logoUrl: '/assets/platforms/postgreslogo.png'}},
+      none: null,
+    })
+  })
+
   it('reads any entity through entity(urn) and entities(urns)', async () => {
     const d = await ok(
       lite.url,

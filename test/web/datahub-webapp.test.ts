@@ -19,6 +19,7 @@ import {join} from 'node:path'
 import {type Browser, type BrowserContext, chromium, type Locator, type Page} from 'playwright-core'
 import {cleanup, FIXTURES, http, type LiteProcess, ROOT, startLite, tempDir} from '../helpers/lite.js'
 import {IN_CI, skipWithReason} from '../helpers/requires.js'
+import {KNOWN_PLATFORMS} from '../../src/model/platforms.js'
 import {ingestJson, writeRecipe} from '../ingest/helpers.js'
 
 const BUILD = join(ROOT, '..', 'shared', 'clients', 'datahub-web-react-build')
@@ -342,6 +343,26 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
         await rec.waitFor(page, ['getSearchResultsForMultiple'])
         await page.getByText('SampleKafkaDataset').first().waitFor()
         expect(await page.getByText('SampleHiveDataset', {exact: true}).count()).to.equal(0)
+      })
+    })
+
+    it('platform logos: each platform mdcli knows names one of the app’s logos, and a search result shows it', async function () {
+      for (const p of KNOWN_PLATFORMS) {
+        if (!p.logoUrl) continue
+        const r = await fetch(`${lite.url}${p.logoUrl}`)
+        expect(r.status, `${p.name}: ${p.logoUrl}`).to.equal(200)
+        expect(r.headers.get('content-type'), p.logoUrl).to.match(/^image\//)
+        await r.arrayBuffer()
+      }
+      // DataHub's bootstrap file describes many platforms (its logos on GitHub), not `mariadb`:
+      // its logo comes from the list mdcli knows.
+      const probe = `urn:li:dataset:(urn:li:dataPlatform:mariadb,logo_probe.t,PROD)`
+      const w = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'dataset', entityUrn: probe, changeType: 'UPSERT', aspectName: 'datasetProperties', aspect: {contentType: 'application/json', value: JSON.stringify({name: 'logo_probe_table'})}}}})
+      expect(w.status, JSON.stringify(w.body)).to.equal(200)
+      const {page, rec} = await open('/search?query=logo_probe_table', ['getSearchResultsForMultiple'])
+      await judged(this, rec, page, async () => {
+        await page.getByText('logo_probe_table').first().waitFor()
+        await page.locator('img[src="/assets/platforms/mariadblogo.png"]').first().waitFor()
       })
     })
 

@@ -382,6 +382,8 @@ export function getter(entityType: string, field: string): Resolver {
   }
 }
 
+const DATA_PLATFORM = getter('dataPlatform', 'dataPlatform')
+
 export const QUERY_FIELDS: Record<string, Resolver> = {
   dataset: getter('dataset', 'dataset'),
   container: getter('container', 'container'),
@@ -396,7 +398,11 @@ export const QUERY_FIELDS: Record<string, Resolver> = {
   notebook: getter('notebook', 'notebook'),
   corpUser: getter('corpuser', 'corpUser'),
   corpGroup: getter('corpGroup', 'corpGroup'),
-  dataPlatform: getter('dataPlatform', 'dataPlatform'),
+  // DataHub seeds its known platforms at boot, so they exist before anything names them: here
+  // they are known without being stored (the web app asks for them by urn, logos and all).
+  dataPlatform: async (root, args: {urn: string}, ctx, info) =>
+    (await DATA_PLATFORM(root, args, ctx, info)) ??
+    (knownPlatform(args.urn.slice('urn:li:dataPlatform:'.length)) ? stub(args.urn, 'dataPlatform') : null),
   dataPlatformInstance: getter('dataPlatformInstance', 'dataPlatformInstance'),
   mlModel: getter('mlModel', 'mlModel'),
   mlModelGroup: getter('mlModelGroup', 'mlModelGroup'),
