@@ -15,7 +15,7 @@
  * All writes of one rollback go to the store as one batch, after one authorization check.
  */
 import {BadRequestError} from '../errors.js'
-import {isKeyAspect, SOFT_DELETE_ASPECT, supportsSoftDelete} from '../model/registry.js'
+import {isKeyAspect, SECRET_ASPECTS, SOFT_DELETE_ASPECT, supportsSoftDelete} from '../model/registry.js'
 import {DEFAULT_RUN_ID, type RunRow, type RunSummary, type SystemMetadata, type WriteOp} from '../store/types.js'
 import {type Actor, type Catalog} from './catalog.js'
 
@@ -154,6 +154,14 @@ function sortRows(rows: RunRow[]): RunRow[] {
   return rows.sort((a, b) => (a.urn < b.urn ? -1 : a.urn > b.urn ? 1 : a.aspectName < b.aspectName ? -1 : a.aspectName > b.aspectName ? 1 : a.version - b.version))
 }
 
+/**
+ * A row's value as the run wrote it (not the read model's), except a secret's: a run's rows are
+ * listed to anyone who may read, and credentials and invite tokens are returned by no read.
+ */
+async function writtenValue(catalog: Catalog, urn: string, aspectName: string, version: number): Promise<unknown> {
+  return SECRET_ASPECTS.has(aspectName) ? undefined : (await catalog.rawAspect(urn, aspectName, version))?.value
+}
+
 export async function describeRun(catalog: Catalog, runId: string, opts: {start?: number; count?: number; includeAspect?: boolean} = {}): Promise<AspectRowSummary[]> {
   if (!runId) throw new BadRequestError('runId is required')
   const rows = sortRows(await catalog.runRows(runId))
@@ -166,12 +174,12 @@ export async function describeRun(catalog: Catalog, runId: string, opts: {start?
   for (const {row: r, seen: o} of page) {
     if (o) {
       const s: AspectRowSummary = {runId, aspectName: o.aspectName, urn: o.urn, timestamp: o.time, version: 0, keyAspect: false, unchanged: true}
-      if (opts.includeAspect) s.aspect = (await catalog.rawAspect(o.urn, o.aspectName, 0))?.value
+      if (opts.includeAspect) s.aspect = await writtenValue(catalog, o.urn, o.aspectName, 0)
       out.push(s)
       continue
     }
     const s = summary(runId, r!)
-    if (opts.includeAspect && r!.kind === 'versioned') s.aspect = (await catalog.rawAspect(r!.urn, r!.aspectName, r!.version))?.value
+    if (opts.includeAspect && r!.kind === 'versioned') s.aspect = await writtenValue(catalog, r!.urn, r!.aspectName, r!.version)
     out.push(s)
   }
   return out
@@ -282,12 +290,15 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
   }
 
   const urns = [...affected]
+  const removedWhole = new Set(ops.filter((o) => o.op === 'deleteEntity').map((o) => o.urn))
   // Every op's urn is in `affected`: whenever there is something to write, there is a grant.
   const grant =
     urns.length > 0
       ? await catalog.authorize(
           actor,
-          urns.map((resourceUrn) => ({resourceUrn, privileges: [['DELETE_ENTITY'], ['EDIT_ENTITY']]})),
+          // Removing a whole entity is a delete (as `delete --hard` asks it); reverting or removing
+          // some of its aspects is an edit of it.
+          urns.map((resourceUrn) => ({resourceUrn, privileges: removedWhole.has(resourceUrn) ? [['DELETE_ENTITY']] : [['DELETE_ENTITY'], ['EDIT_ENTITY']]})),
           `Unauthorized to roll back run ${runId}: it touches entities you may not delete or edit`,
         )
       : undefined

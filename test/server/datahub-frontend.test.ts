@@ -247,6 +247,42 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
       expect(events).to.not.include('hashedPassword').and.not.include('"inviteToken"')
       const invites = await http(`${lite.url}/entitiesV2?ids=List(${encodeURIComponent(encodeURIComponent('urn:li:corpuser:datahub'))})`)
       expect(JSON.stringify(invites.body)).to.not.include('hashedPassword')
+      // A run's rows list what it wrote, to anyone who may read: never a secret's value. Invites
+      // and credentials are written outside any named run.
+      const invite = (await http(`${lite.url}/api/graphql`, {body: {query: 'mutation { createInviteToken(input: {roleUrn: "urn:li:dataHubRole:Admin"}) { inviteToken } }'}})).body.data.createInviteToken.inviteToken as string
+      const rows = await http(`${lite.url}/runs?action=describe`, {body: {runId: 'no-run-id-provided', start: 0, count: 10_000, includeAspect: true}})
+      expect(rows.status).to.equal(200)
+      const secretRows = rows.body.value.filter((r: {aspectName: string}) => r.aspectName === 'inviteToken' || r.aspectName === 'corpUserCredentials')
+      expect(secretRows.length).to.be.at.least(2)
+      for (const r of secretRows) expect(r.aspect, JSON.stringify(r)).to.equal(undefined)
+      expect(JSON.stringify(rows.body)).to.not.include(invite).and.not.include('hashedPassword')
+      expect(rows.body.value.some((r: {aspect?: unknown}) => r.aspect !== undefined), 'other rows still carry their values').to.equal(true)
+    })
+
+    it('an invite never takes over a user who exists already, with or without a password', async () => {
+      const alice = 'urn:li:corpuser:alice@corp.example'
+      const seed = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [
+        {entityUrn: alice, aspectName: 'corpUserInfo', changeType: 'UPSERT', aspect: {json: {active: true, displayName: 'Alice (SSO)'}}},
+        {entityUrn: alice, aspectName: 'roleMembership', changeType: 'UPSERT', aspect: {json: {roles: ['urn:li:dataHubRole:Admin']}}},
+      ]}})
+      expect(seed.status, JSON.stringify(seed.body)).to.equal(200)
+      const inviteToken = (await http(`${lite.url}/api/graphql`, {body: {query: 'mutation { createInviteToken(input: {}) { inviteToken } }'}})).body.data.createInviteToken.inviteToken as string
+      const r = await browser(`${lite.url}/signUp`, {body: {fullName: 'Mallory', email: 'alice@corp.example', password: 'mallory-password', inviteToken}, headers: SAME})
+      expect(r.status, JSON.stringify(r.body)).to.equal(409)
+      expect(r.body.message).to.include('exists already')
+      expect(jar(r.cookies)).to.not.include('mdcli_session')
+      const info = await http(`${lite.url}/aspects/${encodeURIComponent(alice)}?aspect=corpUserInfo`)
+      expect(info.body.aspect['com.linkedin.identity.CorpUserInfo'].displayName).to.equal('Alice (SSO)')
+      expect((await browser(`${lite.url}/logIn`, {body: {username: 'alice@corp.example', password: 'mallory-password'}, headers: SAME})).status).to.equal(401)
+    })
+
+    it('a session works only as the cookie: sent as a bearer token it is refused', async () => {
+      const cookie = await signIn('rita@example.com', 'new-rita-password')
+      const session = /mdcli_session=([^;]+)/.exec(cookie)![1]!
+      expect((await gql('{ me { corpUser { urn } } }', cookie)).body.data.me.corpUser.urn).to.equal('urn:li:corpuser:rita@example.com')
+      const bearer = await http(`${lite.url}/api/graphql`, {body: {query: '{ me { corpUser { urn } } }'}, token: decodeURIComponent(session)})
+      expect(bearer.status).to.equal(401)
+      expect(bearer.body.message).to.include('session cookie')
     })
   })
 })

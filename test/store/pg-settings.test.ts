@@ -24,6 +24,9 @@ describe('choosing the PostgreSQL store', function () {
   it('masks the password of a store URL', () => {
     expect(maskUrl('postgres://mdcli:s3cret@db:5432/catalog')).to.equal('postgres://mdcli:****@db:5432/catalog')
     expect(maskUrl('postgres://mdcli@db/catalog')).to.equal('postgres://mdcli@db/catalog')
+    // node-postgres also reads the password from the query.
+    expect(maskUrl('postgres://mdcli@db/catalog?password=S3cretQS&sslmode=disable')).to.equal('postgres://mdcli@db/catalog?password=****&sslmode=disable')
+    expect(maskUrl('postgres://mdcli@db/catalog?sslpassword=k3y')).to.equal('postgres://mdcli@db/catalog?sslpassword=****')
     expect(maskUrl('/var/lib/mdcli')).to.equal('/var/lib/mdcli')
   })
 

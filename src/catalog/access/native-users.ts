@@ -148,15 +148,21 @@ export class NativeUsers {
     const invite = (await this.invites()).find((t) => t.token.length === presented.length && timingSafeEqual(Buffer.from(t.token), Buffer.from(presented)))
     if (!invite) throw new UnauthenticatedError('Invalid invite token: ask an admin for a new invite link')
     const urn = userUrn(email)
-    if (await this.credentials(urn)) throw new ConflictError(`A user with email ${email} has signed up already; sign in, or ask an admin for a password reset`)
-    const info = {active: true, displayName: fullName, fullName, email, ...(typeof input.title === 'string' && input.title !== '' ? {title: input.title} : {})}
-    await this.write(this.catalog.systemGrant(), [
-      p(urn, 'corpUserInfo', info),
-      p(urn, 'corpUserStatus', {status: 'ACTIVE', lastModified: {time: this.catalog.now(), actor: urn}}),
-      p(urn, 'corpUserCredentials', await hashPassword(password)),
-      ...(invite.role ? [p(urn, 'roleMembership', {roles: [invite.role]})] : []),
-    ])
-    return {urn}
+    const hashed = await hashPassword(password)
+    return this.catalog.withLocks([urn], async () => {
+      if (await this.credentials(urn)) throw new ConflictError(`A user with email ${email} has signed up already; sign in, or ask an admin for a password reset`)
+      // Any user already here (ingested, made by an admin, suspended) is refused, as DataHub
+      // refuses it: an invite makes a new user, it never takes over one with its roles.
+      if (await this.catalog.rawEntity(urn, ['corpUserKey'])) throw new ConflictError(`A user ${urn} exists already; sign-up makes new users only: ask an admin to give it a password (a reset link)`)
+      const info = {active: true, displayName: fullName, fullName, email, ...(typeof input.title === 'string' && input.title !== '' ? {title: input.title} : {})}
+      await this.write(this.catalog.systemGrant(), [
+        p(urn, 'corpUserInfo', info),
+        p(urn, 'corpUserStatus', {status: 'ACTIVE', lastModified: {time: this.catalog.now(), actor: urn}}),
+        p(urn, 'corpUserCredentials', hashed),
+        ...(invite.role ? [p(urn, 'roleMembership', {roles: [invite.role]})] : []),
+      ])
+      return {urn}
+    })
   }
 
   /** A one-time reset token for a native user (MANAGE_USER_CREDENTIALS), valid 24 hours. */

@@ -156,11 +156,20 @@ export class TokenService {
   /** The actor of a session cookie's value; 401 for unknown, ended or expired sessions. */
   verifySession(session: string): Promise<Actor> {
     if (!session.startsWith(SESSION_PREFIX)) return Promise.reject(new UnauthenticatedError('Invalid session: not a session this server started; sign in again'))
-    return this.verify(session)
+    return this.check(session)
   }
 
-  /** Resolves the actor of a presented token; 401 for unknown, revoked or expired tokens. */
-  async verify(token: string): Promise<Actor> {
+  /**
+   * Resolves the actor of a presented access token; 401 for unknown, revoked or expired tokens.
+   * A session's value is no access token: it works only as the cookie, where the cross-site
+   * checks apply.
+   */
+  verify(token: string): Promise<Actor> {
+    if (token.startsWith(SESSION_PREFIX)) return Promise.reject(new UnauthenticatedError('Invalid access token: a sign-in session works only as the session cookie; create an access token for scripts'))
+    return this.check(token)
+  }
+
+  private async check(token: string): Promise<Actor> {
     const hit = this.verified.get(token)
     if (hit && monotonicMs() - hit.readAt <= ACCESS_CACHE_MAX_AGE_MS) {
       this.checkExpiry(hit)

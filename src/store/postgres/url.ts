@@ -1,12 +1,16 @@
+/** Query parameters of a connection URL that carry a secret (node-postgres reads both). */
+const SECRET_PARAMS = ['password', 'sslpassword']
+
 /** The URL with its password replaced, for every log line and error that names a store. */
 export function maskUrl(url: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url
   try {
     const u = new URL(url)
     if (u.password) u.password = '****'
+    for (const name of SECRET_PARAMS) if (u.searchParams.has(name)) u.searchParams.set(name, '****')
     return u.toString()
   } catch {
-    return url.replace(/:\/\/([^:/@]+):[^@]*@/, '://$1:****@')
+    return url.replace(/:\/\/([^:/@]+):[^@]*@/, '://$1:****@').replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1****')
   }
 }
 
