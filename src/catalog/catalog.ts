@@ -43,7 +43,7 @@ import {positionOf, type QueuePosition} from './position.js'
 import {SearchFeed} from './search-feed.js'
 import {conditionHolds} from '../store/core/write.js'
 import {createMemorySearchIndex} from '../store/index.js'
-import {aspectPrivilege, needsBefore, type PrivilegedRule, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
+import {aspectPrivilege, needsBefore, privilegedAspectsOf, type PrivilegedRule, privilegedRequests, privilegedRule, type TableWrite} from './access/authorization-table.js'
 
 export type {Actor} from './authorize.js'
 
@@ -349,13 +349,22 @@ export class Catalog {
   private async checkTable(grant: Grant, ops: WriteOp[]): Promise<void> {
     if (this.systemGrants.has(grant)) return
     const actor = grant.actor
-    const ruled: Array<{op: WriteOp; rule: PrivilegedRule; w: TableWrite; readAspect?: string}> = []
+    const ruled: Array<{op: WriteOp; rule: PrivilegedRule; w: TableWrite; readAspect?: string; onlyIfHeld?: boolean}> = []
     for (const op of ops) {
       if (op.op === 'timeseries' || op.op === 'deleteTimeseriesOfRun' || op.op === 'deleteTimeseriesRange') continue
       const entityType = 'entityType' in op ? op.entityType : entityTypeOf(op.urn)
       const aspectName = op.op === 'deleteEntity' ? undefined : op.aspectName
       const rule = privilegedRule(entityType, aspectName)
-      if (!rule) continue
+      if (!rule) {
+        // Deleting a whole entity deletes its privileged aspects too (a user's status, roles and
+        // credentials): each is decided as its own delete, where the entity holds it.
+        if (op.op === 'deleteEntity') {
+          for (const name of privilegedAspectsOf(entityType)) {
+            ruled.push({op, rule: privilegedRule(entityType, name)!, w: {urn: op.urn, entityType, aspectName: name, deleted: true, afterKnown: true}, readAspect: name, onlyIfHeld: true})
+          }
+        }
+        continue
+      }
       const w: TableWrite = {urn: op.urn, entityType, aspectName, deleted: op.op === 'deleteEntity' || op.op === 'deleteAspect', afterKnown: op.op !== 'revert', after: op.op === 'upsert' ? JSON.parse(op.value) : undefined}
       // Entity rules (tokens) compare with the entity's one aspect, read whole.
       const readAspect = aspectName ?? ENTITY_INFO_ASPECT[entityType]
@@ -366,8 +375,9 @@ export class Catalog {
     // entity, and one read per write would be a round trip each on PostgreSQL.
     const reads = ruled.filter((r) => r.readAspect !== undefined)
     const stored = reads.length === 0 ? undefined : await this.store.getEntities([...new Set(reads.map((r) => r.op.urn))], [...new Set(reads.map((r) => r.readAspect!))])
-    for (const {op, rule, w, readAspect} of ruled) {
+    for (const {op, rule, w, readAspect, onlyIfHeld} of ruled) {
       const before = readAspect === undefined ? undefined : stored?.get(op.urn)?.aspects[readAspect]?.value
+      if (onlyIfHeld && before === undefined) continue
       const fixed = rule.fixed?.(before)
       if (fixed !== undefined) throw new BadRequestError(`${op.urn} ${fixed}`)
       const requests = privilegedRequests(rule, w, actor.urn, before)

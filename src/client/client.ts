@@ -96,8 +96,12 @@ export interface StreamedChange {
   changeEvents: Array<{category: string; operation: string; description: string; [k: string]: unknown}>
 }
 
-/** `open`: the server accepted the subscription; `gap`: it no longer holds changes asked for. */
-export type ChangeStreamMessage = {kind: 'open'} | {kind: 'change'; change: StreamedChange} | {kind: 'gap'; message: string}
+/**
+ * `open`: the server accepted the subscription; `gap`: it no longer holds changes asked for;
+ * `refused`: the server closed the stream because its credentials no longer hold (revoked,
+ * expired, suspended).
+ */
+export type ChangeStreamMessage = {kind: 'open'} | {kind: 'change'; change: StreamedChange} | {kind: 'gap'; message: string} | {kind: 'refused'; message: string}
 
 /** The query of GET /events for these filters. */
 export function changeStreamQuery(opts: Pick<ChangeStreamOptions, 'entityType' | 'aspect' | 'urnPrefix'>): URLSearchParams {
@@ -113,7 +117,9 @@ function sseMessage(block: string): ChangeStreamMessage | undefined {
   const lines = block.split('\n')
   const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
   if (!data) return undefined
-  if (lines.find((l) => l.startsWith('event: '))?.slice(7) === 'gap') return {kind: 'gap', message: (JSON.parse(data) as {message: string}).message}
+  const event = lines.find((l) => l.startsWith('event: '))?.slice(7)
+  if (event === 'gap') return {kind: 'gap', message: (JSON.parse(data) as {message: string}).message}
+  if (event === 'error') return {kind: 'refused', message: (JSON.parse(data) as {message: string}).message}
   const id = Number(lines.find((l) => l.startsWith('id: '))?.slice(4))
   return {kind: 'change', change: {id, ...JSON.parse(data)} as StreamedChange}
 }

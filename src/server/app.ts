@@ -168,10 +168,11 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
       for (const [name, r] of Object.entries(report.checks)) g.set({check: name}, r.ok ? 1 : 0)
     },
   })
+  const resolveActor = opts.auth ? tokenActorResolver(opts.tokens) : openActorResolver
   const router = new Router({
     bodyLimit: opts.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger: opts.logger,
-    resolveActor: opts.auth ? tokenActorResolver(opts.tokens) : openActorResolver,
+    resolveActor,
     observe: (route, status, seconds) => requests.observe({route, status: String(status)}, seconds),
     hosts: opts.hosts,
     bodyRate: opts.bodyRate,
@@ -181,7 +182,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
   registerHistory(router, catalog, {maxResultWindow: opts.maxResultWindow})
   registerRuns(router, catalog)
   const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
-  const changeStream = registerEvents(router, opts.changeLog)
+  const changeStream = registerEvents(router, opts.changeLog, opts.auth ? (headers) => resolveActor(headers, 'GET') : undefined)
   registerFrontend(router, {auth: opts.auth, tokens: opts.tokens, users: new NativeUsers(catalog), sessionTtlMs: opts.sessionTtlMs, graphql: graphql.serve})
   if (opts.uiDir) {
     registerDataHubUi(router, opts.uiDir)

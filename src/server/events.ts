@@ -4,7 +4,7 @@
  * `?lastEventId=`) while the missed entries are still in the server's ring — otherwise the stream
  * starts with an `event: gap` so the client knows to re-read.
  */
-import type {ServerResponse} from 'node:http'
+import type {IncomingHttpHeaders, ServerResponse} from 'node:http'
 import type {ChangeLog} from '../events/changelog.js'
 import {type ChangeFilter, type LoggedChange, matches} from '../model/changelog.js'
 import {type Router, STREAMED} from './http.js'
@@ -13,6 +13,7 @@ import {BugError} from '../errors.js'
 /** A subscriber that falls this far behind (bytes queued in the socket) is cut off. */
 const MAX_BUFFERED = 8 * 1024 * 1024
 const HEARTBEAT_MS = 15_000
+const RECHECK_MS = 1_000
 
 /** Each change's SSE frame, serialized once however many subscribers it goes to. */
 const frames = new WeakMap<LoggedChange, string>()
@@ -25,7 +26,13 @@ function frameOf(c: LoggedChange): string {
   return f
 }
 
-export function registerEvents(router: Router, log: ChangeLog): {closeAll(): void} {
+/**
+ * `reauthenticate` checks an open stream's credentials again (the token or session it opened
+ * with, which may since be revoked, expired or its user suspended) every second, through the
+ * same caches as any request: a stream is cut within a second of when a new request with those
+ * credentials would be refused (ACCESS_CACHE_MAX_AGE_MS at most).
+ */
+export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: (headers: IncomingHttpHeaders) => Promise<unknown>): {closeAll(): void} {
   const open = new Set<ServerResponse>()
   router.on('GET', '/events', async (ctx) => {
     const q = ctx.query
@@ -65,10 +72,22 @@ export function registerEvents(router: Router, log: ChangeLog): {closeAll(): voi
     const unsubscribe = log.subscribe(send)
     const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
     beat.unref()
+    const headers = ctx.request.headers
+    const recheck = reauthenticate
+      ? setInterval(() => {
+          reauthenticate(headers).catch((e: unknown) => {
+            if (res.destroyed || res.writableEnded) return
+            const message = e instanceof Error ? e.message : String(e)
+            res.end(`event: error\ndata: ${JSON.stringify({message: `Stream closed: ${message}`})}\n\n`)
+          })
+        }, RECHECK_MS)
+      : undefined
+    recheck?.unref()
     open.add(res)
     res.on('close', () => {
       unsubscribe()
       clearInterval(beat)
+      if (recheck) clearInterval(recheck)
       open.delete(res)
     })
     return STREAMED

@@ -330,6 +330,76 @@ describe('access policies', function () {
     })
   })
 
+  describe('what a delete deletes', () => {
+    const run = async (runId: string, proposals: unknown[]) => {
+      const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: proposals.map((x) => ({...(x as object), systemMetadata: {runId, lastObserved: 1}}))}})
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    }
+    const rollbackAs = (who: string, runId: string) => http(`${lite.url}/runs?action=rollback`, {body: {runId, dryRun: false, safe: false}, token: tokens[who]})
+
+    it('a hard rollback that removes whole entities needs DELETE_ENTITY, as a hard delete does: EDIT_ENTITY is not enough', async () => {
+      const made = DS('acl.made_by_run')
+      await run('acl-made', [mcp(made, 'datasetProperties', {name: 'made'})])
+      const edit = await policy({users: [U('bob')]}, ['EDIT_ENTITY'])
+      const r = await rollbackAs('bob', 'acl-made')
+      expect(r.status, JSON.stringify(r.body)).to.equal(403)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(made)}`)).status).to.equal(200)
+      const del = await policy({users: [U('bob')]}, ['DELETE_ENTITY'])
+      expect((await rollbackAs('bob', 'acl-made')).status).to.equal(200)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(made)}`)).status).to.equal(404)
+      await dropPolicy(del)
+      await dropPolicy(edit)
+    })
+
+    it('deleting a whole user deletes its status and roles, which need what writing them needs', async () => {
+      const frank = U('frank')
+      await run('acl-user', [mcp(frank, 'corpUserInfo', {active: true, displayName: 'Frank'})])
+      const suspend = await gqlAs('admin', `mutation { updateUserStatus(urn: "${frank}", status: SUSPENDED) }`)
+      expect(suspend.body.errors, JSON.stringify(suspend.body)).to.equal(undefined)
+      const both = await policy({users: [U('bob')]}, ['DELETE_ENTITY', 'EDIT_ENTITY'])
+      const r = await rollbackAs('bob', 'acl-user')
+      expect(r.status, JSON.stringify(r.body)).to.equal(403)
+      expect(r.body.message).to.include('user status')
+      const status = await http(`${lite.url}/aspects/${encodeUrnPath(frank)}?aspect=corpUserStatus`)
+      expect(status.body.aspect['com.linkedin.identity.CorpUserStatus'].status).to.equal('SUSPENDED')
+      await dropPolicy(both)
+    })
+  })
+
+  describe('owners by ownership type', () => {
+    it('a policy naming ownership types reaches only owners of those types', async () => {
+      // dave owns A as DATAOWNER (legacy type): a business owner's policy is not his. (Owners
+      // may edit what they own by default; deleting is what these policies add.)
+      const q = (deleted: boolean) => `mutation { batchUpdateSoftDeleted(input: {urns: ["${A}"], deleted: ${deleted}}) }`
+      const business = await policy({resourceOwners: true, resourceOwnersTypes: ['urn:li:ownershipType:__system__business_owner']}, ['DELETE_ENTITY'])
+      expect((await gqlAs('dave', q(true))).body.errors?.[0]?.extensions?.code).to.equal(403)
+      await dropPolicy(business)
+      const his = await policy({resourceOwners: true, resourceOwnersTypes: ['urn:li:ownershipType:__system__dataowner']}, ['DELETE_ENTITY'])
+      expect((await gqlAs('bob', q(true))).body.errors?.[0]?.extensions?.code, 'bob owns nothing').to.equal(403)
+      expect((await gqlAs('dave', q(true))).body).to.deep.equal({data: {batchUpdateSoftDeleted: true}})
+      expect((await gqlAs('dave', q(false))).body).to.deep.equal({data: {batchUpdateSoftDeleted: true}})
+      await dropPolicy(his)
+    })
+  })
+
+  describe('the Editor role', () => {
+    it('edits the primary metadata entities whole, but not users, groups or ownership types', async () => {
+      const ed = U('ed')
+      const seed = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [mcp(ed, 'corpUserInfo', {active: true}), mcp(ed, 'roleMembership', {roles: ['urn:li:dataHubRole:Editor']})]}})
+      expect(seed.status).to.equal(200)
+      const t = await gqlAs('admin', `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${ed}", duration: ONE_DAY, name: "ed"}) { accessToken } }`)
+      tokens.ed = t.body.data.createAccessToken.accessToken
+      const rest = async (proposal: unknown) => (await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal}, token: tokens.ed})).status
+      expect(await rest(mcp(A, 'datasetProperties', {name: 'edited by the editor'}))).to.equal(200)
+      expect((await gqlAs('ed', `mutation { addTags(input: {tagUrns: ["${PII}"], resourceUrn: "${B}"}) }`)).body).to.deep.equal({data: {addTags: true}})
+      expect(await rest(mcp(U('mallory'), 'corpUserInfo', {active: true}))).to.equal(403)
+      expect(await rest(mcp('urn:li:corpGroup:edgroup', 'corpGroupEditableInfo', {description: 'x'}))).to.equal(403)
+      expect(await rest(mcp('urn:li:ownershipType:edtype', 'ownershipTypeInfo', {name: 't', created: stamp, lastModified: stamp}))).to.equal(403)
+      const profile = await gqlAs('ed', `mutation { updateCorpUserProperties(urn: "${U('datahub')}", input: {displayName: "pwned"}) { urn } }`)
+      expect(profile.body.errors?.[0]?.extensions?.code, JSON.stringify(profile.body)).to.equal(403)
+    })
+  })
+
   describe('REST write endpoints', () => {
     const propose = {proposal: mcp(A, 'globalTags', {tags: [{tag: 'urn:li:tag:rest'}]})}
     const endpoints: Array<[string, string, unknown, string[]]> = [
@@ -424,6 +494,24 @@ describe('access policies', function () {
       const after = await http(`${lite.url}/entitiesV2/${encodeUrnPath(A)}`, {token: accessToken})
       expect(after.status).to.equal(401)
       expect(after.body.message).to.match(/unknown or revoked/)
+    })
+
+    it('a change stream opened with a token is closed once the token is revoked', async () => {
+      const t = await gqlAs('admin', `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${U('bob')}", duration: ONE_DAY, name: "streaming"}) { accessToken metadata { id } } }`)
+      const {accessToken, metadata} = t.body.data.createAccessToken
+      const res = await fetch(`${lite.url}/events`, {headers: {authorization: `Bearer ${accessToken}`, accept: 'text/event-stream'}, signal: AbortSignal.timeout(60_000)})
+      expect(res.status).to.equal(200)
+      const reader = res.body!.getReader()
+      await reader.read()
+      expect((await gqlAs('admin', `mutation { revokeAccessToken(tokenId: "${metadata.id}") }`)).body).to.deep.equal({data: {revokeAccessToken: true}})
+      // The server ends the stream by itself (re-checking every second); the test's own timeout is the hang guard.
+      let text = ''
+      for (;;) {
+        const {done, value} = await reader.read()
+        if (done) break
+        text += Buffer.from(value).toString('utf8')
+      }
+      expect(text).to.include('event: error').and.include('unknown or revoked')
     })
 
     it('a token deleted through the REST delete endpoint stops working at once, though it was just used', async () => {

@@ -16,6 +16,7 @@
  * - self: a write the actor makes about themselves (their own settings, their own tokens).
  */
 import type {AuthzRequest, Privilege} from '../authorize.js'
+import {aspectsOf, findEntity} from '../../model/registry.js'
 
 /** An OR of AND-groups of privileges, as in `AuthzRequest.privileges`. */
 export type Privileges = Privilege[][]
@@ -119,6 +120,18 @@ export function aspectPrivilege(aspectName: string): Privilege | undefined {
 /** The rule for a write of `aspectName` (or of the whole entity, when undefined) on `entityType`. */
 export function privilegedRule(entityType: string, aspectName?: string): PrivilegedRule | undefined {
   return PRIVILEGED_ENTITIES[entityType] ?? (aspectName === undefined ? undefined : (PRIVILEGED_ASPECTS[`${entityType}.${aspectName}`] ?? PRIVILEGED_ASPECTS[aspectName]))
+}
+
+const PRIVILEGED_ASPECTS_OF = new Map<string, string[]>()
+
+/** The aspects of an entity type that have a rule of their own (what deleting the entity deletes). */
+export function privilegedAspectsOf(entityType: string): readonly string[] {
+  let names = PRIVILEGED_ASPECTS_OF.get(entityType)
+  if (!names) {
+    names = findEntity(entityType) === undefined ? [] : aspectsOf(entityType).filter((a) => privilegedRule(entityType, a) !== undefined)
+    PRIVILEGED_ASPECTS_OF.set(entityType, names)
+  }
+  return names
 }
 
 /** One write as the table sees it. */

@@ -9,6 +9,7 @@
  * all, so one an administrator deleted does not come back at the next start. The token is made
  * only when the store has none, so a restart never mints a second one.
  */
+import {isDeepStrictEqual} from 'node:util'
 import {DEFAULT_RUN_ID} from '../../store/types.js'
 import {type Catalog} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
@@ -41,7 +42,11 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
   const has = (w: Part) => present.get(w.entityUrn)?.aspects[w.aspectName] !== undefined
   const noPolicies = !DEFAULT_POLICIES.some(({id}) => present.has(policyUrn(id))) && !(await any(catalog, 'dataHubPolicy'))
   const editable = new Set(DEFAULT_POLICIES.filter(({info}) => info.editable !== false).map(({id}) => policyUrn(id)))
-  const proposals = wanted.filter((w) => !has(w) && (noPolicies || !editable.has(w.entityUrn)))
+  // A fixed policy nobody may change is kept as this version ships it: a catalog made by an
+  // older one gets what was corrected since (the Editor's EDIT_ENTITY narrowed to its types).
+  const fixed = new Map(DEFAULT_POLICIES.filter(({info}) => info.editable === false).map(({id, info}) => [policyUrn(id), JSON.parse(JSON.stringify(info)) as unknown]))
+  const outdated = (w: Part) => w.aspectName === 'dataHubPolicyInfo' && fixed.has(w.entityUrn) && !isDeepStrictEqual(present.get(w.entityUrn)?.aspects.dataHubPolicyInfo?.value, fixed.get(w.entityUrn))
+  const proposals = wanted.filter((w) => (!has(w) && (noPolicies || !editable.has(w.entityUrn))) || (has(w) && outdated(w)))
   if (proposals.length > 0) {
     await catalog.apply(catalog.systemGrant(), proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})
   }

@@ -17,6 +17,7 @@
  * ACCESS_CACHE_MAX_AGE_MS or when other replicas' writes may have gone unannounced (`forget`);
  * a user's own memberships and roles are read per request.
  */
+import {systemOwnershipTypeUrn} from '../edits/common.js'
 import {UnauthorizedError} from '../../errors.js'
 import type {MetadataStore} from '../../store/types.js'
 import type {Actor} from '../catalog.js'
@@ -121,10 +122,10 @@ export class PolicyAuthorizer implements Authorizer {
     return {urn: actor.urn, groups, roles}
   }
 
-  private async owners(resourceUrn: string): Promise<Set<string>> {
+  /** The resource's owners, each with the urn of its ownership type. */
+  private async owners(resourceUrn: string): Promise<Array<{owner: string; type: string}>> {
     const o = await this.store.getAspect(resourceUrn, 'ownership')
-    const owners = ((o?.value as {owners?: Array<{owner: string}>} | undefined)?.owners ?? []).map((x) => x.owner)
-    return new Set(owners)
+    return ((o?.value as {owners?: Array<{owner: string; type?: string; typeUrn?: string}>} | undefined)?.owners ?? []).map((x) => ({owner: x.owner, type: ownershipTypeUrn(x)}))
   }
 
   private async resourceMatches(policy: PolicyInfo, resourceUrn: string): Promise<boolean> {
@@ -162,7 +163,7 @@ export class PolicyAuthorizer implements Authorizer {
    */
   private async matching(who: Principal, policies: LoadedPolicy[], resourceUrn: string | undefined, want?: string[][]): Promise<LoadedPolicy[]> {
     const matched: LoadedPolicy[] = []
-    let owners: Set<string> | undefined
+    let owners: Array<{owner: string; type: string}> | undefined
     for (const lp of policies) {
       const p = lp.info
       // Platform privileges hold everywhere, so they count for requests on an entity too
@@ -172,7 +173,9 @@ export class PolicyAuthorizer implements Authorizer {
       let match = a.allUsers || (a.users ?? []).includes(who.urn) || (a.allGroups && who.groups.size > 0) || (a.groups ?? []).some((g) => who.groups.has(g)) || (a.roles ?? []).some((r) => who.roles.has(r))
       if (!match && a.resourceOwners && resourceUrn !== undefined) {
         owners ??= await this.owners(resourceUrn)
-        match = owners.has(who.urn) || [...who.groups].some((g) => owners!.has(g))
+        // `resourceOwnersTypes` narrows the owners to those of the named ownership types.
+        const types = a.resourceOwnersTypes ?? []
+        match = owners.some((o) => (o.owner === who.urn || who.groups.has(o.owner)) && (types.length === 0 || types.includes(o.type)))
       }
       if (!match) continue
       if (resourceUrn !== undefined && p.type === 'METADATA' && !(await this.resourceMatches(p, resourceUrn))) continue
@@ -250,4 +253,13 @@ function grants(policies: readonly LoadedPolicy[], groups: readonly string[][]):
     if (all) return true
   }
   return false
+}
+
+/**
+ * The ownership type urn of an owner: its `typeUrn`, or the system type its legacy `type` names
+ * (`TECHNICAL_OWNER` → `urn:li:ownershipType:__system__technical_owner`, as edits store it).
+ */
+export function ownershipTypeUrn(o: {type?: string; typeUrn?: string}): string {
+  if (typeof o.typeUrn === 'string' && o.typeUrn !== '') return o.typeUrn
+  return systemOwnershipTypeUrn(typeof o.type === 'string' ? o.type : 'NONE')
 }

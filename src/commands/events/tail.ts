@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {resolveEntityType} from '../../catalog/delete.js'
 import {changeStreamQuery} from '../../client/client.js'
-import {ConnectionError} from '../../errors.js'
+import {ConnectionError, UnauthenticatedError} from '../../errors.js'
 import {changeLines} from '../../ui/change-log.js'
 
 export default class EventsTail extends BaseCommand {
@@ -53,6 +53,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
           if (!flags.json) this.log(`Following changes on ${client.server}${q.size > 0 ? ` (${q})` : ''}; Ctrl-C to stop.`)
           continue
         }
+        if (m.kind === 'refused') throw new UnauthenticatedError(m.message)
         if (m.kind === 'gap') {
           process.stderr.write(`Warning: ${m.message}\n`)
           continue
