@@ -61,13 +61,37 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
           res.uncork()
         })
       }
-      res.write(frameOf(c))
-      if (res.writableLength > MAX_BUFFERED) res.destroy()
+      const frame = frameOf(c)
+      // A replay (bounded by the ring it comes from) is written whole; live changes count.
+      if (replaying) {
+        res.write(frame)
+        return
+      }
+      // Behind by more than the bound, not counting the largest change still in flight: the
+      // subscriber is not keeping up. One change over the bound (an aspect may be 15 MiB) still
+      // goes to a subscriber that is, and so do the changes after it.
+      let largest = 0
+      for (const n of inFlight) if (n > largest) largest = n
+      if (inFlightBytes - largest > MAX_BUFFERED) {
+        res.destroy()
+        return
+      }
+      inFlight.push(frame.length)
+      inFlightBytes += frame.length
+      res.write(frame, () => {
+        inFlightBytes -= inFlight.shift() ?? 0
+      })
     }
+    // Sizes (in characters) of the live changes written and not yet handed to the socket, in order.
+    const inFlight: number[] = []
+    let inFlightBytes = 0
+    let replaying = false
     if (lastId !== undefined) {
       const {entries, gap} = log.since(lastId)
       if (gap) res.write(`event: gap\ndata: {"message":"some changes after ${lastId} are no longer held; re-read what you track"}\n\n`)
+      replaying = true
       for (const e of entries) send(e)
+      replaying = false
     }
     const unsubscribe = log.subscribe(send)
     const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
