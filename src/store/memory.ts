@@ -8,7 +8,7 @@
  * search: the catalog feeds an index (search/memory-index.ts in tests) from what it writes.
  */
 import {RunCounts} from './run-counts.js'
-import {existsFor, latestSeriesRow, listingPage, seriesWindow} from './core/read.js'
+import {existsFor, inReferenceOrder, latestSeriesRow, listingPage, seriesWindow} from './core/read.js'
 import {applyWrite, type RowTable} from './core/write.js'
 import type {
   AuditStamp,
@@ -262,7 +262,7 @@ export class MemoryStore implements MetadataStore {
         for (const n of needles) if (n.target !== u && rows[0]!.text.includes(n.text)) out.push({target: n.target, urn: u, aspectName: name})
       }
     }
-    return out
+    return inReferenceOrder(out)
   }
 
   private *rows(): Generator<{urn: string; e: MemEntity; name: string; row: MemRow; version: number; kind: 'versioned' | 'timeseries'}> {

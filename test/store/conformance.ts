@@ -157,6 +157,25 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect((await store.referencesTo(['urn:li:tag:a'])).map((r) => r.urn)).to.deep.equal([])
     })
 
+    it('answers references in one order, by referring urn, aspect and target, however they were written', async () => {
+      const t = 'urn:li:tag:ordered'
+      const source = DS('ord.up')
+      const tagged = (tagsOf: string[]) => ({tags: tagsOf.map((tag) => ({tag}))})
+      for (const n of ['ord.c', 'ord.a', 'ord.b']) await store.write([up(DS(n), 'globalTags', tagged([t]))])
+      // Written again: a store that kept write order (or a table's physical order) would move it.
+      await store.write([up(DS('ord.a'), 'globalTags', tagged([t, 'urn:li:tag:other']))])
+      await store.write([up(DS('ord.b'), 'upstreamLineage', {upstreams: [{dataset: source, type: 'TRANSFORMED', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}]})])
+      await store.write([up(DS('ord.b'), 'editableSchemaMetadata', {editableSchemaFieldInfo: [{fieldPath: 'x', globalTags: tagged([t])}]})])
+      const refs = await store.referencesTo([source, t])
+      expect(refs.map((r) => `${r.urn} ${r.aspectName} ${r.target}`)).to.deep.equal([
+        `${DS('ord.a')} globalTags ${t}`,
+        `${DS('ord.b')} editableSchemaMetadata ${t}`,
+        `${DS('ord.b')} globalTags ${t}`,
+        `${DS('ord.b')} upstreamLineage ${source}`,
+        `${DS('ord.c')} globalTags ${t}`,
+      ])
+    })
+
     it('stamps audit and system metadata', async () => {
       await store.write([up(DS('s'), 'status', {removed: false}, {time: 42, runId: 'r-42', actor: 'urn:li:corpuser:x'})])
       const a = await store.getAspect(DS('s'), 'status')

@@ -52,6 +52,11 @@ export function searchConformance(name: string, factory: () => Promise<SearchHar
       expect(await urns({query: 'SampleKafkaDatasetX'})).to.deep.equal([])
     })
 
+    it('takes a NUL in the query as a space between words, as in the documents', async () => {
+      await index.apply([item(1, DS('nul.doc'), props('nuldoc', 'zeta omega')), item(2, DS('nul.other'), props('other', 'zetaomega'))])
+      expect(await urns({query: 'zeta\u0000omega'})).to.deep.equal([DS('nul.doc')])
+    })
+
     it('takes the last query word as a prefix from three letters, and no other', async () => {
       await index.apply([item(1, DS('kw.one'), props('kafkaesque', 'third')), item(2, DS('kw.two'), props('other', 'kafka'))])
       expect(await urns({query: 'kafkaes'})).to.deep.equal([DS('kw.one')])
@@ -134,6 +139,11 @@ export function searchConformance(name: string, factory: () => Promise<SearchHar
         expect(await q([[{field: 'tags', values: ['urn:li:tag:pii'], negated: true}]])).to.deep.equal([F3])
         expect(await q([[{field: 'urn', values: [F2]}]])).to.deep.equal([F2])
         expect(await q([[{field: 'noSuchField', values: ['x']}]])).to.deep.equal([])
+        // The display name, exactly (the SDK finds a domain by it); a NUL in a value matches nothing.
+        expect(await q([[{field: 'name', values: ['fx_refunds']}]])).to.deep.equal([F2])
+        expect(await q([[{field: 'name', values: ['fx_Refunds']}]])).to.deep.equal([])
+        expect(await q([[{field: 'name', values: ['fx_refunds'], negated: true}]])).to.deep.equal([F1, F3].sort())
+        expect(await q([[{field: 'platform', values: ['urn:li:dataPlatform:hi\u0000ve']}]])).to.deep.equal([])
         const charts = await index.query({query: '*', filters: [[{field: '_entityType', values: ['chart']}]]})
         expect(charts.hits.map((x) => x.urn)).to.deep.equal([CH])
       })

@@ -41,3 +41,15 @@ export function listingPage<E extends {id: number}>(all: Array<[string, E]>, req
   const start = req.start ?? 0
   return {total: all.length, urns: all.slice(start, start + (req.count ?? all.length)).map(([u]) => u)}
 }
+
+type Reference = {target: string; urn: string; aspectName: string}
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * References in the one order every store answers them: by referring urn, then aspect, then
+ * target, in code-unit order (PostgreSQL: ORDER BY … COLLATE "C"). Paging an entity's incoming
+ * relationships by start and count needs the same order on every call and on every store.
+ */
+export function inReferenceOrder<R extends Reference>(refs: R[]): R[] {
+  return refs.sort((a, b) => cmp(a.urn, b.urn) || cmp(a.aspectName, b.aspectName) || cmp(a.target, b.target))
+}

@@ -23,7 +23,7 @@
  *   replay skips ops a loaded shard reflects already.
  * - touch: the entity changed.
  */
-import {existsFor, latestSeriesRow, seriesWindow} from '../core/read.js'
+import {existsFor, inReferenceOrder, latestSeriesRow, seriesWindow} from '../core/read.js'
 import {applyWrite, noChange, type RowTable} from '../core/write.js'
 import {ReferenceIndex} from '../reference-index.js'
 import {RunCounts} from '../run-counts.js'
@@ -650,7 +650,7 @@ export class Memtable {
   async referencesTo(targets: string[], opts: ReferenceQuery = {}): Promise<Array<{target: string; urn: string; aspectName: string}>> {
     const out: Array<{target: string; urn: string; aspectName: string}> = []
     if (targets.length === 0) return out
-    if (opts.aspects && opts.aspects.every((a) => this.rules.indexesReferences(a))) return this.refs.referencesTo(targets, opts.aspects)
+    if (opts.aspects && opts.aspects.every((a) => this.rules.indexesReferences(a))) return inReferenceOrder(this.refs.referencesTo(targets, opts.aspects))
     const mentions = await this.mentionIndex()
     for (const target of new Set(targets)) {
       const needle = JSON.stringify(target)
@@ -670,7 +670,7 @@ export class Memtable {
       }
       mentions.settle(target, live)
     }
-    return out
+    return inReferenceOrder(out)
   }
 
   private noteMentions(s: number, urn: string, text: string): void {

@@ -1165,9 +1165,11 @@ export class PgStore implements MetadataStore {
     // The GIN index finds the rows mentioning any target; unnest says which.
     const sql = `SELECT t AS target, r.urn, r.aspect FROM mdcli_reference r CROSS JOIN LATERAL unnest(r.targets) AS t
       WHERE r.targets && $1::text[] AND t = ANY($1::text[]) AND r.urn <> t`
+    // The order every store answers in (store/core/read.ts inReferenceOrder).
+    const order = ' ORDER BY r.urn COLLATE "C", r.aspect COLLATE "C", t COLLATE "C"'
     const {rows} = opts.aspects
-      ? await this.db.query<{target: string; urn: string; aspect: string}>(`${sql} AND r.aspect = ANY($2::text[])`, [targets, opts.aspects])
-      : await this.db.query<{target: string; urn: string; aspect: string}>(sql, [targets])
+      ? await this.db.query<{target: string; urn: string; aspect: string}>(`${sql} AND r.aspect = ANY($2::text[])${order}`, [targets, opts.aspects])
+      : await this.db.query<{target: string; urn: string; aspect: string}>(sql + order, [targets])
     return rows.map((r) => ({target: r.target, urn: r.urn, aspectName: r.aspect}))
   }
 

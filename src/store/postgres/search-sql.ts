@@ -165,6 +165,7 @@ function filterSql(f: FacetFilter, p: Params): string {
     match === 'EQUAL' ? `${expr} = ANY(${p.add(f.values, 'text[]')})` : `${expr} ${match === 'IEQUAL' ? 'ILIKE' : 'LIKE'} ANY(${p.add(likePatterns(match, f.values), 'text[]')})`
   let hit: string
   if (f.field === 'urn') hit = match === 'EXISTS' ? 'true' : compare('urn')
+  else if (f.field === 'name') hit = match === 'EXISTS' ? `coalesce(name <> '', false)` : `coalesce(${compare('name')}, false)`
   else if (f.field === 'removed') hit = match === 'EXISTS' ? 'true' : compare('removed::text')
   else {
     const c = (FACET_COLUMNS as Partial<Record<string, {col: string; list: boolean}>>)[f.field]
@@ -227,18 +228,23 @@ export async function searchDocs(db: pg.Pool, request: SearchRequest, searchable
 }
 
 /**
- * PostgreSQL's text holds no NUL character, and the store keeps none in search documents: the
- * query and filter values lose theirs too, so they compare as stored (a NUL is no word character).
+ * PostgreSQL's text holds no NUL character. In a query a NUL separates words, as the documents'
+ * words were split (and as the embedded store splits them); a filter value holding one matches
+ * no stored value (a urn with a NUL is refused at write), so it becomes one nothing holds rather
+ * than another value with the NUL taken out.
  */
 function withoutNul(req: SearchRequest): SearchRequest {
   if (!hasNul(req.query) && !(req.filters ?? []).some((and) => and.some((f) => f.values.some(hasNul))) && !(req.after && hasNul(req.after))) return req
   return {
     ...req,
-    query: noNul(req.query),
-    filters: req.filters?.map((and) => and.map((f) => ({...f, values: f.values.map(noNul)}))),
+    query: req.query.replaceAll('\u0000', ' '),
+    filters: req.filters?.map((and) => and.map((f) => ({...f, values: f.values.map((v) => (hasNul(v) ? NO_VALUE : v))}))),
     ...(typeof req.after === 'string' ? {after: noNul(req.after)} : {}),
   }
 }
+
+/** A filter value no document holds (a noncharacter, which no urn or name carries). */
+const NO_VALUE = '\uffff'
 
 /**
  * Matches a search counts exactly; beyond this many its total is PostgreSQL's estimate, and an
