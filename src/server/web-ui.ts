@@ -49,6 +49,8 @@ export const DATAHUB_UI_CSP = [
   "img-src 'self' data: blob: https: http:",
   "font-src 'self' data:",
   "connect-src 'self'",
+  // A dashboard's or chart's `embed.renderUrl` (Looker, Tableau, …) is shown in a frame.
+  "frame-src 'self' https: http:",
   "frame-ancestors 'none'",
   "base-uri 'self'",
   "form-action 'self'",

@@ -73,6 +73,8 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
         expect(r.body).to.include('<base href="/" />').and.not.include('@basePath')
         expect(r.headers.get('cache-control')).to.equal('no-cache')
         expect(r.headers.get('content-security-policy')).to.include("default-src 'self'")
+        // A dashboard's embedded preview (embed.renderUrl, another site) is framed by the app.
+        expect(r.headers.get('content-security-policy')).to.include("frame-src 'self' https: http:")
       }
     })
 
