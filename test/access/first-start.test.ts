@@ -10,6 +10,7 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import pg from 'pg'
 import {encodeUrnPath} from '../../src/model/urn.js'
+import {SUPERSEDED_POLICIES} from '../../src/catalog/access/default-policies.js'
 import {http, type LiteProcess, runCli, startLite, tempDir} from '../helpers/lite.js'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
 import {requirePostgres, requireSharedFixtures} from '../helpers/requires.js'
@@ -36,6 +37,30 @@ async function aspect(lite: LiteProcess, urn: string, name: string, version = 0)
 
 describe('first start on a store with users', function () {
   this.timeout(120000)
+
+  it('embedded: a default policy an older mdcli wrote, since corrected, gets today\'s value once (the Editor\'s EDIT_ENTITY narrowed)', async () => {
+    const store = tempDir('mdcli-store-')
+    const file = join(tempDir(), 'older.json')
+    const old = SUPERSEDED_POLICIES.find((p) => p.id === 'editor-metadata-policy')!
+    writeFileSync(file, JSON.stringify([{entityType: 'dataHubPolicy', entityUrn: 'urn:li:dataHubPolicy:editor-metadata-policy', changeType: 'UPSERT', aspectName: 'dataHubPolicyInfo', aspect: {json: old.info}}]))
+    const imported = await runCli(['lite', 'import', '--store', store, '--file', file])
+    expect(imported.code, imported.stderr).to.equal(0)
+    const urn = 'urn:li:dataHubPolicy:editor-metadata-policy'
+    let lite = await startLite({storeDir: store})
+    try {
+      const now = (await aspect(lite, urn, 'dataHubPolicyInfo')).value as {privileges: string[]}
+      expect(now.privileges).to.not.include('EDIT_ENTITY')
+      expect(now.privileges).to.include('EDIT_ENTITY_TAGS')
+      expect((await aspect(lite, urn, 'dataHubPolicyInfo', 1)).value).to.deep.equal(old.info)
+      const entities = (await aspect(lite, 'urn:li:dataHubPolicy:editor-metadata-policy-entities', 'dataHubPolicyInfo')).value as {privileges: string[]}
+      expect(entities.privileges).to.deep.equal(['EDIT_ENTITY'])
+      await lite.stop()
+      lite = await startLite({storeDir: store, home: lite.home})
+      expect((await aspect(lite, urn, 'dataHubPolicyInfo', 2)).status, 'rewritten once, not at every start').to.equal(404)
+    } finally {
+      await lite.stop()
+    }
+  })
 
   it('embedded: keeps the root user and policies restored into it, adds only what is missing, and a restart changes nothing', async () => {
     const store = tempDir('mdcli-store-')

@@ -14,7 +14,7 @@ import {DEFAULT_RUN_ID} from '../../store/types.js'
 import {type Catalog} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import type {ProposalInput} from '../../model/wire.js'
-import {DEFAULT_POLICIES, ROLES, ROOT_USER} from './default-policies.js'
+import {DEFAULT_POLICIES, ROLES, ROOT_USER, SUPERSEDED_POLICIES} from './default-policies.js'
 import {TokenService} from './tokens.js'
 
 type Part = {entityUrn: string; aspectName: string; changeType: 'UPSERT'; aspect: {json: unknown}} & ProposalInput
@@ -42,10 +42,12 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
   const has = (w: Part) => present.get(w.entityUrn)?.aspects[w.aspectName] !== undefined
   const noPolicies = !DEFAULT_POLICIES.some(({id}) => present.has(policyUrn(id))) && !(await any(catalog, 'dataHubPolicy'))
   const editable = new Set(DEFAULT_POLICIES.filter(({info}) => info.editable !== false).map(({id}) => policyUrn(id)))
-  // A fixed policy nobody may change is kept as this version ships it: a catalog made by an
-  // older one gets what was corrected since (the Editor's EDIT_ENTITY narrowed to its types).
-  const fixed = new Map(DEFAULT_POLICIES.filter(({info}) => info.editable === false).map(({id, info}) => [policyUrn(id), JSON.parse(JSON.stringify(info)) as unknown]))
-  const outdated = (w: Part) => w.aspectName === 'dataHubPolicyInfo' && fixed.has(w.entityUrn) && !isDeepStrictEqual(present.get(w.entityUrn)?.aspects.dataHubPolicyInfo?.value, fixed.get(w.entityUrn))
+  // A default policy an older mdcli wrote with a value since corrected gets today's value.
+  const outdated = (w: Part) => {
+    if (w.aspectName !== 'dataHubPolicyInfo') return false
+    const stored = present.get(w.entityUrn)?.aspects.dataHubPolicyInfo?.value
+    return SUPERSEDED_POLICIES.some(({id, info}) => policyUrn(id) === w.entityUrn && isDeepStrictEqual(stored, JSON.parse(JSON.stringify(info))))
+  }
   const proposals = wanted.filter((w) => (!has(w) && (noPolicies || !editable.has(w.entityUrn))) || (has(w) && outdated(w)))
   if (proposals.length > 0) {
     await catalog.apply(catalog.systemGrant(), proposals.map((x) => prepareProposal(x)), {runId: DEFAULT_RUN_ID})

@@ -33,6 +33,17 @@ export const EDITOR_ENTITY_TYPES = ['dataset', 'chart', 'dashboard', 'dataFlow',
 
 const actors = (a: Partial<PolicyInfo['actors']>): PolicyInfo['actors'] => ({resourceOwners: false, allUsers: false, allGroups: false, ...a})
 
+/**
+ * Values earlier versions of mdcli gave fixed default policies, since corrected: a catalog that
+ * still holds one gets today's value on its next start. A value anyone else wrote (DataHub's own
+ * rows, in a database it made) is never one of these, and is kept.
+ */
+export const SUPERSEDED_POLICIES: Array<{id: string; info: PolicyInfo}> = [
+  // Until the Editor's EDIT_ENTITY was narrowed to the primary entity types (DataHub's
+  // `editor-metadata-policy-entities`), it held on users, groups and policies too.
+  {id: 'editor-metadata-policy', info: {displayName: 'Editors - Metadata Policy', description: 'The Editor role may edit all metadata.', type: 'METADATA', state: 'ACTIVE', privileges: [...OWNER_PRIVILEGES.filter((p) => p !== 'EDIT_ENTITY_OWNERS' && p !== 'EDIT_GROUP_MEMBERS' && p !== 'EDIT_USER_PROFILE' && p !== 'EDIT_CONTACT_INFO'), ...VIEW_PRIVILEGES], actors: {resourceOwners: false, allUsers: false, allGroups: false, roles: ['urn:li:dataHubRole:Editor']}, editable: false}},
+]
+
 export const DEFAULT_POLICIES: Array<{id: string; info: PolicyInfo}> = [
   {id: '0', info: {displayName: 'Root User - All Platform Privileges', description: 'Grants all platform privileges to the root user.', type: 'PLATFORM', state: 'ACTIVE', privileges: [...PLATFORM_PRIVILEGES], actors: actors({users: [ROOT_USER]}), editable: false}},
   {id: '1', info: {displayName: 'Root User - Edit and View All Resources', description: 'Grants all metadata privileges on every resource to the root user.', type: 'METADATA', state: 'ACTIVE', privileges: [...ADMIN_METADATA_PRIVILEGES], actors: actors({users: [ROOT_USER]}), editable: false}},

@@ -70,7 +70,8 @@ function updatePrivileges(u: EntityUpdate): Privilege[][] {
   if (u.links) all.add('EDIT_ENTITY_DOC_LINKS')
   if (u.columns) (all.add('EDIT_DATASET_COL_TAGS'), all.add('EDIT_DATASET_COL_DESCRIPTION'))
   if (u.userProfile) all.add('EDIT_USER_PROFILE')
-  if (u.groupProfile) (all.add('EDIT_ENTITY_DOCS'), all.add('EDIT_CONTACT_INFO'))
+  // As the mutation's row of the authorization table: a group's profile is its documentation.
+  if (u.groupProfile) all.add('EDIT_ENTITY_DOCS')
   return all.size > 0 ? [['EDIT_ENTITY'], [...all]] : [['EDIT_ENTITY']]
 }
 
