@@ -138,11 +138,11 @@ function facetFilter(field: string, value: string, negated?: boolean): FacetFilt
   const neg = negated ? {negated: true} : {}
   if (typeof value !== 'string') throw new BadRequestError(`Filter on '${field}' needs a string value`)
   if (f === 'platform') return {field: 'platform', values: [value.startsWith('urn:li:dataPlatform:') ? value : `urn:li:dataPlatform:${value}`], ...neg}
-  if (f === 'removed' || f === 'urn') return {field: f, values: [value], ...neg}
-  if (!(FACET_FIELDS as readonly string[]).includes(f)) {
-    throw new BadRequestError(`Unknown filter field '${field}' (use one of platform, origin, removed, ${FACET_FIELDS.filter((x) => x !== 'platform' && x !== 'origin').join(', ')})`)
-  }
-  return {field: f as FacetField, values: [value], ...neg}
+  if (f === 'removed' || f === 'urn' || f === 'name') return {field: f, values: [value], ...neg}
+  if (f === '') throw new BadRequestError('A filter needs a field name')
+  // Any other field matches nothing (negated, everything), as in GraphQL and in DataHub's index
+  // for a field its documents lack: DataHub's clients send such fields among alternatives.
+  return {field: (FACET_FIELDS as readonly string[]).includes(f) ? (f as FacetField) : f, values: [value], ...neg}
 }
 
 /** One page of urns matching types, text and facet filters; offset pages stop at the search window. */

@@ -15,7 +15,7 @@ import {BadRequestError, BugError, ConflictError, InvalidAspectError, MdcliError
 import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
 import {normalizeAspectValue} from '../model/normalize.js'
 import {applyAspectPatch, checkPatch, type PatchOp} from '../model/patch.js'
-import {keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
+import {isKeyAspect, keyValueOf, requireAspect, validateUrn} from '../model/registry.js'
 import {validateAspect} from '../model/schemas.js'
 import {isSearchAspect, searchProjection} from '../model/search-doc.js'
 import type {AuditStamp, SystemMetadata, WriteOp} from '../store/types.js'
@@ -233,7 +233,11 @@ export function conditionFailure(p: PreparedProposal, where: string): MdcliError
 
 /** Turns a prepared proposal into the store op, stamping audit and system metadata. */
 export function toWriteOp(p: PreparedProposal, created: AuditStamp, defaults: SystemMetadata): WriteOp {
-  if (p.changeType === 'DELETE') return {op: 'deleteAspect', urn: p.urn, aspectName: p.aspectName}
+  if (p.changeType === 'DELETE') {
+    // Deleting the key aspect deletes the entity, as in DataHub: an entity without its key would
+    // still answer reads and searches while `exists` said no.
+    return isKeyAspect(p.entityType, p.aspectName) ? {op: 'deleteEntity', urn: p.urn} : {op: 'deleteAspect', urn: p.urn, aspectName: p.aspectName}
+  }
   if (p.changeType === 'PATCH') throw new BugError(`A PATCH of ${p.aspectName} (${p.urn}) reached the store unapplied`)
   const systemMetadata: SystemMetadata = {...defaults, ...p.systemMetadata}
   systemMetadata.lastObserved ??= created.time

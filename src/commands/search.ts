@@ -1,3 +1,4 @@
+import {FACET_FIELDS} from '../model/search-doc.js'
 import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {MdcliError, UsageError} from '../errors.js'
@@ -61,7 +62,11 @@ several filters must all hold. Soft-deleted entities are left out unless --inclu
     const and = (flags.filter ?? []).map((f) => {
       const i = f.indexOf('=')
       if (i <= 0 || i === f.length - 1) throw new UsageError(`--filter '${f}' is not field=value`)
-      return {field: f.slice(0, i), value: f.slice(i + 1)}
+      const field = f.slice(0, i)
+      // The server lets a field no document holds match nothing, as DataHub does; typed here, it is a mistake.
+      const known = [...FACET_FIELDS, 'urn', 'removed', 'name']
+      if (!known.includes(field.replace(/\.keyword$/, ''))) throw new UsageError(`--filter field '${field}' is not one search filters on (use one of ${known.join(', ')})`)
+      return {field, value: f.slice(i + 1)}
     })
     const page = await this.client()
       .searchEntities({

@@ -22,10 +22,31 @@ export const SERVER_VERSION = '0.1.0'
 export function parseList(s: string | null): string[] | undefined {
   if (s === null || s === '') return undefined
   const inner = s.startsWith('List(') && s.endsWith(')') ? s.slice(5, -1) : s
-  return inner
-    .split(',')
+  return topLevelParts(inner)
     .map((x) => decodeUriPart(x.trim(), 'a query list'))
     .filter((x) => x.length > 0)
+}
+
+/**
+ * A list's items, split at commas outside parentheses: DataHub's clients quote each urn once,
+ * so after the query's own decoding a dataset urn's tuple commas are plain commas again (the
+ * items of a list quoted twice still have theirs encoded).
+ */
+function topLevelParts(s: string): string[] {
+  const parts: string[] = []
+  let depth = 0
+  let start = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 40 /* ( */) depth++
+    else if (c === 41 /* ) */) depth = Math.max(0, depth - 1)
+    else if (c === 44 /* , */ && depth === 0) {
+      parts.push(s.slice(start, i))
+      start = i + 1
+    }
+  }
+  parts.push(s.slice(start))
+  return parts
 }
 
 export function envelope(a: StoredAspect): Record<string, unknown> {
@@ -160,11 +181,18 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
         const v = body[f]
         if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && v >= 0)) throw new BadRequestError(`"${f}" must be a whole number (0 or more) of ${f === 'limit' ? 'rows' : 'milliseconds'}, not ${JSON.stringify(v)?.slice(0, 40)}`)
       }
-      const rows = await catalog.listTimeseries(body.urn, body.aspect, {
+      const filter = timeseriesFilter((body as {filter?: unknown}).filter)
+      const sort = timeseriesSort((body as {sort?: unknown}).sort)
+      const limit = body.latestValue ? 1 : body.limit
+      let rows = await catalog.listTimeseries(body.urn, body.aspect, {
         startTime: body.startTimeMillis,
         endTime: body.endTimeMillis,
-        limit: body.latestValue ? 1 : body.limit,
+        // A filter or another order is applied to every row of the range before the limit.
+        limit: filter || sort ? undefined : limit,
       })
+      if (filter) rows = rows.filter((r) => filter(r.value))
+      if (sort) rows = sort(rows)
+      if (limit !== undefined && limit !== null) rows = rows.slice(0, limit)
       return json(200, {
         value: {
           entityName: rows[0]?.entityType,
@@ -265,4 +293,57 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
     }
     return jsonText(`{"results":{${results}}}`)
   })
+}
+
+type Row = {value: unknown}
+
+/** A value's field by dotted path (`eventGranularity.unit`). */
+function fieldOf(value: unknown, path: string): unknown {
+  let v: unknown = value
+  for (const k of path.split('.')) {
+    if (v === null || typeof v !== 'object') return undefined
+    v = (v as Record<string, unknown>)[k]
+  }
+  return v
+}
+
+/**
+ * The `filter` of getTimeseriesAspectValues (DataHub's Filter: `or` of `and` groups, or the older
+ * `criteria`), on the rows' own fields, as DataHub's clients send it (the SDK's
+ * `get_latest_timeseries_value` filters `EQUAL`). Undefined when there is none; any other
+ * condition is refused rather than ignored.
+ */
+function timeseriesFilter(raw: unknown): ((value: unknown) => boolean) | undefined {
+  if (raw === undefined || raw === null) return undefined
+  const f = raw as {or?: unknown; criteria?: unknown}
+  const groups = Array.isArray(f.or) ? f.or.map((g) => (g as {and?: unknown})?.and) : Array.isArray(f.criteria) ? [f.criteria] : undefined
+  if (!groups || groups.some((g) => !Array.isArray(g))) throw new BadRequestError('"filter" must be {"or": [{"and": [{"field", "values", "condition"}]}]}')
+  const tests = (groups as unknown[][]).map((and) =>
+    and.map((c) => {
+      const {field, value, values, condition, negated} = (c ?? {}) as {field?: unknown; value?: unknown; values?: unknown; condition?: unknown; negated?: unknown}
+      if (typeof field !== 'string' || field === '') throw new BadRequestError('Each filter criterion needs a "field"')
+      if (condition !== undefined && condition !== 'EQUAL') throw new BadRequestError(`Filter condition ${JSON.stringify(condition)} on "${field}" is not supported here (EQUAL is)`)
+      const wanted = (Array.isArray(values) && values.length > 0 ? values : [value]).map(String)
+      return (v: unknown) => {
+        const x = fieldOf(v, field)
+        const hit = x !== undefined && x !== null && wanted.includes(String(x))
+        return negated === true ? !hit : hit
+      }
+    }),
+  )
+  return (v) => tests.some((and) => and.every((t) => t(v)))
+}
+
+/** The `sort` of getTimeseriesAspectValues (`{"field", "order": "ASCENDING"|"DESCENDING"}`). */
+function timeseriesSort(raw: unknown): (<T extends Row>(rows: T[]) => T[]) | undefined {
+  if (raw === undefined || raw === null) return undefined
+  const {field, order} = raw as {field?: unknown; order?: unknown}
+  if (typeof field !== 'string' || field === '') throw new BadRequestError('"sort" needs a "field"')
+  if (order !== undefined && order !== 'ASCENDING' && order !== 'DESCENDING') throw new BadRequestError(`"sort.order" must be ASCENDING or DESCENDING, not ${JSON.stringify(order)}`)
+  const sign = order === 'ASCENDING' ? 1 : -1
+  return (rows) =>
+    rows
+      .map((r, i) => ({r, i, k: fieldOf(r.value, field) as number | string | undefined}))
+      .sort((a, b) => (a.k === b.k ? a.i - b.i : a.k === undefined ? 1 : b.k === undefined ? -1 : a.k < b.k ? -sign : sign))
+      .map((x) => x.r)
 }

@@ -274,6 +274,7 @@ export class SearchIndex {
       const matches = facetValueMatches(f.match, f.values)
       if (f.field === '_entityType') hit = exists ? () => true : (id) => matches(this.typeOf(id))
       else if (f.field === 'urn') hit = exists ? () => true : (id) => matches(this.urnOf[id]!)
+      else if (f.field === 'name') hit = exists ? (id) => (this.nameOf[id] ?? '') !== '' : (id) => matches(this.nameOf[id] ?? '')
       else if (f.field === 'removed') hit = exists ? () => true : (id) => matches(String((this.flagsOfId[id]! & REMOVED) !== 0))
       else {
         const fi = FIELD_INDEX.get(f.field as CodedField)

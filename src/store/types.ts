@@ -102,11 +102,12 @@ export interface WriteResult {
 
 export interface FacetFilter {
   /**
+   * `name` is the entity's display name (DataHub's `name` keyword: the SDK finds a domain by it).
    * Any other name matches no document (negated: every one), as Elasticsearch treats a field no
    * document of an index holds: DataHub's clients send such fields in alternatives (the SDK's env
    * filter tries `origin`, `customProperties` and `env`).
    */
-  field: FacetField | 'urn' | 'removed' | (string & {})
+  field: FacetField | 'urn' | 'removed' | 'name' | (string & {})
   values: string[]
   negated?: boolean
   /**
