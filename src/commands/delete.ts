@@ -9,7 +9,7 @@ export default class Delete extends BaseCommand {
   static override summary = 'Delete entities by urn, urn file or filters (soft by default, as in DataHub; --hard removes them for good).'
   static override description = `A soft delete (the default, --soft) writes status removed=true: the entity is hidden from search, browse and lineage and can be restored. A hard delete (--hard) removes every aspect of each entity — all versions and timeseries rows — and takes it out of search; with -a/--aspect it removes only that timeseries aspect's rows between --start-time and --end-time. Deleting never cascades: deleting a container leaves its datasets; delete each child by its own urn or filter. References that other entities still hold to hard-deleted urns are reported.
 
-Without --force the command lists what matched and asks [y/N] (piped input answers with its first line, as in echo y | mdcli delete …); with no answer at all, it refuses. --dry-run lists what would go and changes nothing.`
+Without --force a hard delete or a delete by filter lists what matched and asks [y/N] (a soft delete of one --urn asks nothing, as in DataHub) (piped input answers with its first line, as in echo y | mdcli delete …); with no answer at all, it refuses. --dry-run lists what would go and changes nothing.`
   static override examples = [
     '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)"',
     '<%= config.bin %> delete --urn "urn:li:dataset:(urn:li:dataPlatform:hive,logs,PROD)" --hard --force',
@@ -60,7 +60,10 @@ Without --force the command lists what matched and asks [y/N] (piped input answe
       for (const line of foundUrnsLines(found)) say(line)
       urns = found.map((f) => f.urn)
     }
-    if (!plan.dryRun && !flags.force && !(await confirm(deleteQuestion(plan, urns, {start: flags['start-time'], end: flags['end-time']}), '--force (-f)'))) {
+    // A soft delete of one named urn is undone by restoring it and asks nothing, as DataHub's
+    // CLI asks nothing (scripts call it unattended); hard deletes and filters ask.
+    const asks = !plan.dryRun && !flags.force && !(plan.soft && 'urn' in plan.target && !plan.window)
+    if (asks && !(await confirm(deleteQuestion(plan, urns, {start: flags['start-time'], end: flags['end-time']}), '--force (-f)'))) {
       say('Aborted; nothing was deleted.')
       process.exitCode = 1
       return nothingDeleted(plan, urns.length, started, true)

@@ -48,6 +48,7 @@ export function deleteReportLines(outcome: DeleteOutcome, aspectName?: string): 
 /** The [y/N] question before a delete: what will go, for good or not. */
 export function deleteQuestion(plan: Pick<DeletePlan, 'soft' | 'target' | 'window'>, urns: string[], times: {start?: string; end?: string}): string {
   if (plan.window) return `This will permanently delete the ${plan.window.aspectName} rows between ${times.start} and ${times.end} of ${urns.length === 1 ? urns[0] : `${urns.length} entities`}. Do you want to continue?`
-  if ('urn' in plan.target) return plan.soft ? `This will soft delete ${plan.target.urn}. Do you want to continue?` : `This will permanently delete ${plan.target.urn} and all its history. Do you want to continue?`
+  // A soft delete of one urn asks nothing (see the delete command).
+  if ('urn' in plan.target) return `This will permanently delete ${plan.target.urn} and all its history. Do you want to continue?`
   return `This will ${plan.soft ? 'soft' : 'hard'} delete ${urns.length} entities${plan.soft ? '' : ' permanently'}. Do you want to continue?`
 }

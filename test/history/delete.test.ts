@@ -263,7 +263,7 @@ describe('delete', function () {
     expect(badType.stderr).to.contain("Unknown entity type 'datset'. Did you mean 'dataset'?")
     const badEnv = await mdcli(lite, ['delete', '--env', 'moon', '-f'])
     expect(badEnv.code).to.equal(1)
-    const noTty = await mdcli(lite, ['delete', '--urn', G])
+    const noTty = await mdcli(lite, ['delete', '--urn', G, '--hard'])
     expect(noTty.code).to.equal(1)
     expect(noTty.stderr).to.contain('standard input is not a terminal')
     expect(noTty.stderr).to.contain('--force')

@@ -87,22 +87,28 @@ describe('CLI hygiene: secrets, settings, prompts, JSON and help', function () {
     expect(readFileSync(join(home, '.mdclienv'), 'utf8')).to.equal(file)
   })
 
-  it('a confirmation takes a piped y or n; no answer at all still refuses', async () => {
+  it('a confirmation takes a piped y or n; no answer at all still refuses; a soft delete of one urn asks nothing, as DataHub\'s', async () => {
     const urn = 'urn:li:tag:hygiene-confirm'
-    expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'tag', entityUrn: urn, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: '{"name":"hygiene-confirm"}'}}}})).status).to.equal(200)
-    // The delete is a soft one (DataHub's default): the entity stays, marked removed.
-    const removed = async () => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects?.status?.value?.removed === true
-    const none = await runCli(['delete', '--urn', urn], {env: lite.env()})
+    const put = async (u: string) => expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'tag', entityUrn: u, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: '{"name":"hygiene-confirm"}'}}}})).status).to.equal(200)
+    await put(urn)
+    const there = async (u: string) => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(u)}`)).status === 200
+    const none = await runCli(['delete', '--urn', urn, '--hard'], {env: lite.env()})
     expect(none.code).to.equal(1)
     expect(none.stderr).to.contain('standard input is not a terminal')
-    const no = await runCli(['delete', '--urn', urn], {env: lite.env(), input: 'n\n'})
+    const no = await runCli(['delete', '--urn', urn, '--hard'], {env: lite.env(), input: 'n\n'})
     expect(no.code, no.stderr).to.equal(1)
     expect(no.stdout + no.stderr).to.match(/Aborted; nothing was deleted/)
-    expect(await removed()).to.equal(false)
+    expect(await there(urn)).to.equal(true)
     // `yes | mdcli …`: an endless pipe; the first line answers and the rest is left unread.
-    const yes = await runCli(['delete', '--urn', urn], {env: lite.env(), input: 'y\n'.repeat(10_000)})
+    const yes = await runCli(['delete', '--urn', urn, '--hard'], {env: lite.env(), input: 'y\n'.repeat(10_000)})
     expect(yes.code, yes.stderr).to.equal(0)
-    expect(await removed()).to.equal(true)
+    expect(await there(urn)).to.equal(false)
+    // Soft (DataHub's default) by urn, unattended: done, the entity kept and marked removed.
+    const soft = 'urn:li:tag:hygiene-soft'
+    await put(soft)
+    const quiet = await runCli(['delete', '--urn', soft], {env: lite.env()})
+    expect(quiet.code, quiet.stderr).to.equal(0)
+    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(soft)}`)).body.aspects?.status?.value?.removed).to.equal(true)
   })
 
   it('check metadata-file fails a record that is no MCE, MCP or usage record', async () => {
