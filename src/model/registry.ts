@@ -10,7 +10,7 @@
  * - timeseries aspect: appended; reads return the latest value.
  */
 import {UnknownAspectError, UnknownEntityTypeError, UrnError} from '../errors.js'
-import {FABRIC_TYPES, parseUrn, type Urn} from './urn.js'
+import {FABRIC_TYPES, parseUrn, splitTopLevel, type Urn} from './urn.js'
 import {ASPECT_SPECS, type AspectSpec} from './aspects/index.js'
 import {MAX_URN_LENGTH} from './limits.js'
 
@@ -387,24 +387,8 @@ export function keyOfUrn(urn: string, entityType: string): Record<string, string
  */
 function tupleParts(urn: string, from: number): string[] | undefined {
   if (urn.charCodeAt(from) !== 40 /* ( */ || urn.charCodeAt(urn.length - 1) !== 41 /* ) */) return undefined
-  const parts: string[] = []
-  let depth = 0
-  let start = from + 1
-  const end = urn.length - 1
-  for (let i = start; i < end; i++) {
-    const c = urn.charCodeAt(i)
-    if (c === 40) depth++
-    else if (c === 41) {
-      if (--depth < 0) return undefined
-    } else if (c === 44 /* , */ && depth === 0) {
-      if (i === start) return undefined
-      parts.push(urn.slice(start, i))
-      start = i + 1
-    }
-  }
-  if (depth !== 0 || start === end) return undefined
-  parts.push(urn.slice(start, end))
-  return parts
+  const {parts, unbalanced} = splitTopLevel(urn.slice(from + 1, -1))
+  return unbalanced || parts.some((p) => p === '') ? undefined : parts
 }
 
 /** The key aspect derived from an urn string. */

@@ -25,24 +25,33 @@ export interface Urn {
   readonly isTuple: boolean
 }
 
-/** Splits `a,b,(c,d),e` at depth-0 commas. Throws on unbalanced parentheses. */
-function splitTuple(inner: string, raw: string): string[] {
+/**
+ * `a,b,(c,d),e` split at the commas outside parentheses; `unbalanced` names the parenthesis that
+ * does not balance (the parts are then incomplete).
+ */
+export function splitTopLevel(s: string): {parts: string[]; unbalanced?: '(' | ')'} {
   const parts: string[] = []
   let depth = 0
   let start = 0
-  for (let i = 0; i < inner.length; i++) {
-    const c = inner.charCodeAt(i)
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
     if (c === 40 /* ( */) depth++
     else if (c === 41 /* ) */) {
-      depth--
-      if (depth < 0) throw new UrnError(`Invalid urn ${raw}: unbalanced ')' in key`)
+      if (--depth < 0) return {parts, unbalanced: ')'}
     } else if (c === 44 /* , */ && depth === 0) {
-      parts.push(inner.slice(start, i))
+      parts.push(s.slice(start, i))
       start = i + 1
     }
   }
-  if (depth !== 0) throw new UrnError(`Invalid urn ${raw}: unbalanced '(' in key`)
-  parts.push(inner.slice(start))
+  if (depth !== 0) return {parts, unbalanced: '('}
+  parts.push(s.slice(start))
+  return {parts}
+}
+
+/** A tuple key's parts. Throws on unbalanced parentheses. */
+function splitTuple(inner: string, raw: string): string[] {
+  const {parts, unbalanced} = splitTopLevel(inner)
+  if (unbalanced) throw new UrnError(`Invalid urn ${raw}: unbalanced '${unbalanced}' in key`)
   return parts
 }
 

@@ -6,6 +6,7 @@
  * parses, calls the catalog, and renders; no logic lives here.
  */
 import {decodeUriPart} from '../model/limits.js'
+import {splitTopLevel} from '../model/urn.js'
 import {BadRequestError} from '../errors.js'
 import type {Catalog, ProposalOutcome} from '../catalog/catalog.js'
 import {relationshipsOf} from '../catalog/relationships.js'
@@ -22,31 +23,13 @@ export const SERVER_VERSION = '0.1.0'
 export function parseList(s: string | null): string[] | undefined {
   if (s === null || s === '') return undefined
   const inner = s.startsWith('List(') && s.endsWith(')') ? s.slice(5, -1) : s
-  return topLevelParts(inner)
+  // Split outside parentheses: DataHub's clients quote each urn once, so after the query's own
+  // decoding a dataset urn's commas are plain commas again (a list quoted twice keeps them encoded).
+  // Unbalanced, each comma splits and the urns' own check words what is wrong.
+  const split = splitTopLevel(inner)
+  return (split.unbalanced ? inner.split(',') : split.parts)
     .map((x) => decodeUriPart(x.trim(), 'a query list'))
     .filter((x) => x.length > 0)
-}
-
-/**
- * A list's items, split at commas outside parentheses: DataHub's clients quote each urn once,
- * so after the query's own decoding a dataset urn's tuple commas are plain commas again (the
- * items of a list quoted twice still have theirs encoded).
- */
-function topLevelParts(s: string): string[] {
-  const parts: string[] = []
-  let depth = 0
-  let start = 0
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c === 40 /* ( */) depth++
-    else if (c === 41 /* ) */) depth = Math.max(0, depth - 1)
-    else if (c === 44 /* , */ && depth === 0) {
-      parts.push(s.slice(start, i))
-      start = i + 1
-    }
-  }
-  parts.push(s.slice(start))
-  return parts
 }
 
 export function envelope(a: StoredAspect): Record<string, unknown> {
