@@ -10,7 +10,10 @@ import {type ChangeFilter, type LoggedChange, matches} from '../model/changelog.
 import {type Router, STREAMED} from './http.js'
 import {BugError} from '../errors.js'
 
-/** A subscriber that falls this far behind (bytes queued in the socket) is cut off. */
+/**
+ * A subscriber this far behind is cut off: characters of live changes not yet handed to its
+ * socket, beside the largest of them (see `send`).
+ */
 const MAX_BUFFERED = 8 * 1024 * 1024
 const HEARTBEAT_MS = 15_000
 const RECHECK_MS = 1_000
