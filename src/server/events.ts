@@ -73,11 +73,14 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
       // Behind by more than the bound, not counting the largest change still in flight: the
       // subscriber is not keeping up. One change over the bound (an aspect may be 15 MiB) still
       // goes to a subscriber that is, and so do the changes after it.
-      let largest = 0
-      for (const n of inFlight) if (n > largest) largest = n
-      if (inFlightBytes - largest > MAX_BUFFERED) {
-        res.destroy()
-        return
+      // (The largest is looked for only past the bound: a subscriber keeping up costs nothing here.)
+      if (inFlightBytes > MAX_BUFFERED) {
+        let largest = 0
+        for (const n of inFlight) if (n > largest) largest = n
+        if (inFlightBytes - largest > MAX_BUFFERED) {
+          res.destroy()
+          return
+        }
       }
       inFlight.push(frame.length)
       inFlightBytes += frame.length
