@@ -323,9 +323,10 @@ export class MdcliClient {
     return this.bodyOf<{value: BatchOutcome}>(res).value
   }
 
+  /** The entity, or a NotFound error: without the key aspect DataHub's route adds for a urn nobody wrote. */
   getEntity(urn: string, aspects?: string[]): Promise<EntityResponse> {
-    const q = aspects && aspects.length > 0 ? `?aspects=List(${aspects.map(encodeURIComponent).join(',')})` : ''
-    return this.call('GET', `/entitiesV2/${encodeUrnPath(urn)}${q}`)
+    const q = aspects && aspects.length > 0 ? `&aspects=List(${aspects.map(encodeURIComponent).join(',')})` : ''
+    return this.call('GET', `/entitiesV2/${encodeUrnPath(urn)}?alwaysIncludeKeyAspect=false${q}`)
   }
 
   getAspect(urn: string, aspect: string, version = 0): Promise<{aspect: Record<string, unknown>; version: number}> {

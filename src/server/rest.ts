@@ -11,7 +11,7 @@ import {BadRequestError} from '../errors.js'
 import type {Catalog, ProposalOutcome} from '../catalog/catalog.js'
 import {relationshipsOf} from '../catalog/relationships.js'
 import {mceToProposals} from '../model/mce.js'
-import {aspectSpec, validateUrn} from '../model/registry.js'
+import {aspectSpec, keyAspectOf, validateUrn} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
 import type {ProposalInput} from '../model/wire.js'
 import {Gate} from '../catalog/edits/gate.js'
@@ -257,25 +257,57 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
 
   router.on('GET', '/entitiesV2/*', async (ctx) => {
     const urn = ctx.params[0]!
-    const e = await catalog.requireEntity(urn, parseList(ctx.query.get('aspects')))
-    return jsonText(entityResponseText(e))
+    const aspects = parseList(ctx.query.get('aspects'))
+    if (!alwaysIncludeKeyAspect(ctx)) return jsonText(entityResponseText(await catalog.requireEntity(urn, aspects)))
+    return jsonText(entityResponseText(withKeyAspect(urn, await catalog.getEntity(urn, projectionWithKey(urn, aspects)))))
   })
 
   router.on('GET', '/entitiesV2', async (ctx) => {
     const ids = parseList(ctx.query.get('ids'))
     if (!ids) throw new BadRequestError("Missing '?ids=List(...)' query parameter")
     const aspects = parseList(ctx.query.get('aspects'))
+    const withKey = alwaysIncludeKeyAspect(ctx)
     let results = ''
     // A urn listed twice is answered once (an object's key), as before.
     const seen = new Set<string>()
     for (const urn of ids) {
       if (seen.has(urn)) continue
       seen.add(urn)
-      const e = await catalog.getEntity(urn, aspects)
+      const e = withKey ? withKeyAspect(urn, await catalog.getEntity(urn, projectionWithKey(urn, aspects))) : await catalog.getEntity(urn, aspects)
       if (e) results += `${results === '' ? '' : ','}${JSON.stringify(urn)}:${entityResponseText(e)}`
     }
     return jsonText(`{"results":{${results}}}`)
   })
+}
+
+/**
+ * Rest.li's `alwaysIncludeKeyAspect` of entitiesV2, true unless `false`: DataHub answers every urn
+ * asked for with at least its key aspect, read off the urn when nothing is stored (its SDK's
+ * `get_entity_semityped` says the key "will always be present", and `get_aspects_for_entity`
+ * answers None for a missing entity's aspects rather than failing). mdcli's own client asks
+ * without it, to learn that an entity does not exist.
+ */
+function alwaysIncludeKeyAspect(ctx: RequestContext): boolean {
+  const v = ctx.query.get('alwaysIncludeKeyAspect')
+  if (v === null || v === 'true') return true
+  if (v === 'false') return false
+  throw new BadRequestError(`'alwaysIncludeKeyAspect' must be true or false, got '${v.slice(0, 40)}'`)
+}
+
+/** A projection that also names the urn's key aspect (none: every aspect, the key among them). */
+function projectionWithKey(urn: string, aspects: string[] | undefined): string[] | undefined {
+  if (!aspects) return aspects
+  const key = keyAspectOf(urn).name
+  return aspects.includes(key) ? aspects : [...aspects, key]
+}
+
+/** The entity with its key aspect, read off the urn where none is stored (version 0, as DataHub builds it). */
+function withKeyAspect(urn: string, e: EntityRecord | null): EntityRecord {
+  const key = keyAspectOf(urn)
+  if (e?.aspects[key.name]) return e
+  const {spec} = validateUrn(urn)
+  const keyAspect = {urn, entityType: spec.name, aspectName: key.name, kind: 'versioned', version: 0, value: key.value} as StoredAspect
+  return {urn: e?.urn ?? urn, entityType: spec.name, aspects: {[key.name]: keyAspect, ...e?.aspects}}
 }
 
 type Row = {value: unknown}

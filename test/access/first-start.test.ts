@@ -89,13 +89,13 @@ describe('first start on a store with users', function () {
       // Present values keep their one version; the missing role is added.
       expect((await aspect(lite, ROOT, 'corpUserInfo', 1)).status).to.equal(404)
       expect(json).to.include('urn:li:dataHubRole:Admin')
-      const p7 = await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:7')}`, {token: lite.token})
+      const p7 = await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:7')}?alwaysIncludeKeyAspect=false`, {token: lite.token})
       expect(JSON.stringify(p7.body)).to.include('MANAGE_SECRETS')
       expect((await aspect(lite, 'urn:li:dataHubPolicy:7', 'dataHubPolicyInfo', 1)).status).to.equal(404)
       // A default that cannot be deleted was missing and is added; one that can (editable) is not,
       // since the store had policies.
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:admin-platform-policy')}`, {token: lite.token})).status).to.equal(200)
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:view-entity-page-all')}`, {token: lite.token})).status).to.equal(404)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:admin-platform-policy')}?alwaysIncludeKeyAspect=false`, {token: lite.token})).status).to.equal(200)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:dataHubPolicy:view-entity-page-all')}?alwaysIncludeKeyAspect=false`, {token: lite.token})).status).to.equal(404)
       expect(JSON.stringify((await http(`${lite.url}/entitiesV2/${encodeUrnPath(JDOE)}`, {token: lite.token})).body)).to.include('John Doe')
     } finally {
       await lite.stop()

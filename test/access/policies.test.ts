@@ -346,7 +346,7 @@ describe('access policies', function () {
       expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(made)}`)).status).to.equal(200)
       const del = await policy({users: [U('bob')]}, ['DELETE_ENTITY'])
       expect((await rollbackAs('bob', 'acl-made')).status).to.equal(200)
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(made)}`)).status).to.equal(404)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(made)}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
       await dropPolicy(del)
       await dropPolicy(edit)
     })

@@ -61,7 +61,7 @@ describe('authentication', function () {
       const r = await http(`${lite.url}/entitiesV2/${encodeUrnPath(TAG)}`, {headers, token})
       expect(r.status).to.equal(401)
       expect(r.body.aspects).to.equal(undefined)
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(TAG)}`)).status).to.equal(404)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(TAG)}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
     })
   }
 

@@ -152,7 +152,7 @@ describe('delete', function () {
       const hard = await mdcli(lite, ['delete', '--platform', 'delfile', '--hard', '--only-soft-deleted', '-f', '--json'])
       expect(hard.code, hard.stderr).to.equal(0)
       expect(JSON.parse(hard.stdout).deleted).to.have.members([U1, U2])
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(U1)}`)).status).to.equal(404)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(U1)}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
       expect((await readEntity(lite, U3)).aspects.datasetProperties.value.name).to.equal(U3)
       const only = await mdcli(lite, ['delete', '--platform', 'delfile', '--only-soft-deleted', '-f'])
       expect(only.stderr).to.contain('You cannot provide --only-soft-deleted when performing a soft delete')

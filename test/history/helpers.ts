@@ -49,7 +49,7 @@ export async function putCli(lite: LiteProcess, urn: string, aspectName: string,
 
 /** The entity as `GET /entitiesV2/{urn}` answers it (every aspect), or null when it does not exist. */
 export async function readEntity(lite: LiteProcess, urn: string): Promise<any> {
-  const r = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)
+  const r = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?alwaysIncludeKeyAspect=false`)
   if (r.status === 404) return null
   expect(r.status, JSON.stringify(r.body)).to.equal(200)
   return r.body

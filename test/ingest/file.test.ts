@@ -145,7 +145,7 @@ describe('ingest: file source, sinks and run flags', function () {
     expect(r.code, r.stderr).to.equal(0)
     expect(r.result).to.include({dryRun: true, eventsProduced: 1})
     expect(r.result.sink.recordsWritten).to.equal(0)
-    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).status).to.equal(404)
+    expect((await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
     const runs = (await http(`${lite.url}/runs?action=list`, {body: {}})).body.value as Array<{runId: string}>
     expect(runs.map((x) => x.runId)).not.to.include('dry-1')
   })

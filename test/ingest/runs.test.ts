@@ -11,7 +11,7 @@ describe('ingest runs: list-runs, show, rollback', function () {
   this.timeout(90_000)
   const lite = useLite()
   let dir: string
-  const entity = async (urn: string) => http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)
+  const entity = async (urn: string) => http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}?alwaysIncludeKeyAspect=false`)
   const version = async (urn: string, aspect: string, v: number) => http(`${lite.url}/aspects/${encodeURIComponent(urn)}?aspect=${aspect}&version=${v}`)
   const ingestRun = async (name: string, records: unknown[]) => {
     const file = writeJson(dir, `${name}.json`, records)

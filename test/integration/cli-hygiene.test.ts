@@ -91,7 +91,7 @@ describe('CLI hygiene: secrets, settings, prompts, JSON and help', function () {
     const urn = 'urn:li:tag:hygiene-confirm'
     const put = async (u: string) => expect((await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'tag', entityUrn: u, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: '{"name":"hygiene-confirm"}'}}}})).status).to.equal(200)
     await put(urn)
-    const there = async (u: string) => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(u)}`)).status === 200
+    const there = async (u: string) => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(u)}?alwaysIncludeKeyAspect=false`)).status === 200
     const none = await runCli(['delete', '--urn', urn, '--hard'], {env: lite.env()})
     expect(none.code).to.equal(1)
     expect(none.stderr).to.contain('standard input is not a terminal')

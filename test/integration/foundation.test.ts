@@ -123,7 +123,7 @@ describe('mdcli lite + core commands', function () {
     expect(r.body.value.results[1].error.message).to.match(/proposal 1.*missing required field 'name'/)
     const atomic = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: [good(4), {...good(5), aspectName: 'nope'}]}})
     expect(atomic.status).to.equal(400)
-    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:tag:batch4')}`)).status).to.equal(404)
+    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:tag:batch4')}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
   })
 
   it('CREATE and UPDATE hold their conditions on the store, racing requests included', async () => {
@@ -157,7 +157,7 @@ describe('mdcli lite + core commands', function () {
   describe('bad input: one clear line, non-zero exit, nothing written', () => {
     const urn = 'urn:li:dataset:(urn:li:dataPlatform:hive,untouched,PROD)'
     afterEach(async () => {
-      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)).status, 'nothing may be written').to.equal(404)
+      expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?alwaysIncludeKeyAspect=false`)).status, 'nothing may be written').to.equal(404)
     })
     const cases: Array<[string, () => string[], RegExp]> = [
       ['a malformed urn', () => ['put', '--urn', 'urn:li:dataset:(oops', '-a', 'status', '-d', file('s.json', {removed: false})], /Invalid urn .*tuple key must end/],
@@ -201,7 +201,7 @@ describe('mdcli lite + core commands', function () {
 
     it('REST: unknown entity and aspect version are 404s', async () => {
       expect((await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=status`)).status).to.equal(404)
-      const e = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)
+      const e = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?alwaysIncludeKeyAspect=false`)
       expect(e.status).to.equal(404)
       expect(e.body.message).to.include(urn)
     })

@@ -23,8 +23,42 @@ describe('DataHub’s clients on lite', function () {
     const ids = [DS('cli.one'), DS('cli.two'), DS('cli.absent')].map(encodeURIComponent).join(',')
     const r = await http(`${lite.url}/entitiesV2?ids=List(${ids})&aspects=List(datasetProperties)`)
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
-    expect(Object.keys(r.body.results).sort()).to.deep.equal([DS('cli.one'), DS('cli.two')])
+    expect(Object.keys(r.body.results).sort()).to.deep.equal([DS('cli.absent'), DS('cli.one'), DS('cli.two')])
     expect(r.body.results[DS('cli.two')].aspects.datasetProperties.value.name).to.equal('two')
+    expect(Object.keys(r.body.results[DS('cli.absent')].aspects)).to.deep.equal(['datasetKey'])
+    const without = await http(`${lite.url}/entitiesV2?ids=List(${ids})&aspects=List(datasetProperties)&alwaysIncludeKeyAspect=false`)
+    expect(Object.keys(without.body.results).sort()).to.deep.equal([DS('cli.one'), DS('cli.two')])
+    expect(Object.keys(without.body.results[DS('cli.one')].aspects)).to.deep.equal(['datasetProperties'])
+  })
+
+  it('answers every urn with its key aspect, as get_entity_semityped and get_aspects_for_entity expect, unless told not to', async () => {
+    const absent = DS('cli.never.written')
+    const r = await http(`${lite.url}/entitiesV2/${encodeUrnPath(absent)}`)
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    expect(r.body).to.deep.equal({
+      entityName: 'dataset',
+      urn: absent,
+      aspects: {datasetKey: {name: 'datasetKey', type: 'VERSIONED', version: 0, value: {platform: 'urn:li:dataPlatform:hive', name: 'cli.never.written', origin: 'PROD'}}},
+    })
+    // get_aspects_for_entity projects the aspects it wants; the key comes with them.
+    const projected = await http(`${lite.url}/entitiesV2/${encodeUrnPath(absent)}?aspects=List(status,ownership)`)
+    expect(Object.keys(projected.body.aspects)).to.deep.equal(['datasetKey'])
+    const urn = DS('cli.keyed')
+    await ingest([mcp(urn, 'status', {removed: false})])
+    const stored = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?aspects=List(status)`)
+    expect(Object.keys(stored.body.aspects).sort()).to.deep.equal(['datasetKey', 'status'])
+    expect(stored.body.aspects.datasetKey.systemMetadata, 'the stored key, not one read off the urn').to.be.an('object')
+    // Nothing was written by reading.
+    expect((await http(`${lite.url}/entities?action=exists`, {body: {urn: absent}})).body).to.deep.equal({value: false})
+    const strict = await http(`${lite.url}/entitiesV2/${encodeUrnPath(absent)}?alwaysIncludeKeyAspect=false`)
+    expect(strict.status).to.equal(404)
+    const bad = await http(`${lite.url}/entitiesV2/${encodeUrnPath(absent)}?alwaysIncludeKeyAspect=yes`)
+    expect(bad.status).to.equal(400)
+    expect(bad.body.message).to.include('alwaysIncludeKeyAspect')
+    // mdcli's own CLI still says the entity does not exist.
+    const cli = await runCli(['get', '--urn', absent], {env: lite.env()})
+    expect(cli.code).to.not.equal(0)
+    expect(cli.stderr).to.match(/does not exist|not found/i)
   })
 
   it('deletes the whole entity when a proposal deletes its key aspect', async () => {
@@ -32,7 +66,7 @@ describe('DataHub’s clients on lite', function () {
     await ingest([mcp(urn, 'datasetProperties', {name: 'keylessprobe'}), mcp(urn, 'status', {removed: false})])
     const r = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'dataset', entityUrn: urn, changeType: 'DELETE', aspectName: 'datasetKey'}, async: 'false'}})
     expect(r.status, JSON.stringify(r.body)).to.equal(200)
-    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}`)).status).to.equal(404)
+    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
     expect((await http(`${lite.url}/entities?action=exists`, {body: {urn}})).body).to.deep.equal({value: false})
     expect((await search({input: 'keylessprobe', entity: 'dataset', start: 0, count: 10})).body.value.numEntities).to.equal(0)
   })

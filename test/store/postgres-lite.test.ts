@@ -75,7 +75,7 @@ describe('mdcli lite on PostgreSQL', function () {
     expect(JSON.parse(tl.stdout)).to.be.an('array').that.is.not.empty
     const del = await runCli(['delete', '--urn', DS, '--hard', '--force'], {env: lite.env()})
     expect(del.code, del.stdout + del.stderr).to.equal(0)
-    expect((await http(`${lite.url}/entitiesV2/${enc(DS)}`, {token: lite.token})).status).to.equal(404)
+    expect((await http(`${lite.url}/entitiesV2/${enc(DS)}?alwaysIncludeKeyAspect=false`, {token: lite.token})).status).to.equal(404)
     const rb = await runCli(['ingest', 'rollback', '--run-id', 'pg-boot', '--force'], {env: lite.env()})
     expect(rb.code, rb.stdout + rb.stderr).to.equal(0)
     const s = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query: '{ search(input: {type: DATASET, query: "*", start: 0, count: 10}) { total } }'}})
