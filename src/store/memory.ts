@@ -101,6 +101,7 @@ export class MemoryStore implements MetadataStore {
       const rows = e.versions.get(name)
       return rows ? rows[0]!.text === text : undefined
     },
+    latestText: (e, name) => e.versions.get(name)![0]!.text,
     latestSystemMetadata: (e, name) => e.versions.get(name)![0]!.systemMetadata,
     setLatestSystemMetadata: (e, name, sm) => {
       e.versions.get(name)![0]!.systemMetadata = sm

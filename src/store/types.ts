@@ -60,7 +60,7 @@ export type WriteOp =
       urn: string
       entityType: string
       aspectName: string
-      /** The aspect value as JSON text (canonical: compare by string equality). */
+      /** The aspect value as JSON text, as received (a store compares it by text, then by value: core/write.ts). */
       value: string
       created: AuditStamp
       systemMetadata: SystemMetadata

@@ -61,6 +61,22 @@ describe('DataHub’s clients on lite', function () {
     expect(cli.stderr).to.match(/does not exist|not found/i)
   })
 
+  it('takes one value sent by the Python emitter (json.dumps spacing) and again in an MCE as one version', async () => {
+    const urn = DS('cli.spelled')
+    const value = {customProperties: {b: '2', a: '1'}, name: 'spelled', description: 'one value, two spellings'}
+    // DataHub's emit_mcp: aspect.value is json.dumps(...) with its default ", " and ": ".
+    const pythonText = '{"customProperties": {"b": "2", "a": "1"}, "name": "spelled", "description": "one value, two spellings"}'
+    const mcp = await http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityType: 'dataset', entityUrn: urn, changeType: 'UPSERT', aspectName: 'datasetProperties', aspect: {contentType: 'application/json', value: pythonText}}}})
+    expect(mcp.status, JSON.stringify(mcp.body)).to.equal(200)
+    const mce = await http(`${lite.url}/entities?action=ingest`, {
+      body: {entity: {value: {'com.linkedin.metadata.snapshot.DatasetSnapshot': {urn, aspects: [{'com.linkedin.dataset.DatasetProperties': {name: 'spelled', description: 'one value, two spellings', customProperties: {a: '1', b: '2'}}}]}}}},
+    })
+    expect(mce.status, JSON.stringify(mce.body)).to.equal(200)
+    expect((await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=datasetProperties&version=1`)).status, 'no second version').to.equal(404)
+    const got = await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=datasetProperties&version=0`)
+    expect(got.body.aspect['com.linkedin.dataset.DatasetProperties']).to.deep.equal(value)
+  })
+
   it('deletes the whole entity when a proposal deletes its key aspect', async () => {
     const urn = DS('cli.keyless')
     await ingest([mcp(urn, 'datasetProperties', {name: 'keylessprobe'}), mcp(urn, 'status', {removed: false})])

@@ -413,6 +413,27 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect((await store.getAspect(DS('text-tags'), 'globalTags'))!.value).to.deep.equal(JSON.parse(tags))
     })
 
+    it('takes the same value spelled otherwise as unchanged, keeping the stored text; a changed value spelled so is a version', async () => {
+      const urn = DS('spelling')
+      const compact = '{"name":"x","customProperties":{"a":"1","b":"2"},"tags":[]}'
+      await store.write([{...(up(urn, 'datasetProperties', {}) as Extract<WriteOp, {op: 'upsert'}>), value: compact}])
+      // Python's json.dumps spacing, other key order, an escape where the text had the character.
+      const spaced = '{"tags": [], "customProperties": {"b": "2", "a": "1"}, "name": "\\u0078"}'
+      const [same] = await store.write([{...(up(urn, 'datasetProperties', {}, {time: 2000, runId: 'run-b'}) as Extract<WriteOp, {op: 'upsert'}>), value: spaced}])
+      expect(same!.changed).to.equal(false)
+      expect(await store.listVersions(urn, 'datasetProperties')).to.have.length(1)
+      const got = (await store.getAspect(urn, 'datasetProperties'))!
+      expect(got.valueText ?? JSON.stringify(got.value)).to.equal(compact)
+      expect(got.systemMetadata, 'observed again by the later run').to.include({runId: 'run-a', lastRunId: 'run-b', lastObserved: 2000})
+      // Arrays keep their order: the same members reordered are a change.
+      const reordered = '{"name": "x", "customProperties": {"a": "1", "b": "2"}, "tags": ["t2", "t1"]}'
+      await store.write([{...(up(urn, 'datasetProperties', {}, {time: 3000}) as Extract<WriteOp, {op: 'upsert'}>), value: '{"name":"x","customProperties":{"a":"1","b":"2"},"tags":["t1","t2"]}'}])
+      const [changed] = await store.write([{...(up(urn, 'datasetProperties', {}, {time: 4000}) as Extract<WriteOp, {op: 'upsert'}>), value: reordered}])
+      expect(changed!.changed).to.equal(true)
+      expect(await store.listVersions(urn, 'datasetProperties')).to.have.length(3)
+      expect((await store.getAspect(urn, 'datasetProperties'))!.value).to.deep.equal(JSON.parse(reordered))
+    })
+
     it('answers reads naming a NUL character (which no store can hold) as finding nothing', async () => {
       const urn = DS('nul')
       await store.write([up(urn, 'status', {removed: false}, {runId: 'run-nul'})])

@@ -6,8 +6,9 @@
  *
  * Glossary:
  * - latest: version 0 of a versioned aspect; `old` versions are 1 (oldest) … n (newest of the old).
- * - unchanged: an upsert whose value text equals the latest's byte for byte. As DataHub, it writes
- *   no version; only the latest's system metadata moves (`observedAgain`).
+ * - unchanged: an upsert whose value is the latest's: the same text, or (only when the texts
+ *   differ) the same JSON value spelled otherwise (`sameValue`). As DataHub, it writes no version;
+ *   only the latest's system metadata moves (`observedAgain`), and the stored text stays.
  * - key row: the key aspect written with an entity's first write, unless that write is the key
  *   itself or a key row is there already (DataHub's table may hold rows not indexed yet).
  * - timeseries row: keyed by its timestampMillis; a second write at the same time replaces it.
@@ -17,6 +18,7 @@
  * - condition: CREATE wants no latest value, UPDATE one (`conditionHolds`); the change records a
  *   committed batch makes are decided beside this file (changes.ts).
  */
+import {isDeepStrictEqual} from 'node:util'
 import type {RunCounts} from '../run-counts.js'
 import {observedAgain} from '../types.js'
 import type {AuditStamp, SystemMetadata, WriteOp, WriteResult} from '../types.js'
@@ -63,6 +65,8 @@ export interface RowTable<E> {
   createEntity(urn: string, entityType: string): E
   /** Whether the aspect's latest value is `text` (undefined: no latest versioned row). */
   latestIs(e: E, aspectName: string, text: string): boolean | undefined
+  /** The latest value's text (asked only when `latestIs` said false). */
+  latestText(e: E, aspectName: string): string
   latestSystemMetadata(e: E, aspectName: string): SystemMetadata
   setLatestSystemMetadata(e: E, aspectName: string, sm: SystemMetadata): void
   /** The first version of an aspect. */
@@ -114,10 +118,27 @@ export function decideUpsert(
   latestIs: boolean | undefined,
   stored: () => SystemMetadata,
   incoming: SystemMetadata,
+  sameValueOtherwiseSpelled: () => boolean,
 ): {value: 'insert'} | {value: 'replace'} | {value: 'unchanged'; observed: SystemMetadata} {
   if (latestIs === undefined) return {value: 'insert'}
-  if (!latestIs) return {value: 'replace'}
+  if (!latestIs && !sameValueOtherwiseSpelled()) return {value: 'replace'}
   return {value: 'unchanged', observed: observedAgain(stored(), incoming)}
+}
+
+/**
+ * Whether two JSON texts that differ hold the same value (key order, spacing, escapes, `1.0`).
+ * Texts are stored as received, so one value reaches a store in two spellings: Python's emitters
+ * send `json.dumps` with `", "` and `": "`, an MCE's aspect arrives parsed and is written compact.
+ * DataHub compares values, not text; a second, identical version would also come back one short
+ * from an export, which writes one spelling. Asked only when the texts differ, that is when the
+ * write is otherwise a new version, so the parse is paid by changes alone.
+ */
+export function sameValue(storedText: string, text: string): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(storedText), JSON.parse(text))
+  } catch {
+    return false
+  }
 }
 
 /** The timeseries rows a timeseries removal takes. */
@@ -149,7 +170,12 @@ export function applyWrite<E>(op: WriteOp, t: RowTable<E>): WriteResult {
       let changed = true
       if (op.op === 'upsert') {
         const entity = e
-        const d = decideUpsert(t.latestIs(e, op.aspectName, op.value), () => t.latestSystemMetadata(entity, op.aspectName), op.systemMetadata)
+        const d = decideUpsert(
+          t.latestIs(e, op.aspectName, op.value),
+          () => t.latestSystemMetadata(entity, op.aspectName),
+          op.systemMetadata,
+          () => sameValue(t.latestText(entity, op.aspectName), op.value),
+        )
         if (d.value === 'insert') t.insertLatest(op.urn, e, op.aspectName, op.value, op.created, op.systemMetadata)
         else if (d.value === 'replace') t.replaceLatest(op.urn, e, op.aspectName, op.value, op.created, op.systemMetadata)
         else {

@@ -340,6 +340,7 @@ export class Memtable {
       const r = this.row(s, name)
       return r === NONE ? undefined : this.values.equals(this.rRef[r]!, text)
     },
+    latestText: (s, name) => this.values.text(this.rRef[this.row(s, name)]!),
     latestSystemMetadata: (s, name) => this.smOf(this.row(s, name)),
     setLatestSystemMetadata: (s, name, sm) => {
       this.rSm[this.row(s, name)] = this.shared(sm)

@@ -44,7 +44,7 @@ import type {
   WriteSidecar,
 } from '../types.js'
 import {existsFor} from '../core/read.js'
-import {decideUpsert, noChange, removalResult, writesKeyRow} from '../core/write.js'
+import {decideUpsert, noChange, removalResult, sameValue, writesKeyRow} from '../core/write.js'
 import {migrate} from './schema.js'
 import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
@@ -708,7 +708,12 @@ export class PgStore implements MetadataStore {
           const k = pairKey(op.urn, op.aspectName)
           const cur = b.current.get(k) ?? null
           const sm = JSON.stringify(op.systemMetadata)
-          const d = decideUpsert(cur === null ? undefined : cur.metadata === op.value, () => JSON.parse(cur!.systemmetadata ?? '{}') as SystemMetadata, op.systemMetadata)
+          const d = decideUpsert(
+            cur === null ? undefined : cur.metadata === op.value,
+            () => JSON.parse(cur!.systemmetadata ?? '{}') as SystemMetadata,
+            op.systemMetadata,
+            () => sameValue(cur!.metadata, op.value),
+          )
           if (d.value === 'insert') {
             this.bufferVersion(b, op.urn, op.aspectName, op.value, op.systemMetadata, op.created, sm)
             this.bufferRefs(b, op.urn, op.aspectName, op.value)
