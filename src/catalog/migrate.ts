@@ -12,11 +12,16 @@
  *   hard-deleted (`hard`).
  * - affected: another entity whose aspects held an old urn (lineage, dashboards, charts, jobs, …),
  *   rewritten to point at the new urn.
+ * - container: a database, schema, project or BigQuery dataset of the platform (its
+ *   containerProperties' customProperties hold its key). Moved too, as DataHub's migrate moves
+ *   them after the datasets: its urn is the guid of its key with the instance, the urn an
+ *   ingestion with `platform_instance` would give it, and what refers to it is rewritten.
  * - run id `migrate-<uuid>`: carried by every row the migration writes, so that rolling the run
- *   back undoes it like an ingestion run.
+ *   back undoes it like an ingestion run (DataHub gives its containers a second run id).
  */
 import {randomUUID} from 'node:crypto'
 import {BadRequestError} from '../errors.js'
+import {containerUrn} from '../model/container-key.js'
 import {FABRIC_TYPES, datasetUrn, parseUrn} from '../model/urn.js'
 import type {SystemMetadata, WriteOp} from '../store/types.js'
 import type {AuthzRequest} from './authorize.js'
@@ -50,6 +55,27 @@ export interface MigrationReport {
   /** Datasets of the platform already under an instance, left alone. */
   skipped: string[]
   counts: {created: number; affected: number; migrated: number}
+  /** The platform's containers, moved the same way (their own report block). */
+  containers: {
+    created: string[]
+    /** Other entities whose container references were rewritten (not the moved datasets). */
+    affected: string[]
+    migrated: string[]
+    /** Containers of the platform left alone: under an instance already, or a key migrate cannot read. */
+    skipped: string[]
+  }
+}
+
+/**
+ * The key fields of the container subtypes DataHub's migrate rebuilds (mcp_builder's DatabaseKey,
+ * SchemaKey, ProjectIdKey, BigQueryDatasetKey, by their serialized names); other subtypes are
+ * skipped, as there.
+ */
+const CONTAINER_KEY_FIELDS: Record<string, string[]> = {
+  Database: ['database'],
+  Schema: ['database', 'schema'],
+  Project: ['project_id'],
+  Dataset: ['project_id', 'dataset_id'],
 }
 
 /** Characters a urn key part can hold without escaping. */
@@ -91,16 +117,82 @@ export function replaceDatasetUrns(s: string, map: ReadonlyMap<string, string>):
   return out + s.slice(from)
 }
 
-/** A copy of a JSON value with mapped dataset urns replaced in every string and key. */
-export function rewriteUrns(v: unknown, map: ReadonlyMap<string, string>): unknown {
-  if (typeof v === 'string') return replaceDatasetUrns(v, map)
-  if (Array.isArray(v)) return v.map((x) => rewriteUrns(x, map))
+/**
+ * A copy of a JSON value with mapped dataset urns replaced in every string and key (whole or
+ * embedded), and mapped container urns where a whole string is one (`container`, browse paths).
+ */
+export function rewriteUrns(v: unknown, map: ReadonlyMap<string, string>, containers: ReadonlyMap<string, string> = NO_CONTAINERS): unknown {
+  const str = (s: string): string => containers.get(s) ?? replaceDatasetUrns(s, map)
+  if (typeof v === 'string') return str(v)
+  if (Array.isArray(v)) return v.map((x) => rewriteUrns(x, map, containers))
   if (v !== null && typeof v === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[replaceDatasetUrns(k, map)] = rewriteUrns(x, map)
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[str(k)] = rewriteUrns(x, map, containers)
     return out
   }
   return v
+}
+
+const NO_CONTAINERS: ReadonlyMap<string, string> = new Map()
+
+/** Every container urn (soft-deleted ones aside), a page at a time. */
+async function walkContainers(catalog: Catalog, onPage: (urns: string[]) => Promise<void>): Promise<void> {
+  let after: string | null = null
+  for (;;) {
+    const res = await catalog.search({types: ['container'], query: '*', count: PAGE, after})
+    await onPage(res.hits.map((h) => h.urn))
+    if (!res.next) return
+    after = res.next
+  }
+}
+
+interface ContainerPlan {
+  /** Old container urn → new. */
+  mapping: Map<string, string>
+  /** New container urn → the customProperties its key gives it. */
+  properties: Map<string, Record<string, string>>
+  skipped: string[]
+}
+
+/**
+ * The platform's containers in `env` and the urns they move to. A container belongs to them when
+ * its customProperties name the platform and the env (`env`, or `instance` where older sources
+ * wrote the env there, as DataHub's migrate matches); one under an instance already, or whose
+ * subtype or key fields migrate cannot read, is skipped.
+ */
+async function planContainers(catalog: Catalog, platformName: string, env: string, instance: string): Promise<ContainerPlan> {
+  const plan: ContainerPlan = {mapping: new Map(), properties: new Map(), skipped: []}
+  await walkContainers(catalog, async (urns) => {
+    for (const urn of urns) {
+      const e = await catalog.rawEntity(urn, ['containerProperties', 'subTypes', 'dataPlatformInstance'])
+      const props = (e?.aspects.containerProperties?.value as {customProperties?: Record<string, unknown>} | undefined)?.customProperties
+      if (!props || props.platform !== platformName) continue
+      const legacyEnv = props.instance === env && props.env === undefined
+      if (!legacyEnv && (props.instance !== undefined || props.env !== env)) {
+        // Under an instance already (reported), or of another env (not ours).
+        if (props.env === env) plan.skipped.push(urn)
+        continue
+      }
+      if (typeof (e!.aspects.dataPlatformInstance?.value as {instance?: unknown} | undefined)?.instance === 'string') {
+        plan.skipped.push(urn)
+        continue
+      }
+      const subType = (e!.aspects.subTypes?.value as {typeNames?: unknown[]} | undefined)?.typeNames?.[0]
+      const fields = typeof subType === 'string' ? CONTAINER_KEY_FIELDS[subType] : undefined
+      if (!fields || fields.some((f) => typeof props[f] !== 'string')) {
+        plan.skipped.push(urn)
+        continue
+      }
+      const key: Record<string, string> = {platform: platformName, instance}
+      if (typeof props.env === 'string') key.env = props.env
+      for (const f of fields) key[f] = props[f] as string
+      const newUrn = containerUrn({...key, platform: platformName})
+      if (newUrn === urn) continue
+      plan.mapping.set(urn, newUrn)
+      plan.properties.set(newUrn, key)
+    }
+  })
+  return plan
 }
 
 function validate(req: MigrateRequest): {platformName: string; env: string} {
@@ -168,12 +260,18 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     }
   }
 
+  const containers = await planContainers(catalog, platformName, env, req.instance)
+
   // References are found up front: the access check must cover every entity before any write.
-  const olds = new Set(mapping.keys())
+  const olds = new Set([...mapping.keys(), ...containers.mapping.keys()])
   const moved = [...mapping].filter(([o, n]) => o !== n)
   const refsByEntity = new Map<string, Set<string>>()
-  for (const r of await catalog.referencesTo(moved.map(([old]) => old))) {
+  const containerAffected = new Set<string>()
+  const datasetAffected = new Set<string>()
+  const refs = await catalog.referencesTo([...moved.map(([old]) => old), ...containers.mapping.keys()])
+  for (const r of refs) {
     if (olds.has(r.urn)) continue
+    ;(containers.mapping.has(r.target) ? containerAffected : datasetAffected).add(r.urn)
     let aspects = refsByEntity.get(r.urn)
     if (!aspects) refsByEntity.set(r.urn, (aspects = new Set()))
     aspects.add(r.aspectName)
@@ -187,20 +285,22 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     env,
     mode,
     created: moved.map(([, n]) => n),
-    affected: [...refsByEntity.keys()],
+    affected: [...datasetAffected],
     migrated: [...mapping.keys()],
     skipped,
-    counts: {created: moved.length, affected: refsByEntity.size, migrated: mapping.size},
+    counts: {created: moved.length, affected: datasetAffected.size, migrated: mapping.size},
+    containers: {created: [...containers.mapping.values()], affected: [...containerAffected], migrated: [...containers.mapping.keys()], skipped: containers.skipped},
   }
 
+  const goneOlds = [...moved.map(([o]) => o), ...containers.mapping.keys()]
   const requests: AuthzRequest[] = [
-    ...[...mapping.values()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
-    ...report.affected.map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
-    ...(mode === 'keep' ? [] : moved.map(([o]) => ({resourceUrn: o, privileges: [['DELETE_ENTITY']]}))),
+    ...[...mapping.values(), ...containers.mapping.values()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
+    ...[...refsByEntity.keys()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
+    ...(mode === 'keep' ? [] : goneOlds.map((o) => ({resourceUrn: o, privileges: [['DELETE_ENTITY']]}))),
   ]
   // A non-empty mapping always asks for something, so every write below has its grant.
   const grant = requests.length > 0 ? await catalog.authorize(actor, requests) : undefined
-  if (report.dryRun || mapping.size === 0 || !grant) return report
+  if (report.dryRun || (mapping.size === 0 && containers.mapping.size === 0) || !grant) return report
 
   // One instant for every row: the migration reads as a single change in each entity's history.
   const created = {time: catalog.now(), actor: actor.urn}
@@ -217,7 +317,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
         const entity = await catalog.rawEntity(oldUrn)
         for (const a of Object.values(entity?.aspects ?? {})) {
           if (a.kind !== 'versioned' || a.aspectName === 'datasetKey' || a.aspectName === 'dataPlatformInstance') continue
-          ops.push(upsert(newUrn, a.aspectName, rewriteUrns(a.value, mapping)))
+          ops.push(upsert(newUrn, a.aspectName, rewriteUrns(a.value, mapping, containers.mapping)))
         }
       }
       ops.push(upsert(newUrn, 'dataPlatformInstance', {platform: platformUrn, instance: instanceUrn}))
@@ -226,24 +326,42 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
     await yieldToServer()
   }
 
-  // 2. Other entities' references, each aspect rewritten once for every old urn it holds.
-  const refs = [...refsByEntity]
-  for (let i = 0; i < refs.length; i += CHUNK) {
+  // 1b. New containers: the same, with the customProperties of their new key.
+  const containerEntries = [...containers.mapping]
+  for (let i = 0; i < containerEntries.length; i += CHUNK) {
     const ops: WriteOp[] = []
-    for (const [urn, aspects] of refs.slice(i, i + CHUNK)) {
+    for (const [oldUrn, newUrn] of containerEntries.slice(i, i + CHUNK)) {
+      const entity = await catalog.rawEntity(oldUrn)
+      for (const a of Object.values(entity?.aspects ?? {})) {
+        if (a.kind !== 'versioned' || a.aspectName === 'containerKey' || a.aspectName === 'dataPlatformInstance') continue
+        let value = rewriteUrns(a.value, mapping, containers.mapping) as Record<string, unknown>
+        if (a.aspectName === 'containerProperties') value = {...value, customProperties: containers.properties.get(newUrn)}
+        ops.push(upsert(newUrn, a.aspectName, value))
+      }
+      ops.push(upsert(newUrn, 'dataPlatformInstance', {platform: platformUrn, instance: instanceUrn}))
+    }
+    await catalog.writeOps(grant, ops)
+    await yieldToServer()
+  }
+
+  // 2. Other entities' references, each aspect rewritten once for every old urn it holds.
+  const referrers = [...refsByEntity]
+  for (let i = 0; i < referrers.length; i += CHUNK) {
+    const ops: WriteOp[] = []
+    for (const [urn, aspects] of referrers.slice(i, i + CHUNK)) {
       for (const aspectName of aspects) {
         const current = await catalog.rawAspect(urn, aspectName)
-        if (current) ops.push(upsert(urn, aspectName, rewriteUrns(current.value, mapping)))
+        if (current) ops.push(upsert(urn, aspectName, rewriteUrns(current.value, mapping, containers.mapping)))
       }
     }
     await catalog.writeOps(grant, ops)
     await yieldToServer()
   }
 
-  // 3. The old entities.
+  // 3. The old entities (datasets, then containers).
   if (mode !== 'keep') {
-    for (let i = 0; i < moved.length; i += CHUNK * 10) {
-      const ops = moved.slice(i, i + CHUNK * 10).map(([o]): WriteOp => (mode === 'hard' ? {op: 'deleteEntity', urn: o} : upsert(o, 'status', {removed: true})))
+    for (let i = 0; i < goneOlds.length; i += CHUNK * 10) {
+      const ops = goneOlds.slice(i, i + CHUNK * 10).map((o): WriteOp => (mode === 'hard' ? {op: 'deleteEntity', urn: o} : upsert(o, 'status', {removed: true})))
       await catalog.writeOps(grant, ops)
       await yieldToServer()
     }

@@ -36,7 +36,7 @@ export {
   isMdcliError,
 } from '../errors.js'
 export {readDataFile, readText} from './files.js'
-export {containerUrn, datahubGuid, type ContainerKey} from './container.js'
+export {containerUrn, datahubGuid, type ContainerKey} from '../model/container-key.js'
 export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
 export {
   aspectWorkUnit,

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import yaml from 'js-yaml'
 import mysql from 'mysql2/promise'
 import pg from 'pg'
-import {cleanup, http, tempDir, useLite} from '../helpers/lite.js'
+import {cleanup, http, runCli, tempDir, useLite} from '../helpers/lite.js'
 import {expectSameAspects} from '../helpers/golden.js'
 import {requireMariadb, requirePostgres, requireSharedFixtures, uniqueName} from '../helpers/requires.js'
 import {ingestJson, ingestVia, offlineEnv, readJson, writeRecipe} from './helpers.js'
@@ -377,6 +377,48 @@ describe('postgres source: our own database', function () {
       expect(second.result.source.report.info.softDeletedStaleEntities).to.deep.equal([ds('shop.secret')])
       const runs = await http(`${lite.url}/runs?action=list`, {method: 'POST', body: {}})
       expect(JSON.stringify(runs.body) + first.stdout + second.stdout).not.to.contain(SECRET)
+    })
+
+    it('migrate dataplatform2instance moves datasets and containers to the urns an ingestion with platform_instance gives them', async () => {
+      const times = {schema_pattern: {allow: ['times']}}
+      const first = await ingestJson(writeRecipe(dir, {source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', database: dbName, username: 'postgres', ...times}}, sink: {type: 'datahub-rest'}}, 'times.yml'), lite.env())
+      expect(first.code, first.stderr + first.stdout).to.equal(0)
+      // What DataHub's source (and ours) writes for the same database under an instance: the truth.
+      const withInstance = await runRecipe(source({...times, platform_instance: 'wh'}), dir)
+      expect(withInstance.code, withInstance.stderr).to.equal(0)
+      const expectedContainers = [...new Set(withInstance.records.filter((r) => r.aspectName === 'containerProperties').map((r) => r.entityUrn as string))].sort()
+      expect(expectedContainers).to.have.length(2)
+      const newTable = `urn:li:dataset:(urn:li:dataPlatform:postgres,wh.${dbName}.times.t,PROD)`
+      const oldTable = ds('times.t')
+      const oldSchema = (await http(`${lite.url}/aspects/${encodeURIComponent(oldTable)}?aspect=container`)).body.aspect['com.linkedin.container.Container'].container
+
+      const r = await runCli(['migrate', 'dataplatform2instance', '--platform', 'postgres', '--instance', 'wh', '-F', '--json'], {env: lite.env()})
+      expect(r.code, r.stderr).to.equal(0)
+      const report = JSON.parse(r.stdout)
+      expect(report.created).to.include(newTable)
+      expect([...report.containers.created].sort()).to.include.members(expectedContainers)
+      expect(report.containers.migrated).to.include(oldSchema)
+      expect(report.runId).to.match(/^migrate-/)
+
+      const read = async (urn: string) => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}?alwaysIncludeKeyAspect=false`)).body.aspects
+      const table = await read(newTable)
+      const schemaUrn = table.container.value.container
+      expect(expectedContainers).to.include(schemaUrn)
+      expect(table.container.value).to.deep.equal(aspect(withInstance.records, newTable, 'container'))
+      const schema = await read(schemaUrn)
+      expect(schema.containerProperties.value.customProperties).to.deep.equal(aspect(withInstance.records, schemaUrn, 'containerProperties').customProperties)
+      expect(schema.container.value).to.deep.equal(aspect(withInstance.records, schemaUrn, 'container'))
+      expect(schema.dataPlatformInstance.value).to.deep.equal({platform: 'urn:li:dataPlatform:postgres', instance: 'urn:li:dataPlatformInstance:(urn:li:dataPlatform:postgres,wh)'})
+      // Browse paths name the new containers too.
+      expect(JSON.stringify(table.browsePathsV2.value)).to.not.contain(oldSchema)
+      expect(JSON.stringify(table.browsePathsV2.value)).to.contain(schemaUrn)
+      expect((await read(oldSchema)).status.value).to.deep.equal({removed: true})
+
+      // Ingesting under the instance now finds everything where the migration put it: no new version of the containers' parents.
+      const again = await ingestJson(writeRecipe(dir, {source: {type: 'postgres', config: {host_port: '127.0.0.1:5432', database: dbName, username: 'postgres', platform_instance: 'wh', ...times}}, sink: {type: 'datahub-rest'}}, 'times-wh.yml'), lite.env())
+      expect(again.code, again.stderr + again.stdout).to.equal(0)
+      const versions = await http(`${lite.url}/aspects/${encodeURIComponent(newTable)}?aspect=container&version=1`)
+      expect(versions.status, 'the dataset already pointed at its container').to.equal(404)
     })
   })
 })

@@ -9,24 +9,26 @@ import {FABRIC_TYPES} from '../../model/urn.js'
 /** The report block of DataHub's `migrate` (facts §4.14), `[Dry Run] ` on every line of a dry run. */
 export function renderReport(r: MigrationReport): string {
   const kept = r.mode === 'keep'
-  const lines = [
+  const block = (b: {created: string[]; affected: string[]; migrated: string[]}) => [
     'Migration Report:',
     '--------------',
     `Migration Run Id: ${r.runId}`,
-    `Num entities created = ${r.counts.created}`,
-    `Num entities affected = ${r.counts.affected}`,
-    `Num entities ${kept ? 'kept' : 'migrated'} = ${r.counts.migrated}`,
+    `Num entities created = ${b.created.length}`,
+    `Num entities affected = ${b.affected.length}`,
+    `Num entities ${kept ? 'kept' : 'migrated'} = ${b.migrated.length}`,
     'Details:',
-    `New Entities Created: ${jsonList(r.created)}`,
-    `External Entities Affected: ${jsonList(r.affected)}`,
-    `Old Entities ${kept ? 'Kept' : 'Migrated'} = ${jsonList(r.migrated)}`,
+    `New Entities Created: ${jsonList(b.created)}`,
+    `External Entities Affected: ${jsonList(b.affected)}`,
+    `Old Entities ${kept ? 'Kept' : 'Migrated'} = ${jsonList(b.migrated)}`,
   ]
+  // DataHub prints the containers' report after the datasets'; one run id here rolls both back.
+  const lines = [...block(r), ...(r.containers.migrated.length > 0 ? block(r.containers) : [])]
   return lines.map((l) => (r.dryRun ? `[Dry Run] ${l}` : l)).join('\n')
 }
 
 export default class MigrateDataPlatformToInstance extends BaseCommand {
   static override summary = 'Move every dataset of a platform under a platform instance.'
-  static override description = `For each dataset of --platform in --env that has no platform instance yet, writes a new dataset named <instance>.<name> with a copy of every versioned aspect (timeseries aspects such as profiles and usage stay behind) and a dataPlatformInstance aspect, rewrites the references other entities hold (lineage, dashboards, charts, jobs, …) to the new urns, then soft-deletes the old datasets — or keeps them (--keep) or hard-deletes them (--hard).
+  static override description = `For each dataset of --platform in --env that has no platform instance yet, writes a new dataset named <instance>.<name> with a copy of every versioned aspect (timeseries aspects such as profiles and usage stay behind) and a dataPlatformInstance aspect, rewrites the references other entities hold (lineage, dashboards, charts, jobs, …) to the new urns, then soft-deletes the old datasets — or keeps them (--keep) or hard-deletes them (--hard). The platform's containers (databases, schemas, projects, BigQuery datasets) move the same way, to the urns an ingestion with that platform_instance gives them; a second report block lists them.
 
 Every change is written under one run id (migrate-<uuid>, shown in the report), so \`mdcli ingest rollback --run-id <id>\` undoes the migration. Without --force the plan is shown and confirmed with [y/N] first (piped input answers with its first line); with no answer at all, the command refuses.`
   static override examples = [
@@ -65,13 +67,14 @@ Every change is written under one run id (migrate-<uuid>, shown in the report), 
       say(renderReport(plan))
       return plan
     }
-    if (plan.counts.migrated === 0) {
-      say(`No datasets of platform ${plan.platform} in ${plan.env} need migrating.`)
+    if (plan.counts.migrated === 0 && plan.containers.migrated.length === 0) {
+      say(`No datasets or containers of platform ${plan.platform} in ${plan.env} need migrating.`)
       return plan
     }
     if (!flags.force) {
       say(`Will migrate ${plan.counts.migrated} urns such as ${jsonList(plan.migrated.slice(0, 10))}`)
       say(`New urns will look like ${jsonList(plan.created.slice(0, 10))}`)
+      if (plan.containers.migrated.length > 0) say(`And ${plan.containers.migrated.length} containers such as ${jsonList(plan.containers.migrated.slice(0, 10))}`)
       if (!(await confirm('Ok to proceed?', '--force (-F)'))) {
         say('Aborted; nothing was changed.')
         process.exitCode = 1
