@@ -177,6 +177,12 @@ const ENTITIES: EntitySpec[] = [
     aspects: ['inviteToken'],
   },
   {
+    // DataHub's web app keeps here, per user (`<user urn>-<step>`), the tours it has shown.
+    name: 'dataHubStepState', graphqlType: 'DATAHUB_STEP_STATE', keyAspect: 'dataHubStepStateKey',
+    keyFields: [S('id')],
+    aspects: ['dataHubStepStateProperties'],
+  },
+  {
     name: 'ownershipType', graphqlType: 'CUSTOM_OWNERSHIP_TYPE', keyAspect: 'ownershipTypeKey',
     keyFields: [S('id')],
     aspects: ['ownershipTypeInfo', 'status'],

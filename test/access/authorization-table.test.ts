@@ -211,6 +211,7 @@ describe('authorization table: every door, every role', function () {
       prepare: async (n) => (await adminGql(`mutation { createPolicy(input: ${policyInput(`del-${n}`)}) }`)).createPolicy as string,
       query: (_n, urn) => `mutation { deletePolicy(urn: "${urn}") }`,
     },
+    batchUpdateStepStates: {self: true, query: (n) => `mutation { batchUpdateStepStates(input: {states: [{id: "${U(n)}-home-page-search-bar", properties: [{key: "state", value: "COMPLETE"}]}]}) { results { id succeeded } } }`},
     createAccessToken: {self: true, query: (n) => `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${U(n)}", duration: ONE_HOUR, name: "own"}) { accessToken } }`},
     revokeAccessToken: {
       prepare: async (n) => (await tokenFor(ZED, `for ${n} to revoke`)).metadata.id,

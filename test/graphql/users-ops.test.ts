@@ -190,4 +190,41 @@ describe('graphql: users, groups and operations', function () {
       expect(await ops()).to.have.length(n)
     })
   })
+
+  describe('onboarding step states (batchGetStepStates / batchUpdateStepStates), as DataHub’s web app keeps them', () => {
+    const GET = 'query g($ids: [String!]!) { batchGetStepStates(input: {ids: $ids}) { results { id properties { key value } } } }'
+    const SET = 'mutation s($states: [StepStateInput!]!) { batchUpdateStepStates(input: {states: $states}) { results { id succeeded } } }'
+    const state = (id: string, value: string) => ({id, properties: [{key: 'state', value}]})
+
+    it('a user writes and reads back their own, replacing what was there; unknown ids are left out', async () => {
+      const mine = `${U('bob')}-home-page-search-bar`
+      expect((await ok(SET, {states: [state(mine, 'COMPLETE'), state(`${U('bob')}-lastViewedAnnouncementTimeMs`, '1700000000000')]}, tokens.bob)).batchUpdateStepStates.results).to.deep.equal([
+        {id: mine, succeeded: true},
+        {id: `${U('bob')}-lastViewedAnnouncementTimeMs`, succeeded: true},
+      ])
+      await ok(SET, {states: [{id: mine, properties: [{key: 'state', value: 'SEEN'}, {key: 'at', value: '2'}]}]}, tokens.bob)
+      const got = (await ok(GET, {ids: [mine, `${U('bob')}-never-seen`, mine]}, tokens.bob)).batchGetStepStates.results
+      expect(got).to.deep.equal([{id: mine, properties: [{key: 'state', value: 'SEEN'}, {key: 'at', value: '2'}]}])
+      const stored = await aspect(`urn:li:dataHubStepState:${mine}`, 'dataHubStepStateProperties')
+      expect(stored).to.deep.include({properties: {state: 'SEEN', at: '2'}})
+      expect((stored!.lastModified as {actor: string}).actor).to.equal(U('bob'))
+    })
+
+    it("another user's step states need MANAGE_USERS_AND_GROUPS: nothing of the batch is written", async () => {
+      const hers = `${U('carol')}-home-page-domains`
+      const mine = `${U('bob')}-home-page-platforms`
+      await refused(SET, {states: [state(mine, 'COMPLETE'), state(hers, 'COMPLETE')]}, tokens.bob, 403)
+      expect((await ok(GET, {ids: [mine, hers]}, lite.token)).batchGetStepStates.results).to.deep.equal([])
+      // The admin may.
+      expect((await ok(SET, {states: [state(hers, 'COMPLETE')]})).batchUpdateStepStates.results).to.deep.equal([{id: hers, succeeded: true}])
+      expect((await ok(GET, {ids: [hers]}, tokens.carol)).batchGetStepStates.results).to.have.length(1)
+    })
+
+    it('refuses a property without a value and an empty id, writing nothing', async () => {
+      const id = `${U('bob')}-bad`
+      await refused(SET, {states: [{id, properties: [{key: 'state', value: null}]}]}, tokens.bob, 400, /property 'state' has no value/)
+      await refused(SET, {states: [state('', 'x')]}, tokens.bob, 400)
+      expect((await ok(GET, {ids: [id]}, tokens.bob)).batchGetStepStates.results).to.deep.equal([])
+    })
+  })
 })

@@ -296,7 +296,8 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   batchSetApplication: OFF,
   batchSetDataProduct: OFF,
   batchUnsetApplication: OFF,
-  batchUpdateStepStates: OFF,
+  // A user's own step states need nothing (DataHub asks nothing at all); another user's, MANAGE_USERS_AND_GROUPS (edits/step-states.ts).
+  batchUpdateStepStates: {on: 'self', privileges: [[]]},
   cancelIngestionExecutionRequest: OFF,
   createApplication: OFF,
   createBusinessAttribute: OFF,

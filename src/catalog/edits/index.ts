@@ -21,3 +21,4 @@ export {deleteGlossaryEntity, updateParentNode, updateRelatedTerms, type TermRel
 export {updateGroupMembers} from './groups.js'
 export {removeIdentity, updateUserStatus, USER_STATUSES, type UserStatus} from './users.js'
 export {reportOperation, type OperationReport} from './operations.js'
+export {readStepStates, updateStepStates, MAX_STEP_STATES, type StepState} from './step-states.js'

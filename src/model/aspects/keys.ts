@@ -50,6 +50,7 @@ export const KEY_ASPECTS: AspectSpec[] = [
   key('dataHubRoleKey', 'DataHubRoleKey', id),
   key('dataHubAccessTokenKey', 'DataHubAccessTokenKey', id),
   key('inviteTokenKey', 'InviteTokenKey', id),
+  key('dataHubStepStateKey', 'DataHubStepStateKey', id),
   key('ownershipTypeKey', 'OwnershipTypeKey', id),
   key('assertionKey', 'AssertionKey', {assertionId: str}),
   key('dataProcessInstanceKey', 'DataProcessInstanceKey', id),

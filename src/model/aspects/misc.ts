@@ -48,6 +48,8 @@ export const MISC_ASPECTS: AspectSpec[] = [
     name: str,
     description: str,
   })),
+  // Which onboarding tours and announcements a user of DataHub's web app has seen.
+  versioned('dataHubStepStateProperties', 'com.linkedin.step.DataHubStepStateProperties', record({properties: mapOf(str), lastModified: auditStamp})),
   versioned('postInfo', 'com.linkedin.post.PostInfo', record(
     {
       type: enumOf('HOME_PAGE_ANNOUNCEMENT', 'ENTITY_ANNOUNCEMENT'),

@@ -50,9 +50,20 @@ export const MANAGE_MUTATION_FIELDS: Record<string, Resolver> = {
     ctx.loader.forget(input.resourceUrn)
     return true
   },
+  batchUpdateStepStates: async (_r, {input}: {input: {states: Array<{id: string; properties: Array<{key: string; value?: string | null} | null>}>}}, ctx) => {
+    const results = await E.updateStepStates(ctx.catalog, ctx.actor, input.states)
+    for (const s of input.states) ctx.loader.forget(`urn:li:dataHubStepState:${s.id}`)
+    return {results}
+  },
   upsertLink: async (_r, {input}: {input: Obj}, ctx) => {
     await E.addLink(ctx.catalog, ctx.actor, {resourceUrn: input.resourceUrn, linkUrl: input.linkUrl, label: input.label, settings: input.settings}, {upsert: true})
     ctx.loader.forget(input.resourceUrn)
     return true
   },
+}
+
+export const MANAGE_QUERY_FIELDS: Record<string, Resolver> = {
+  batchGetStepStates: async (_r, {input}: {input: {ids: string[]}}, ctx) => ({
+    results: (await E.readStepStates(ctx.catalog, input.ids)).map((s) => ({id: s.id, properties: Object.entries(s.properties).map(([key, value]) => ({key, value}))})),
+  }),
 }

@@ -15,7 +15,7 @@ import {VERSIONED_QUERY_FIELDS, versionedDatasetFields} from './versioned.js'
 import {SEARCH_QUERY_FIELDS} from './search.js'
 import {ACCESS_MUTATION_FIELDS, ACCESS_QUERY_FIELDS, ACCESS_TYPE_FIELDS} from './access.js'
 import {RECENT_QUERY_FIELDS} from './recent.js'
-import {MANAGE_MUTATION_FIELDS} from './manage.js'
+import {MANAGE_MUTATION_FIELDS, MANAGE_QUERY_FIELDS} from './manage.js'
 import {fineGrainedField, LINEAGE_MUTATION_FIELDS, LINEAGE_QUERY_FIELDS, lineageField} from './lineage.js'
 import {COMPAT_QUERY_FIELDS, COMPAT_TYPE_FIELDS} from './compat.js'
 import {relationshipsField} from './relationships.js'
@@ -86,7 +86,7 @@ function attach(schema: GraphQLSchema, typeName: string, resolvers: Record<strin
 export function buildCatalogSchema(typeDefs = loadTypeDefs()): GraphQLSchema {
   const schema = buildSchema(typeDefs)
   defineLong(schema.getType('Long') as GraphQLScalarType)
-  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS, ...AUTH_QUERY_FIELDS})
+  attach(schema, 'Query', {...QUERY_FIELDS, ...(SEARCH_QUERY_FIELDS as unknown as Record<string, Resolver>), ...ACCESS_QUERY_FIELDS, ...LINEAGE_QUERY_FIELDS, ...COMPAT_QUERY_FIELDS, ...RECENT_QUERY_FIELDS, ...MORE_QUERY_FIELDS, ...BROWSE_QUERY_FIELDS, ...GLOSSARY_ROOT_QUERY_FIELDS, ...APP_QUERY_FIELDS, ...LIST_QUERY_FIELDS, ...VERSIONED_QUERY_FIELDS, ...AUTH_QUERY_FIELDS, ...MANAGE_QUERY_FIELDS})
   attach(schema, 'Mutation', {...MUTATION_FIELDS, ...ACCESS_MUTATION_FIELDS, ...LINEAGE_MUTATION_FIELDS, ...MANAGE_MUTATION_FIELDS, ...AUTH_MUTATION_FIELDS})
   for (const gql of Object.values(GQL_TYPE_NAME)) attach(schema, gql, {...TYPE_FIELDS[gql], ...COMPAT_TYPE_FIELDS[gql], ...MORE_TYPE_FIELDS[gql], ...ACCESS_TYPE_FIELDS[gql], ...ASSET_TYPE_FIELDS[gql]}, {...COMMON_FIELDS, lineage: lineageField, fineGrainedLineages: fineGrainedField, relationships: relationshipsField, browsePathV2: browsePathV2Field, privileges: entityPrivilegesField, siblingsSearch: siblingsSearchField})
   attach(schema, 'VersionedDataset', {...versionedDatasetFields(), relationships: relationshipsField})
