@@ -191,6 +191,15 @@ describe('graphql: users, groups and operations', function () {
     })
   })
 
+  it('a user edits their own profile, contact details too, with no privilege (as DataHub); another user’s profile needs EDIT_USER_PROFILE or, for contact details, EDIT_CONTACT_INFO', async () => {
+    const EDIT = 'mutation e($u: String!, $i: CorpUserUpdateInput!) { updateCorpUserProperties(urn: $u, input: $i) { urn } }'
+    await ok(EDIT, {u: U('bob'), i: {title: 'Analyst', teams: ['data'], slack: '@bob'}}, tokens.bob)
+    expect(await aspect(U('bob'), 'corpUserEditableInfo')).to.deep.include({title: 'Analyst', teams: ['data'], slack: '@bob'})
+    await refused(EDIT, {u: U('carol'), i: {title: 'Intern'}}, tokens.bob, 403, UNAUTHORIZED)
+    await refused(EDIT, {u: U('carol'), i: {email: 'x@example.com'}}, tokens.bob, 403, UNAUTHORIZED)
+    expect(await aspect(U('carol'), 'corpUserEditableInfo')).to.equal(null)
+  })
+
   describe('onboarding step states (batchGetStepStates / batchUpdateStepStates), as DataHub’s web app keeps them', () => {
     const GET = 'query g($ids: [String!]!) { batchGetStepStates(input: {ids: $ids}) { results { id properties { key value } } } }'
     const SET = 'mutation s($states: [StepStateInput!]!) { batchUpdateStepStates(input: {states: $states}) { results { id succeeded } } }'

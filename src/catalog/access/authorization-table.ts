@@ -228,6 +228,7 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   updateDataJob: E('dataJob', 'EDIT_ENTITY_DOCS'),
   updateNotebook: E('notebook', 'EDIT_ENTITY_DOCS'),
   updateTag: E('tag', 'EDIT_ENTITY_DOCS'),
+  // A user's own profile needs nothing (DataHub's CorpUserType); slack, email or phone need EDIT_CONTACT_INFO instead (edits/update.ts).
   updateCorpUserProperties: E('corpuser', 'EDIT_USER_PROFILE'),
   updateCorpGroupProperties: E('corpGroup', 'EDIT_ENTITY_DOCS'),
   addTag: E('dataset', 'EDIT_ENTITY_TAGS'),

@@ -60,6 +60,14 @@ export const EDITABLE_DESCRIPTION_ASPECT: Record<string, string> = {
   notebook: 'editableNotebookProperties',
 }
 
+const CONTACT_FIELDS = ['slack', 'email', 'phone']
+
+/** A user editing nothing but their own profile: DataHub asks no privilege of them (CorpUserType.isAuthorizedToUpdate). */
+function ownProfile(item: UpdateItem, actor: Actor): boolean {
+  const {userProfile, ...rest} = item.update
+  return item.entityType === 'corpuser' && item.urn === actor.urn && userProfile !== undefined && Object.values(rest).every((v) => v === undefined)
+}
+
 /** DataHub's privileges of an update: EDIT_ENTITY, or every section's own privilege. */
 function updatePrivileges(u: EntityUpdate): Privilege[][] {
   const all = new Set<Privilege>()
@@ -69,7 +77,8 @@ function updatePrivileges(u: EntityUpdate): Privilege[][] {
   if (u.deprecation) all.add('EDIT_ENTITY_STATUS')
   if (u.links) all.add('EDIT_ENTITY_DOC_LINKS')
   if (u.columns) (all.add('EDIT_DATASET_COL_TAGS'), all.add('EDIT_DATASET_COL_DESCRIPTION'))
-  if (u.userProfile) all.add('EDIT_USER_PROFILE')
+  // As DataHub's CorpUserType: contact details have their own privilege.
+  if (u.userProfile) all.add(CONTACT_FIELDS.some((f) => u.userProfile![f] !== undefined && u.userProfile![f] !== null) ? 'EDIT_CONTACT_INFO' : 'EDIT_USER_PROFILE')
   // As the mutation's row of the authorization table: a group's profile is its documentation.
   if (u.groupProfile) all.add('EDIT_ENTITY_DOCS')
   return all.size > 0 ? [['EDIT_ENTITY'], [...all]] : [['EDIT_ENTITY']]
@@ -156,7 +165,7 @@ function defined(o: Record<string, unknown>): Record<string, unknown> {
 /** Updates every item, all in one batch; any invalid item writes nothing and is named. */
 export async function updateEntities(catalog: Catalog, actor: Actor, items: UpdateItem[]): Promise<EditSummary> {
   const {writes} = await runEdit(catalog, actor, {
-    authz: items.map((i) => ({resourceUrn: i.urn, privileges: updatePrivileges(i.update)})),
+    authz: items.filter((i) => !ownProfile(i, actor)).map((i) => ({resourceUrn: i.urn, privileges: updatePrivileges(i.update)})),
     locks: items.map((i) => i.urn),
     build: async (tx) => {
       for (const i of items) await checkItem(tx, i)
