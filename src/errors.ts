@@ -113,7 +113,7 @@ export class UnauthenticatedError extends MdcliError {
 
 /** Known actor without the privilege for the action. */
 export class UnauthorizedError extends MdcliError {
-  constructor(message = 'Unauthorized to perform this action. Please contact your administrator.') {
+  constructor(message = 'Unauthorized to perform this action. Please contact your DataHub administrator.') {
     super('E_UNAUTHORIZED', 403, message)
   }
 }

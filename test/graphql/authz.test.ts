@@ -66,9 +66,9 @@ describe('graphql: authorization', function () {
         expect(r.body.errors![0], field).to.deep.include({path: [field], extensions: {code: 403, type: 'UNAUTHORIZED', classification: 'DataFetchingException'}})
       }
       const owners = await gql(s.server.url, mutations[2]![1])
-      expect(owners.body.errors![0]!.message).to.equal('Unauthorized to update owners. Please contact your administrator.')
+      expect(owners.body.errors![0]!.message).to.equal('Unauthorized to update owners. Please contact your DataHub administrator.')
       const other = await gql(s.server.url, mutations[0]![1])
-      expect(other.body.errors![0]!.message).to.equal('Unauthorized to perform this action. Please contact your administrator.')
+      expect(other.body.errors![0]!.message).to.equal('Unauthorized to perform this action. Please contact your DataHub administrator.')
       // Nothing reached the store: only the seeded aspects exist.
       const a = await s.server.catalog.getEntity(A)
       expect(Object.keys(a!.aspects).sort()).to.deep.equal(['datasetKey', 'datasetProperties', 'schemaMetadata'])

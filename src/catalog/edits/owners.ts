@@ -43,7 +43,7 @@ export interface OwnershipValue {
 
 const OWNER_ENTITY = {CORP_USER: {type: 'corpuser', noun: 'corp user'}, CORP_GROUP: {type: 'corpGroup', noun: 'corp group'}} as const
 
-export const UNAUTHORIZED_OWNERS = 'Unauthorized to update owners. Please contact your administrator.'
+export const UNAUTHORIZED_OWNERS = 'Unauthorized to update owners. Please contact your DataHub administrator.'
 
 function ownersAuthz(resources: ResourceRef[]) {
   return resources.map((r) => ({resourceUrn: r.resourceUrn, privileges: [['EDIT_ENTITY'], ['EDIT_ENTITY_OWNERS']]}))
