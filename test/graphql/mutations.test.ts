@@ -118,7 +118,7 @@ describe('graphql: mutations', function () {
       const missing = ds('mut.missing')
       const e = await fails(lite.url, `mutation { batchAddTags(input: {tagUrns: ["${U.pii}"], resources: [{resourceUrn: "${a}"}, {resourceUrn: "${missing}"}]}) }`)
       expect(e.message).to.equal(`Failed to update resource with urn ${missing}. Entity does not exist.`)
-      expect(e.extensions).to.deep.equal({code: 404, type: 'NOT_FOUND', classification: 'DataFetchingException'})
+      expect(e.extensions).to.deep.equal({code: 400, type: 'BAD_REQUEST', classification: 'DataFetchingException'})
       expect(e.path).to.deep.equal(['batchAddTags'])
       expect(await latest(lite.url, a, 'globalTags')).to.equal(undefined)
     })

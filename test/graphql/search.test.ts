@@ -310,7 +310,7 @@ describe('graphql: search', function () {
     it('soft-deletes all or nothing, naming an urn that does not exist', async () => {
       const e = await fails(lite.url, `mutation { batchUpdateSoftDeleted(input: {urns: ["${ds('soft.gone')}", "${ds('soft.ghost')}"], deleted: true}) }`)
       expect(e.message).to.equal(`Failed to soft delete entity with urn ${ds('soft.ghost')}. Entity does not exist.`)
-      expect(e.extensions?.code).to.equal(404)
+      expect(e.extensions?.code).to.equal(400)
       expect(await found('soft')).to.include(ds('soft.gone'))
     })
   })

@@ -8,7 +8,7 @@
  *   path) exist. Column edits land in the dataset's `editableSchemaMetadata`.
  * - summary: what a service returns — the urns it touched and how many aspect rows it wrote.
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import {aspectsOf, findEntity} from '../../model/registry.js'
 import {parseUrn} from '../../model/urn.js'
 import type {WriteResult} from '../../store/types.js'
@@ -67,7 +67,7 @@ export async function checkResource(tx: EditTx, ref: ResourceRef, missing: (urn:
     // "updates" (sic) is DataHub's wording.
     throw new BadRequestError(`Failed to updates resource with urn ${u}. SubResource (${ref.subResource}) provided without a subResourceType.`)
   }
-  if (!(await tx.exists(u))) throw new NotFoundError(missing(u))
+  if (!(await tx.exists(u))) throw new BadRequestError(missing(u))
   if (ref.subResource) await checkSubResource(tx, u, ref.subResource)
 }
 

@@ -3,7 +3,7 @@
  * who set it. Entity types without the aspect in the registry are refused, containers among them
  * (spec rule 1).
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {validateUrn} from '../../model/registry.js'
 import {accepts, checkResource, type EditSummary, type ResourceRef, summarize} from './common.js'
@@ -37,7 +37,7 @@ export async function updateDeprecation(catalog: Catalog, actor: Actor, input: D
           throw new BadRequestError(`Failed to update deprecation for Entity ${u}. Deprecation is not supported for ${type} entities.`)
         }
         if (opts.single) {
-          if (!(await tx.exists(u))) throw new NotFoundError(`Failed to update deprecation for Entity ${u}. Entity does not exist.`)
+          if (!(await tx.exists(u))) throw new BadRequestError(`Failed to update deprecation for Entity ${u}. Entity does not exist.`)
         } else await checkResource(tx, {resourceUrn: u})
       }
       for (const r of resources) {

@@ -3,7 +3,7 @@
  * `unsetDomain` takes it out, `batchSetDomain` does either for many entities at once.
  * The `domains` aspect holds the list; DataHub keeps at most one domain in it.
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {accepts, checkResource, type EditSummary, type ResourceRef, summarize, typeOf} from './common.js'
 import {type EditTx, runEdit} from './engine.js'
@@ -36,9 +36,9 @@ export async function setDomain(
       for (const r of resources) {
         const u = r.resourceUrn
         if (wording === 'set') {
-          if (!(await tx.exists(u))) throw new NotFoundError(`Failed to add Entity ${u} to Domain ${domainUrn}. Entity does not exist.`)
+          if (!(await tx.exists(u))) throw new BadRequestError(`Failed to add Entity ${u} to Domain ${domainUrn}. Entity does not exist.`)
         } else if (wording === 'unset') {
-          if (!(await tx.exists(u))) throw new NotFoundError(`Failed to remove Entity ${u} from its Domain. Entity does not exist.`)
+          if (!(await tx.exists(u))) throw new BadRequestError(`Failed to remove Entity ${u} from its Domain. Entity does not exist.`)
         } else await checkResource(tx, {resourceUrn: u})
         const type = typeOf(u)!
         if (!accepts(type, 'domains')) throw new BadRequestError(`Failed to update resource with urn ${u}. Entities of type ${type} have no domain.`)

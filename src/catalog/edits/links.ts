@@ -2,7 +2,7 @@
  * Links (DataHub's "institutional memory"): documents an entity points at, each an url with a
  * label, stamped with who added it and when.
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {accepts, type EditSummary, summarize, typeOf} from './common.js'
 import {type EditTx, runEdit} from './engine.js'
@@ -16,7 +16,7 @@ async function checkLinkTarget(tx: EditTx, resourceUrn: string, linkUrl: string)
   } catch {
     throw new BadRequestError(`Failed to change institutional memory for resource ${resourceUrn}. Expected an url.`)
   }
-  if (!(await tx.exists(resourceUrn))) throw new NotFoundError(`Failed to change institutional memory for resource ${resourceUrn}. Resource does not exist.`)
+  if (!(await tx.exists(resourceUrn))) throw new BadRequestError(`Failed to change institutional memory for resource ${resourceUrn}. Resource does not exist.`)
   const type = typeOf(resourceUrn)!
   if (!accepts(type, 'institutionalMemory')) {
     throw new BadRequestError(`Failed to change institutional memory for resource ${resourceUrn}. Entities of type ${type} have no links.`)

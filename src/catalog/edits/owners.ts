@@ -10,7 +10,7 @@
  * - wording: single-resource mutations (addOwner, addOwners) and batch ones word their errors
  *   differently in DataHub; callers say which they are.
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {
   accepts, type EditSummary, type ResourceRef, summarize, SYSTEM_OWNERSHIP_TYPE_PREFIX, systemOwnershipTypeUrn, typeOf,
@@ -91,7 +91,7 @@ export async function checkOwner(tx: EditTx, o: OwnerSpec, single: string | unde
 }
 
 async function checkOwnedResource(tx: EditTx, urn: string): Promise<void> {
-  if (!(await tx.exists(urn))) throw new NotFoundError(`Failed to change ownership for resource ${urn}. Resource does not exist.`)
+  if (!(await tx.exists(urn))) throw new BadRequestError(`Failed to change ownership for resource ${urn}. Resource does not exist.`)
   const type = typeOf(urn)!
   if (!accepts(type, 'ownership')) throw new BadRequestError(`Failed to change ownership for resource ${urn}. Entities of type ${type} have no owners.`)
 }

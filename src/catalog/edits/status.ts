@@ -3,7 +3,7 @@
  * readable by urn; setting it back to false restores it. Only the named entities change — a
  * container's children are deleted by their own urns (spec rule 2).
  */
-import {BadRequestError, NotFoundError} from '../../errors.js'
+import {BadRequestError} from '../../errors.js'
 import type {Actor, Catalog} from '../catalog.js'
 import {accepts, type EditSummary, summarize, typeOf} from './common.js'
 import {runEdit} from './engine.js'
@@ -15,7 +15,7 @@ export async function setSoftDeleted(catalog: Catalog, actor: Actor, urns: strin
     locks: unique,
     build: async (tx) => {
       for (const u of unique) {
-        if (!(await tx.exists(u))) throw new NotFoundError(`Failed to soft delete entity with urn ${u}. Entity does not exist.`)
+        if (!(await tx.exists(u))) throw new BadRequestError(`Failed to soft delete entity with urn ${u}. Entity does not exist.`)
         const type = typeOf(u)!
         if (!accepts(type, 'status')) throw new BadRequestError(`Failed to soft delete entity with urn ${u}. Entities of type ${type} cannot be soft-deleted.`)
       }
