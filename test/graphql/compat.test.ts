@@ -74,4 +74,18 @@ describe("GraphQL as DataHub's web app asks: older field names, lists, counts, a
     const many = await gql('{ autoCompleteForMultiple(input: {query: "bill", limit: 5}) { suggestions { type suggestions entities { urn } } } }')
     expect(many.autoCompleteForMultiple.suggestions).to.deep.equal([{type: 'DOMAIN', suggestions: ['Billing'], entities: [{urn: 'urn:li:domain:billing'}]}])
   })
+
+  it('autocomplete narrows its suggestions by the filters given, as a search does; a blank query is refused; five by default', async () => {
+    const owned = '{field: "owners", values: ["urn:li:corpuser:ann"]}'
+    const one = await gql(`{ autoComplete(input: {type: DATASET, query: "orders", filters: [${owned}]}) { suggestions entities { urn } } }`)
+    expect(one.autoComplete.entities).to.deep.equal([{urn: DS}])
+    const many = await gql(`{ autoCompleteForMultiple(input: {query: "ord", types: [DATASET], orFilters: [{and: [${owned}]}]}) { suggestions { suggestions entities { urn } } } }`)
+    expect(many.autoCompleteForMultiple.suggestions).to.deep.equal([{suggestions: ['orders'], entities: [{urn: DS}]}])
+    const blank = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query: '{ autoComplete(input: {type: DATASET, query: "  "}) { suggestions } }'}})
+    expect(blank.body.errors[0].message).to.equal("'query' parameter can not be null or empty")
+    expect(blank.body.errors[0].extensions.code).to.equal(400)
+    const file = writeJson(dir, 'many.json', Array.from({length: 7}, (_, i) => mcpRecord(datasetUrn(`compat.ledger_${i}`), 'datasetProperties', {name: `ledger_${i}`, customProperties: {}, tags: []})))
+    expect((await runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}}, 'many.yml')], {env: lite.env()})).code).to.equal(0)
+    expect((await gql('{ autoComplete(input: {type: DATASET, query: "ledger"}) { entities { urn } } }')).autoComplete.entities).to.have.length(5)
+  })
 })

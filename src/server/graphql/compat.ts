@@ -6,6 +6,9 @@ import {BadRequestError} from '../../errors.js'
 import {GQL_TYPE_NAME, type Resolver} from './entities.js'
 import {type Ent, type GqlContext, graphqlEntityType, registryType, stub, withEnt} from './context.js'
 import * as M from './mappers.js'
+import {filterGroups, filtersOnRemoved} from './search.js'
+import {resolveFilters} from './search-relations.js'
+import type {FacetFilter} from '../../store/types.js'
 import {knownPlatform} from '../../model/platforms.js'
 
 type Obj = Record<string, any>
@@ -82,17 +85,19 @@ export const COMPAT_TYPE_FIELDS: Record<string, Record<string, Resolver>> = {
 }
 
 
-async function autoComplete(ctx: GqlContext, type: string, query: string, limit: number): Promise<{suggestions: string[]; entities: Ent[]}> {
+async function autoComplete(ctx: GqlContext, type: string, query: string, limit: number, filters: FacetFilter[][]): Promise<{suggestions: string[]; entities: Ent[]}> {
   const q = query.trim()
   if (q === '') return {suggestions: [], entities: []}
+  // The input's filters narrow the suggestions as they narrow a search (DataHub builds one filter for both).
+  const scope = {types: [type], filters, includeSoftDeleted: filtersOnRemoved(filters)}
   // Whole words first (the index); then names where a word starts with what was typed, from a
   // bounded page of the type, since the index matches whole words only.
-  const hits = (await ctx.catalog.search({types: [type], query: q, start: 0, count: limit})).hits
+  const hits = (await ctx.catalog.search({...scope, query: q, start: 0, count: limit})).hits
   if (hits.length < limit) {
     const prefix = q.toLowerCase()
     const seen = new Set(hits.map((h) => h.urn))
     const wordStart = (name: string) => name.toLowerCase().split(/[^\p{L}\p{N}]+|(?<=\p{Ll})(?=\p{Lu})/u).some((w) => w.startsWith(prefix)) || name.toLowerCase().startsWith(prefix)
-    for (const h of (await ctx.catalog.search({types: [type], query: '*', start: 0, count: AUTOCOMPLETE_SCAN})).hits) {
+    for (const h of (await ctx.catalog.search({...scope, query: '*', start: 0, count: AUTOCOMPLETE_SCAN})).hits) {
       if (hits.length >= limit) break
       if (!seen.has(h.urn) && typeof h.name === 'string' && wordStart(h.name)) hits.push(h)
     }
@@ -130,13 +135,19 @@ export const COMPAT_QUERY_FIELDS: Record<string, Resolver> = {
   autoComplete: async (_r, {input}: {input: Obj}, ctx) => {
     const type = input.type ? registryType(input.type) : 'dataset'
     if (!type) throw new BadRequestError(`autoComplete: unknown type ${String(input.type)}`)
-    return {query: input.query, ...(await autoComplete(ctx, type, input.query, input.limit ?? 10))}
+    // DataHub's AutoCompleteResolver: a blank query is refused, and five suggestions by default.
+    if (typeof input.query !== 'string' || input.query.trim() === '') throw new BadRequestError("'query' parameter can not be null or empty")
+    if (input.viewUrn) throw new BadRequestError('Views are not supported by this server; remove viewUrn')
+    const filters = await resolveFilters(ctx, filterGroups(input.filters, input.orFilters))
+    return {query: input.query, ...(await autoComplete(ctx, type, input.query, input.limit ?? 5, filters))}
   },
   autoCompleteForMultiple: async (_r, {input}: {input: Obj}, ctx) => {
+    if (input.viewUrn) throw new BadRequestError('Views are not supported by this server; remove viewUrn')
+    const filters = await resolveFilters(ctx, filterGroups(input.filters, input.orFilters))
     const types: string[] = Array.isArray(input.types) && input.types.length > 0 ? input.types.map((t: string) => registryType(t)).filter((t: string | undefined): t is string => !!t && !!GQL_TYPE_NAME[t]) : ['dataset', 'dashboard', 'chart', 'glossaryTerm', 'tag', 'domain', 'container', 'dataFlow', 'dataJob']
     const suggestions = []
     for (const type of types) {
-      const r = await autoComplete(ctx, type, input.query, input.limit ?? 10)
+      const r = await autoComplete(ctx, type, input.query, input.limit ?? 10, filters)
       if (r.suggestions.length > 0 || r.entities.length > 0) suggestions.push({type: graphqlEntityType(type), ...r})
     }
     return {query: input.query, suggestions}
