@@ -43,7 +43,7 @@ const EDITABLE_ASPECTS = ['editableDatasetProperties', 'editableContainerPropert
  */
 export const SEARCH_ASPECTS: ReadonlySet<string> = new Set([
   ...PROPERTY_ASPECTS, ...DEFINITION_ASPECTS, ...EDITABLE_ASPECTS,
-  'corpUserInfo', 'dataPlatformInfo', 'globalTags', 'glossaryTerms', 'schemaMetadata', 'editableSchemaMetadata',
+  'corpUserInfo', 'corpUserEditableInfo', 'dataPlatformInfo', 'globalTags', 'glossaryTerms', 'schemaMetadata', 'editableSchemaMetadata',
   'ownership', 'domains', 'dataPlatformInstance', 'status', 'container', 'subTypes',
 ])
 
@@ -123,6 +123,12 @@ export function buildSearchDoc(entityType: string, urn: string, a: Aspects): Sea
   }
   const u = a.corpUserInfo
   if (u) for (const f of ['displayName', 'fullName', 'email', 'title', 'firstName', 'lastName']) push(words, u[f])
+  // What a user writes of themselves in the app: DataHub searches its name, teams and skills.
+  const ue = a.corpUserEditableInfo
+  if (ue) {
+    push(words, ue.displayName)
+    for (const f of ['teams', 'skills']) if (Array.isArray(ue[f])) for (const x of ue[f]) push(words, x)
+  }
 
   const tags = new Set<string>(tagUrns(a.globalTags))
   const terms = new Set<string>(termUrns(a.glossaryTerms))

@@ -193,8 +193,13 @@ describe('graphql: users, groups and operations', function () {
 
   it('a user edits their own profile, contact details too, with no privilege (as DataHub); another user’s profile needs EDIT_USER_PROFILE or, for contact details, EDIT_CONTACT_INFO', async () => {
     const EDIT = 'mutation e($u: String!, $i: CorpUserUpdateInput!) { updateCorpUserProperties(urn: $u, input: $i) { urn } }'
-    await ok(EDIT, {u: U('bob'), i: {title: 'Analyst', teams: ['data'], slack: '@bob'}}, tokens.bob)
-    expect(await aspect(U('bob'), 'corpUserEditableInfo')).to.deep.include({title: 'Analyst', teams: ['data'], slack: '@bob'})
+    await ok(EDIT, {u: U('bob'), i: {title: 'Analyst', teams: ['zebrateam'], skills: ['quokkaskill'], slack: '@bob'}}, tokens.bob)
+    expect(await aspect(U('bob'), 'corpUserEditableInfo')).to.deep.include({title: 'Analyst', teams: ['zebrateam'], slack: '@bob'})
+    // Teams and skills are searched, as DataHub's CorpUserEditableInfo has them.
+    for (const word of ['zebrateam', 'quokkaskill']) {
+      const found = await ok('query s($q: String!) { searchAcrossEntities(input: {query: $q, start: 0, count: 10}) { searchResults { entity { urn } } } }', {q: word})
+      expect(found.searchAcrossEntities.searchResults.map((r: {entity: {urn: string}}) => r.entity.urn), word).to.deep.equal([U('bob')])
+    }
     await refused(EDIT, {u: U('carol'), i: {title: 'Intern'}}, tokens.bob, 403, UNAUTHORIZED)
     await refused(EDIT, {u: U('carol'), i: {email: 'x@example.com'}}, tokens.bob, 403, UNAUTHORIZED)
     expect(await aspect(U('carol'), 'corpUserEditableInfo')).to.equal(null)
