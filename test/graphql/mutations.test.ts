@@ -418,8 +418,12 @@ describe('graphql: mutations', function () {
       const term = (await ok(lite.url, `mutation { createGlossaryTerm(input: {id: "Quality.Gold", name: "Gold", description: "Best", parentNode: "${node}"}) }`)).createGlossaryTerm
       const g = await ok(lite.url, `{ glossaryTerm(urn: "${term}") { name properties { name description termSource } parentNodes { nodes { urn } } } }`)
       expect(g.glossaryTerm).to.deep.equal({name: 'Gold', properties: {name: 'Gold', description: 'Best', termSource: 'INTERNAL'}, parentNodes: {nodes: [{urn: node}]}})
-      const clash = await fails(lite.url, `mutation { createGlossaryTerm(input: {name: "gold", parentNode: "${node}"}) }`)
+      const clash = await fails(lite.url, `mutation { createGlossaryTerm(input: {name: "Gold", parentNode: "${node}"}) }`)
       expect(clash.message).to.equal('Glossary Term with this name already exists at this level of the Business Glossary')
+      // DataHub compares names as they are written: another case is another name.
+      await ok(lite.url, `mutation { createGlossaryTerm(input: {name: "gold", parentNode: "${node}"}) }`)
+      await ok(lite.url, `mutation { createDomain(input: {name: "sales", parentDomain: "${U.marketing}"}) }`)
+      expect((await fails(lite.url, `mutation { createDomain(input: {name: "Sales", parentDomain: "${U.marketing}"}) }`)).extensions.code).to.equal(409)
     })
   })
 

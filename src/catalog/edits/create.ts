@@ -29,12 +29,12 @@ function creatorAsOwner(tx: EditTx, urn: string): void {
   tx.put(urn, 'ownership', {owners: [{owner: tx.stamp.actor, type: 'TECHNICAL_OWNER', typeUrn, source: {type: 'MANUAL'}}], lastModified: tx.stamp})
 }
 
-/** Names of existing entities of a type under the same parent (all when no parent field). */
+/** Names of existing entities of a type under the same parent (all when no parent field), compared as DataHub does: case and all. */
 async function siblingNames(catalog: Catalog, entityType: string, infoAspect: string, parentField: string, parent: string | undefined): Promise<Set<string>> {
   const names = new Set<string>()
   for (const e of await catalog.rawEntitiesOfType(entityType, [infoAspect])) {
     const info = e.aspects[infoAspect]?.value as Record<string, unknown> | undefined
-    if (info && info[parentField] === parent && typeof info.name === 'string') names.add(info.name.toLowerCase())
+    if (info && info[parentField] === parent && typeof info.name === 'string') names.add(info.name)
   }
   return names
 }
@@ -59,7 +59,7 @@ export async function createDomain(catalog: Catalog, actor: Actor, input: Create
   return runCreate(catalog, actor, urn, [{privileges: [['CREATE_DOMAINS'], ['MANAGE_DOMAINS']]}], async (tx) => {
     if (await tx.exists(urn)) throw new BadRequestError('This Domain already exists!')
     if (parent !== undefined && (typeOf(parent) !== 'domain' || !(await tx.exists(parent)))) throw new BadRequestError('Parent Domain does not exist!')
-    if ((await siblingNames(catalog, 'domain', 'domainProperties', 'parentDomain', parent)).has(input.name.toLowerCase())) {
+    if ((await siblingNames(catalog, 'domain', 'domainProperties', 'parentDomain', parent)).has(input.name)) {
       throw new ConflictError(`"${input.name}" already exists in this domain. Please pick a unique name.`)
     }
     tx.put(urn, 'domainProperties', {
@@ -100,7 +100,7 @@ export async function createGlossaryEntity(catalog: Catalog, actor: Actor, kind:
     if (parent !== undefined && (typeOf(parent) !== 'glossaryNode' || !(await tx.exists(parent)))) {
       throw new BadRequestError(`Failed to create ${noun}. Parent node ${parent} does not exist.`)
     }
-    if ((await siblingNames(catalog, entityType, infoAspect, 'parentNode', parent)).has(input.name.toLowerCase())) {
+    if ((await siblingNames(catalog, entityType, infoAspect, 'parentNode', parent)).has(input.name)) {
       throw new BadRequestError(`${noun} with this name already exists at this level of the Business Glossary`)
     }
     tx.put(urn, infoAspect, {
