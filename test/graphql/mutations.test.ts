@@ -423,7 +423,7 @@ describe('graphql: mutations', function () {
       // DataHub compares names as they are written: another case is another name.
       await ok(lite.url, `mutation { createGlossaryTerm(input: {name: "gold", parentNode: "${node}"}) }`)
       await ok(lite.url, `mutation { createDomain(input: {name: "sales", parentDomain: "${U.marketing}"}) }`)
-      expect((await fails(lite.url, `mutation { createDomain(input: {name: "Sales", parentDomain: "${U.marketing}"}) }`)).extensions.code).to.equal(409)
+      expect((await fails(lite.url, `mutation { createDomain(input: {name: "Sales", parentDomain: "${U.marketing}"}) }`)).extensions?.code).to.equal(409)
     })
   })
 
