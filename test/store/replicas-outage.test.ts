@@ -124,6 +124,37 @@ describe('replicas across dropped and refused PostgreSQL connections', function 
     }
   })
 
+  it('keeps serving when PostgreSQL ends the backends of clients in the middle of writes: the writes cut answer an error, every acknowledged one is there', async () => {
+    const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,terminated.t${i},PROD)`
+    const acked: number[] = []
+    let stop = false
+    const writer = async (w: number) => {
+      for (let i = w; !stop && i < 4000; i += 4) {
+        // REST writes take the writers' pool; GraphQL edits the lock pool as well.
+        const r =
+          i % 8 < 4
+            ? await http(`${a.url}/aspects?action=ingestProposal`, {token, body: {proposal: {entityUrn: urn(i), entityType: 'dataset', aspectName: 'datasetProperties', changeType: 'UPSERT', aspect: {json: {description: `v${i}`}}}}})
+            : await gql(a, `mutation { updateDescription(input: {description: "v${i}", resourceUrn: "${urn(i - 4)}", subResourceType: DATASET_FIELD, subResource: "none"}) }`)
+        if (i % 8 < 4 && r.status === 200) acked.push(i)
+      }
+    }
+    const writers = [0, 1, 2, 3].map(writer)
+    for (let k = 0; k < 8; k++) {
+      await sleep(250)
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name IN ('mdcli', 'mdcli-locks') AND state <> 'idle'", [dbName])
+    }
+    stop = true
+    await Promise.all(writers)
+    expect(a.proc.exitCode, a.output().slice(-2000)).to.equal(null)
+    await within(SLACK_MS, 'A answers again', async () => (await health(a)).status === 200)
+    expect(acked.length).to.be.greaterThan(0)
+    for (const i of acked) {
+      const r = await http(`${a.url}/aspects/${enc(urn(i))}?aspect=datasetProperties&version=0`, {token})
+      expect(r.status, `acknowledged write ${i}`).to.equal(200)
+      expect(r.body.aspect['com.linkedin.dataset.DatasetProperties'].description).to.equal(`v${i}`)
+    }
+  })
+
   it('says 503 on /health and E_STORE_UNAVAILABLE on every route while B cannot reach PostgreSQL; once back, B refuses a token revoked on A meanwhile', async () => {
     const t = await newToken('cut')
     expect(await meStatus(b, t.accessToken)).to.equal(200)

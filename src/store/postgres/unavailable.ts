@@ -72,15 +72,28 @@ function guardClient(c: pg.PoolClient): pg.PoolClient {
   })
 }
 
+/** Clients given an error listener of their own, once each. */
+const QUIETED = new WeakSet<pg.PoolClient>()
+
 /** The guarded pool of `pool` (see the glossary); the pool itself is used as before. */
 export function guardPool(pool: pg.Pool): pg.Pool {
   const query = guardQuery(pool, pool.query as (...args: unknown[]) => unknown)
   const connect = async (): Promise<pg.PoolClient> => {
+    let c: pg.PoolClient
     try {
-      return guardClient(await pool.connect())
+      c = await pool.connect()
     } catch (e) {
       throw translate(e)
     }
+    // The pool listens for a client's errors only while it is idle: a backend ended while a
+    // client is checked out (pg_terminate_backend, a failover) would raise an unhandled 'error'
+    // and end the process. Its query fails instead, answered E_STORE_UNAVAILABLE, and the pool
+    // drops the dead client when it comes back.
+    if (!QUIETED.has(c)) {
+      c.on('error', () => undefined)
+      QUIETED.add(c)
+    }
+    return guardClient(c)
   }
   return new Proxy(pool, {
     get(t, key) {
