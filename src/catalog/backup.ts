@@ -19,6 +19,7 @@
  */
 import {once} from 'node:events'
 import {createWriteStream} from 'node:fs'
+import {rm} from 'node:fs/promises'
 import {FileError, MdcliError, ParseError} from '../errors.js'
 import {keyAspectName} from '../model/registry.js'
 import type {StoredAspect, SystemMetadata, WriteOp} from '../store/types.js'
@@ -78,7 +79,8 @@ async function* entityRecords(catalog: Catalog, urn: string): AsyncGenerator<Rec
 
 /** Writes the whole store to `file` as a JSON array of MCPs, one per line. */
 export async function exportStore(catalog: Catalog, file: string, onProgress?: (records: number) => void): Promise<ExportReport> {
-  const out = createWriteStream(file, {flags: 'wx'})
+  // Owner-only, as every store file: the backup holds password hashes, tokens and every old value.
+  const out = createWriteStream(file, {flags: 'wx', mode: 0o600})
   const failed = new Promise<never>((_, reject) => out.once('error', (e) => reject(new FileError(`Cannot write ${file}: ${e.message}`))))
   failed.catch(() => undefined)
   const put = async (s: string): Promise<void> => {
@@ -87,8 +89,11 @@ export async function exportStore(catalog: Catalog, file: string, onProgress?: (
   let entities = 0
   let softDeleted = 0
   let records = 0
+  // Only a file this export created is removed on failure, never one that was there.
+  let opened = false
   try {
     await Promise.race([once(out, 'open'), failed])
+    opened = true
     await put('[')
     const PAGE = 1000
     for (let start = 0; ; start += PAGE) {
@@ -109,6 +114,8 @@ export async function exportStore(catalog: Catalog, file: string, onProgress?: (
     await Promise.race([once(out, 'finish'), failed])
   } catch (e) {
     out.destroy()
+    // A half-written backup is no backup, and it would make the retry fail (the file exists).
+    if (opened) await rm(file, {force: true}).catch(() => undefined)
     throw e instanceof MdcliError ? e : new FileError(`Cannot write ${file}: ${(e as Error).message}`)
   }
   return {file, entities, entitiesLive: entities - softDeleted, entitiesSoftDeleted: softDeleted, records}

@@ -4,7 +4,7 @@
  * stamp and run id; both refuse a store a running server holds.
  */
 import {expect} from 'chai'
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {cpSync, existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {ChangeOutbox, OUTBOX_FILE} from '../../src/events/outbox.js'
 import {openStore} from '../../src/store/index.js'
@@ -42,6 +42,8 @@ describe('mdcli lite export / import', function () {
     expect(exp.code, exp.stderr).to.equal(0)
     const report = JSON.parse(exp.stdout)
     expect(report.records).to.be.greaterThan(8)
+    // It holds password hashes and tokens: owner-only, as the store's own files.
+    expect(statSync(file).mode & 0o777).to.equal(0o600)
     // DataHub's MCP shape, one record per line.
     const records = JSON.parse(readFileSync(file, 'utf8')) as Array<Record<string, any>>
     expect(records).to.have.length(report.records)
@@ -74,6 +76,22 @@ describe('mdcli lite export / import', function () {
     } finally {
       await a.close()
       await b.close()
+    }
+  })
+
+  it('an export that fails leaves no half-written file behind, so the retry is not refused for it', async () => {
+    const damaged = join(work, 'damaged')
+    cpSync(join(work, 'original'), damaged, {recursive: true})
+    const history = join(damaged, 'history.log')
+    const text = readFileSync(history, 'utf8')
+    expect(text).to.include('urn:li:tag:a"}]}')
+    writeFileSync(history, text.replace('urn:li:tag:a"}]}', 'urn:li:tag:a"}]]'))
+    const file = join(work, 'damaged.json')
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await runCli(['lite', 'export', '--store', damaged, '--file', file], {env: {...process.env, HOME: work}})
+      expect(r.code, `attempt ${attempt}`).to.equal(1)
+      expect(r.stderr, `attempt ${attempt}`).to.match(/corrupt|damaged/i)
+      expect(existsSync(file), `attempt ${attempt}: no partial backup`).to.equal(false)
     }
   })
 

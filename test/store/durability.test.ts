@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 import {execFileSync} from 'node:child_process'
-import {appendFileSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, readdirSync, readFileSync, rmSync, truncateSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {nodeStoreFs, type AppendFile, type StoreFs} from '../../src/store/embedded/files.js'
 import {createStore} from '../../src/store/index.js'
@@ -346,5 +346,34 @@ describe('embedded store on a real 20 MiB filesystem', function () {
       await lite.stop()
       cleanup(lite.home)
     }
+  })
+
+  it('a start on a full disk says E_STORE_FULL naming the store, and leaves no empty LOCK to stop the next start', async () => {
+    const filler = join(mnt!, 'filler3')
+    try {
+      for (let i = 0; i < 64; i++) appendFileSync(filler, Buffer.alloc(1024 * 1024, 1))
+    } catch {
+      /* full */
+    }
+    try {
+      for (let i = 0; i < 4096; i++) appendFileSync(filler, Buffer.alloc(256, 1))
+    } catch {
+      /* full to the last bytes */
+    }
+    const dir = join(mnt!, 'new-store')
+    const s = createStore({dir})
+    const err = await s.open().then(
+      () => undefined,
+      (e: unknown) => e as {code?: string; serverDetail?: string},
+    )
+    await s.close().catch(() => undefined)
+    rmSync(filler)
+    expect(err?.code, JSON.stringify(err)).to.equal('E_STORE_FULL')
+    expect(err!.serverDetail).to.include(dir)
+    expect(existsSync(join(dir, 'LOCK'))).to.equal(false)
+    // Space back: the store opens.
+    const again = createStore({dir})
+    await again.open()
+    await again.close()
   })
 })

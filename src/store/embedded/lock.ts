@@ -7,6 +7,7 @@
 import {closeSync, openSync, readFileSync, unlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {StoreLockedError} from '../../errors.js'
+import {storeWriteError} from './files.js'
 
 /** A process's start time in clock ticks since boot (/proc/<pid>/stat field 22); undefined off Linux or when gone. */
 function startTicks(pid: number | 'self'): {ticks: string; zombie: boolean} | undefined {
@@ -59,11 +60,18 @@ export class DirLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(this.path, 'wx', 0o600)
-        writeFileSync(fd, this.text)
+        try {
+          writeFileSync(fd, this.text)
+        } catch (e) {
+          // A full disk: no empty LOCK is left behind, and the error names the store.
+          closeSync(fd)
+          unlinkSync(this.path)
+          throw storeWriteError(e, this.dir, 'LOCK')
+        }
         closeSync(fd)
         return
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw (e as NodeJS.ErrnoException).code === undefined ? e : storeWriteError(e, this.dir, 'LOCK')
         const held = readFileSync(this.path, 'utf8')
         const pid = Number.parseInt(held, 10)
         if (Number.isFinite(pid) && pid !== process.pid && lockHolderAlive(held)) {
