@@ -208,6 +208,10 @@ export class LowdbStore implements MetadataStore {
       // Before the replay, which keeps it up to date as it applies the journal.
       this.mem.indexReferences()
       const {last: lastSeq, sums, cut} = await recovery.replay(manifest)
+      const unexplained = this.history.unexplainedBytes()
+      if (unexplained > 0) {
+        throw this.corrupt(join(this.dir, 'wal'), `lacks journal records: ${historyPath} holds ${unexplained.toLocaleString('en-US')} bytes of old versions past the last checkpoint that no journal record wrote (a journal segment emptied or cut short)`)
+      }
       if (recovery.nextLsn > this.nextLsn) this.nextLsn = recovery.nextLsn
       this.walBytesSinceCheckpoint += recovery.journalBytes
 

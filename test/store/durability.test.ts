@@ -229,6 +229,57 @@ describe('embedded store: every file accounted for by the manifest', () => {
   })
 })
 
+describe('embedded store: a live journal segment emptied or cut short', () => {
+  let dir: string
+  afterEach(() => cleanup(dir))
+
+  for (const [what, damage] of [
+    ['emptied', (p: string) => truncateSync(p, 0)],
+    ['cut at a record boundary', (p: string) => {
+      const text = readFileSync(p, 'utf8')
+      writeFileSync(p, text.slice(0, text.slice(0, -1).lastIndexOf('\n') + 1))
+    }],
+  ] as const) {
+    it(`stops the start when the live segment is ${what} after acknowledged new versions, and leaves history.log as it was`, async () => {
+      dir = tempDir('mdcli-live-')
+      const s = createStore({dir})
+      await s.open()
+      // New versions of the same aspects: their old versions go to history.log.
+      for (let i = 0; i < 30; i++) await s.write([up(DS(`h${i % 3}`), 'datasetProperties', {description: `v${i}`})])
+      abandon(dir)
+      const live = join(dir, 'wal', readdirSync(join(dir, 'wal')).sort().at(-1)!)
+      const history = readFileSync(join(dir, 'history.log'))
+      expect(history.length).to.be.greaterThan(0)
+      damage(live)
+      const t = createStore({dir})
+      const r = await codeOf(t.open())
+      if (r.code === undefined) await t.close()
+      expect(r.code, r.message).to.equal('E_STORE_CORRUPT')
+      expect(r.message).to.match(/lacks journal records/)
+      expect(readFileSync(join(dir, 'history.log')).equals(history), 'history.log untouched').to.equal(true)
+    })
+  }
+
+  it('a kill -9 in the middle of new versions still opens with every acknowledged one (the check counts what the replay writes again)', async () => {
+    dir = tempDir('mdcli-live-')
+    const s = createStore({dir, checkpointBytes: 4096})
+    await s.open()
+    for (let i = 0; i < 200; i++) await s.write([up(DS(`k${i % 7}`), 'datasetProperties', {description: `v${i}`})])
+    abandon(dir)
+    const t = createStore({dir})
+    await t.open()
+    try {
+      for (let k = 0; k < 7; k++) {
+        const last = 199 - ((199 - k) % 7)
+        expect((await t.getAspect(DS(`k${k}`), 'datasetProperties'))!.value).to.deep.equal({description: `v${last}`})
+        expect(await t.listVersions(DS(`k${k}`), 'datasetProperties')).to.have.length(Math.floor((199 - k) / 7) + 1)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 /** Mounts a tmpfs of `mb` MiB at a new directory, when this process may (root, or a user namespace). */
 function mountTmpfs(mb: number): string | undefined {
   const dir = tempDir('mdcli-tmpfs-')

@@ -67,6 +67,7 @@ export class HistoryFile {
       this.fd = -1
     }
     const size = this.fd >= 0 ? fstatSync(this.fd).size : 0
+    this.sizeFound = size
     if (size < keep) {
       this.close()
       throw short(size)
@@ -94,6 +95,24 @@ export class HistoryFile {
 
   /** Until commit(), appends stay in memory and nothing is written. */
   private deferred = false
+  /** The file's size when the start opened it to check. */
+  private sizeFound = 0
+
+  /**
+   * Bytes found past the recorded size that the journal's replay did not write again and that
+   * hold at least one whole record's metadata line. Old versions reach this file only after the
+   * journal records that moved them there are durable, and a replay writes each of them again;
+   * records it did not account for were written by journal records that are gone (a live
+   * segment emptied or cut short), and commit() would cut them. A fragment without a line end
+   * is no record (a torn write) and is cut as before.
+   */
+  unexplainedBytes(): number {
+    const extra = this.sizeFound - this.size
+    if (extra <= 0 || this.fd < 0) return 0
+    const probe = Buffer.allocUnsafe(Math.min(extra, 1 << 20))
+    const n = readSync(this.fd, probe, 0, probe.length, this.size)
+    return probe.subarray(0, n).includes(10) || extra > probe.length ? extra : 0
+  }
 
   close(): void {
     if (this.fd >= 0) closeSync(this.fd)
