@@ -75,6 +75,23 @@ describe("GraphQL as DataHub's web app asks: older field names, lists, counts, a
     expect(many.autoCompleteForMultiple.suggestions).to.deep.equal([{type: 'DOMAIN', suggestions: ['Billing'], entities: [{urn: 'urn:li:domain:billing'}]}])
   })
 
+  it('filters users and groups as the app’s owner picker does: active users, or anyone with a display name', async () => {
+    const file = writeJson(dir, 'people.json', [
+      mcpRecord('urn:li:corpuser:gone', 'corpUserInfo', {active: false, displayName: 'Gone Person'}),
+      mcpRecord('urn:li:corpuser:nameless', 'corpUserInfo', {active: false}),
+    ])
+    expect((await runCli(['ingest', '-c', writeRecipe(dir, {source: {type: 'file', config: {path: file}}}, 'people.yml')], {env: lite.env()})).code).to.equal(0)
+    const orFilters = [{and: [{field: 'active', values: ['true']}]}, {and: [{field: 'displayName', condition: 'EXISTS'}]}]
+    const q = 'query s($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { searchResults { entity { urn } } } }'
+    const urns = async (input: Record<string, unknown>) => (await gql(q, {input: {types: ['CORP_USER', 'CORP_GROUP'], query: '*', start: 0, count: 50, ...input}})).searchAcrossEntities.searchResults.map((r: any) => r.entity.urn).sort()
+    const picked = await urns({orFilters})
+    expect(picked).to.include.members(['urn:li:corpuser:ann', 'urn:li:corpGroup:analysts', 'urn:li:corpuser:gone'])
+    expect(picked).to.not.include('urn:li:corpuser:nameless')
+    expect(await urns({orFilters: [{and: [{field: 'active', values: ['false']}]}]})).to.deep.equal(['urn:li:corpuser:gone', 'urn:li:corpuser:nameless'])
+    const many = await gql('query a($input: AutoCompleteMultipleInput!) { autoCompleteForMultiple(input: $input) { suggestions { type entities { urn } } } }', {input: {types: ['CORP_USER', 'CORP_GROUP'], query: 'analysts', limit: 10, orFilters}})
+    expect(many.autoCompleteForMultiple.suggestions).to.deep.equal([{type: 'CORP_GROUP', entities: [{urn: 'urn:li:corpGroup:analysts'}]}])
+  })
+
   it('autocomplete narrows its suggestions by the filters given, as a search does; a blank query is refused; five by default', async () => {
     const owned = '{field: "owners", values: ["urn:li:corpuser:ann"]}'
     const one = await gql(`{ autoComplete(input: {type: DATASET, query: "orders", filters: [${owned}]}) { suggestions entities { urn } } }`)

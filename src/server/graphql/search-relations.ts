@@ -6,6 +6,10 @@
  * parents of every domain or glossary entity (a request reads them once, however many filters
  * name them). The domain-tree conditions (DESCENDANTS_INCL, ANCESTORS_INCL, RELATED_INCL) on
  * `domains` and `parentDomain` expand their values over the same tree.
+ *
+ * Two attributes of users and groups are read the same way: `active` (a user's
+ * corpUserInfo.active) and `displayName` (a user's or a group's), which the app's owner and
+ * member pickers filter on (`active` = true, or `displayName` EXISTS).
  */
 import {type FacetFilter, facetValueMatches} from '../../store/types.js'
 import {type GqlContext, SCAN_COST, spendResults} from './context.js'
@@ -20,6 +24,11 @@ const RELATIONS: Record<string, Array<{type: string; aspect: string; key: string
   parentNode: [
     {type: 'glossaryTerm', aspect: 'glossaryTermInfo', key: 'parentNode'},
     {type: 'glossaryNode', aspect: 'glossaryNodeInfo', key: 'parentNode'},
+  ],
+  active: [{type: 'corpuser', aspect: 'corpUserInfo', key: 'active'}],
+  displayName: [
+    {type: 'corpuser', aspect: 'corpUserInfo', key: 'displayName'},
+    {type: 'corpGroup', aspect: 'corpGroupInfo', key: 'displayName'},
   ],
 }
 
@@ -41,7 +50,7 @@ function parentsOf(ctx: GqlContext, relation: string): Promise<Parents> {
         const stored = await ctx.catalog.entitiesAsStored(all.hits.map((h) => h.urn), [r.aspect])
         for (const h of all.hits) {
           const parent = (stored.get(h.urn)?.aspects[r.aspect]?.value as Obj | undefined)?.[r.key]
-          out.set(h.urn, typeof parent === 'string' && parent !== '' ? parent : undefined)
+          out.set(h.urn, typeof parent === 'string' && parent !== '' ? parent : typeof parent === 'boolean' ? String(parent) : undefined)
         }
       }
       return out
