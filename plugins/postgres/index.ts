@@ -216,6 +216,26 @@ class PgSession implements DatabaseSession {
     return Number.isFinite(n) ? Math.max(0, Math.round(n)) : undefined
   }
 
+  // The relations the view's rewrite rule depends on, as the server recorded them when the view
+  // was created: what DataHub's postgres source falls back to (its VIEW_LINEAGE_QUERY) for a
+  // view its parser cannot read. Only pg_class entries (not the types or functions the rule also
+  // depends on), never the view itself, nor the system catalogs.
+  async viewUpstreams(schema: string, view: string): Promise<Array<{schema: string; table: string}>> {
+    const r = await this.client.query(
+      `SELECT DISTINCT sn.nspname AS schema, src.relname AS table
+         FROM pg_class v
+         JOIN pg_namespace vn ON vn.oid = v.relnamespace
+         JOIN pg_rewrite rw ON rw.ev_class = v.oid
+         JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = rw.oid AND d.refclassid = 'pg_class'::regclass
+         JOIN pg_class src ON src.oid = d.refobjid
+         JOIN pg_namespace sn ON sn.oid = src.relnamespace
+        WHERE vn.nspname = $1 AND v.relname = $2 AND src.oid <> v.oid AND sn.nspname NOT IN ('pg_catalog', 'information_schema')
+        ORDER BY 1, 2`,
+      [schema, view],
+    )
+    return r.rows.map((x) => ({schema: x.schema as string, table: x.table as string}))
+  }
+
   async close(): Promise<void> {
     await this.client.end()
   }

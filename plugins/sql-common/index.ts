@@ -58,6 +58,12 @@ export interface DatabaseSession {
   query(sql: string, timeoutMs: number): Promise<Array<Record<string, unknown>>>
   quote(ident: string): string
   estimatedRows(schema: string, table: string): Promise<number | undefined>
+  /**
+   * The relations a view reads as the server recorded them (PostgreSQL's pg_depend), for a view
+   * whose SQL the parser cannot follow: its table-level lineage all the same, as DataHub's
+   * postgres source falls back to.
+   */
+  viewUpstreams?(schema: string, view: string): Promise<Array<{schema: string; table: string}>>
   sizeInBytes?(schema: string, table: string): Promise<number | undefined>
   close(): Promise<void>
 }
@@ -311,7 +317,9 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
     }
   }
 
-  const views: Array<{db: string; schema: string; name: string; urn: string; definition: string; columns: Column[]}> = []
+  // Views' lineage waits for the end of the run (DataHub's order); it is read while the view's
+  // database is open, so that a view the parser cannot follow can ask the server instead.
+  const views: Array<{db: string; schema: string; name: string; urn: string; columns: Column[]; lineage?: ViewLineage; parseError?: string}> = []
   try {
     for (const catalogDb of databases) {
       let session: DatabaseSession
@@ -395,7 +403,7 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
             if (rel.definitionError) report.warning('view definition', `${name}: the definition could not be read: ${rel.definitionError}`)
             report.count(rel.kind === 'table' ? 'tablesScanned' : 'viewsScanned')
             yield {id: urn, kind: 'mcp', proposals}
-            if (rel.kind === 'view' && rel.definition && config.include_view_lineage) views.push({db, schema, name: rel.name, urn, definition: rel.definition, columns: cols})
+            if (rel.kind === 'view' && rel.definition && config.include_view_lineage) views.push(await readViewLineage(session, db, schema, rel.name, urn, rel.definition, cols))
             if (rel.kind === 'table' && config.profiling.enabled && profileOk(name)) profiles.push({schema, table: rel.name, urn, columns: cols})
           }
         }
@@ -408,16 +416,9 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
       }
     }
     for (const v of views) {
-      // One view whose SQL cannot be read costs its own lineage, never the run.
-      let lineage: ViewLineage
-      try {
-        const select = dialect.viewSelect ? dialect.viewSelect(v.definition) : v.definition
-        lineage = viewLineage(select, dialect.parserDialect, (ref) => (dialect.twoTier ? datasetUrn(ref.schema ?? v.db, '', ref.table) : datasetUrn(v.db, ref.schema ?? v.schema, ref.table)))
-      } catch (e) {
-        report.warning('view lineage', `${datasetName(v.db, v.schema, v.name)}: the view's SQL could not be parsed: ${errorText(e)}`)
-        continue
-      }
-      if (lineage.upstreams.length === 0) continue
+      if (v.parseError !== undefined) report.warning('view lineage', `${datasetName(v.db, v.schema, v.name)}: the view's SQL could not be parsed: ${v.parseError}`)
+      const lineage = v.lineage
+      if (!lineage || lineage.upstreams.length === 0) continue
       yield {
         id: `lineage-${v.urn}`,
         kind: 'mcp',
@@ -428,6 +429,30 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
     }
   } finally {
     await dialect.close()
+  }
+
+  /**
+   * A view's lineage from its SQL; when the parser cannot follow it, the tables the server says
+   * it reads (table level only), if the dialect can tell. One view whose SQL cannot be read costs
+   * at most its own column lineage, never the run.
+   */
+  async function readViewLineage(session: DatabaseSession, db: string, schema: string, name: string, urn: string, definition: string, columns: Column[]) {
+    const urnOf = (ref: {schema?: string; table: string}) => (dialect.twoTier ? datasetUrn(ref.schema ?? db, '', ref.table) : datasetUrn(db, ref.schema ?? schema, ref.table))
+    const view = {db, schema, name, urn, columns}
+    try {
+      const select = dialect.viewSelect ? dialect.viewSelect(definition) : definition
+      return {...view, lineage: viewLineage(select, dialect.parserDialect, urnOf)}
+    } catch (e) {
+      const parseError = errorText(e)
+      if (!session.viewUpstreams) return {...view, parseError}
+      try {
+        const upstreams = [...new Set((await session.viewUpstreams(schema, name)).map(urnOf))]
+        return {...view, parseError, lineage: {upstreams, columns: new Map()}}
+      } catch (e2) {
+        report.warning('view dependencies', `${datasetName(db, schema, name)}: ${(e2 as Error).message.split('\n')[0]}`)
+        return {...view, parseError}
+      }
+    }
   }
 }
 

@@ -262,15 +262,80 @@ export function unparenthesiseJoins(sql: string): string {
   return out
 }
 
-/** The first statement of `sql` as a SELECT AST; throws when it cannot be parsed. */
+const IDENT = String.raw`(?:"(?:[^"]|"")*"|[A-Za-z_][A-Za-z0-9_$]*)`
+/**
+ * A PostgreSQL cast's type as pg_get_viewdef prints it, after the `::`: a (qualified, quoted)
+ * name, the second word of `character varying` / `bit varying` / `double precision`, a modifier,
+ * `with(out) time zone`, array brackets.
+ */
+const CAST_TYPE = new RegExp(String.raw`^\s*${IDENT}(?:\s*\.\s*${IDENT})*(?:\s+(?:varying|precision)\b)?(?:\s*\([^()]*\))?(?:\s+with(?:out)?\s+time\s+zone\b)?(?:\s*\[\s*\d*\s*\])*`, 'i')
+
+/**
+ * PostgreSQL's own spellings that node-sql-parser's grammar rejects, as pg_get_viewdef prints
+ * them, rewritten so the tables and columns read stay the same: every `::type` cast is dropped
+ * (the grammar knows only built-in type names, and not even those after a LIKE pattern), `~~*`
+ * `!~~*` `~~` `!~~` become ILIKE / NOT ILIKE / LIKE / NOT LIKE, and `IS [NOT] DISTINCT FROM`
+ * becomes `<>` / `=` (its right side may only be a column in that grammar). What a comparison
+ * means changes for NULLs; what it reads does not. Quoted text and identifiers are left alone.
+ */
+export function normalisePostgres(sql: string): string {
+  let out = ''
+  let i = 0
+  while (i < sql.length) {
+    const ch = sql[i]!
+    if (ch === "'" || ch === '"') {
+      let j = i + 1
+      while (j < sql.length && !(sql[j] === ch && sql[j + 1] !== ch)) j += sql[j] === ch ? 2 : 1
+      out += sql.slice(i, j + 1)
+      i = j + 1
+      continue
+    }
+    if (ch === ':' && sql[i + 1] === ':') {
+      const m = CAST_TYPE.exec(sql.slice(i + 2))
+      if (m) {
+        i += 2 + m[0].length
+        continue
+      }
+    }
+    const op = /^(?:!~~\*|~~\*|!~~|~~)/.exec(sql.slice(i, i + 4))
+    if (op) {
+      out += {'!~~*': ' NOT ILIKE ', '~~*': ' ILIKE ', '!~~': ' NOT LIKE ', '~~': ' LIKE '}[op[0]]
+      i += op[0].length
+      continue
+    }
+    const distinct = /^IS\s+(NOT\s+)?DISTINCT\s+FROM\b/i.exec(sql.slice(i, i + 40))
+    if (distinct && !/[A-Za-z0-9_$]/.test(sql[i - 1] ?? '')) {
+      out += distinct[1] ? '=' : '<>'
+      i += distinct[0].length
+      continue
+    }
+    out += ch
+    i++
+  }
+  return out
+}
+
+/**
+ * The first statement of `sql` as a SELECT AST; throws (the first parser error) when it cannot be
+ * parsed. SQL the grammar rejects is tried again rewritten: PostgreSQL's spellings normalised
+ * (`normalisePostgres`), MySQL's join groups unparenthesised. Only on failure, so SQL that
+ * parses as written is read as written.
+ */
 export function parseSelect(sql: string, database: string): any {
   let ast
   try {
     ast = parser.astify(sql, {database})
   } catch (first) {
-    const retry = unparenthesiseJoins(sql)
-    if (retry === sql) throw first
-    ast = parser.astify(retry, {database})
+    const retries = [database.toLowerCase() === 'postgresql' ? normalisePostgres(sql) : sql, unparenthesiseJoins(sql)].filter((s) => s !== sql)
+    for (const retry of retries) {
+      try {
+        ast = parser.astify(retry, {database})
+        break
+      } catch {
+        /* the next rewrite, else the first error */
+      }
+    }
+    if (ast === undefined) throw first
   }
   const stmt = Array.isArray(ast) ? ast[0] : ast
   return stmt

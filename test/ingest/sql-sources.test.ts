@@ -155,6 +155,12 @@ describe('postgres source: our own database', function () {
       CREATE TYPE kinds.mood AS ENUM ('sad', 'ok', 'happy');
       CREATE TABLE kinds.k (m kinds.mood, b bit(4), vb bit varying(8), flag boolean, n integer);
       INSERT INTO kinds.k VALUES ('ok', B'1010', B'1', true, 1), ('sad', B'0101', B'10', false, 2), (NULL, NULL, NULL, true, 3);
+      CREATE TYPE public.mood AS ENUM ('sad', 'ok', 'happy');
+      CREATE SCHEMA quirks;
+      CREATE TABLE quirks.t (id integer, m mood, name text, x integer, y integer);
+      CREATE VIEW quirks.v_enum AS SELECT id, name FROM quirks.t WHERE m = 'ok'::mood;
+      CREATE VIEW quirks.v_like AS SELECT id, name FROM quirks.t WHERE name ILIKE 'a%' AND name NOT ILIKE 'b%' AND name LIKE 'c%' AND name NOT LIKE 'd%';
+      CREATE VIEW quirks.v_distinct AS SELECT id, x FROM quirks.t WHERE x IS DISTINCT FROM y AND NOT (x IS NOT DISTINCT FROM 3);
       CREATE SCHEMA "Mixed";
       CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
       CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
@@ -209,11 +215,31 @@ describe('postgres source: our own database', function () {
     expect(ups('v_union')).to.have.members([ds('shop.customers'), ds('shop.orders')])
     expect(ups('v_sub')).to.deep.equal([ds('shop.customers')])
     expect(aspect(records, ds('shop.v_cte'), 'upstreamLineage').fineGrainedLineages.map((f: any) => f.upstreams)).to.deep.equal([[`urn:li:schemaField:(${ds('shop.orders')},id)`]])
-    expect(aspect(records, ds('shop.v_xml'), 'upstreamLineage')).to.equal(undefined)
+    // What the parser cannot read still has its tables, from pg_depend (DataHub's fallback), and no column lineage.
+    expect(aspect(records, ds('shop.v_xml'), 'upstreamLineage')).to.deep.equal({upstreams: [{auditStamp: {time: 0, actor: 'urn:li:corpuser:unknown'}, dataset: ds('shop.customers'), type: 'VIEW'}]})
     expect(aspect(records, ds('shop.v_xml'), 'viewProperties').viewLanguage).to.equal('SQL')
     const warning = result.source.report.warnings.find((w: any) => w.key === 'view lineage')
     expect(warning.examples).to.have.length(1)
     expect(warning.examples[0]).to.match(new RegExp(`^${dbName}\\.shop\\.v_xml: the view's SQL could not be parsed`))
+  })
+
+  it("view SQL as pg_get_viewdef prints it, with a cast to an enum ('ok'::mood), ~~* / ~~ and IS DISTINCT FROM, has table and column lineage", async () => {
+    const {code, stderr, records, result} = await runRecipe(source({schema_pattern: {allow: ['quirks']}}), dir)
+    expect(code, stderr).to.equal(0)
+    const t = ds('quirks.t')
+    const views: Array<[string, string[]]> = [
+      ['v_enum', ['id', 'name']],
+      ['v_like', ['id', 'name']],
+      ['v_distinct', ['id', 'x']],
+    ]
+    for (const [v, columns] of views) {
+      const lineage = aspect(records, ds(`quirks.${v}`), 'upstreamLineage')
+      expect(lineage?.upstreams.map((u: any) => u.dataset), v).to.deep.equal([t])
+      expect(lineage.fineGrainedLineages.map((f: any) => [f.downstreams, f.upstreams]), v).to.deep.equal(columns.map((c) => [[`urn:li:schemaField:(${ds(`quirks.${v}`)},${c})`], [`urn:li:schemaField:(${t},${c})`]]))
+    }
+    expect(aspect(records, ds('quirks.v_enum'), 'viewProperties').viewLogic).to.contain("'ok'::mood")
+    expect(aspect(records, ds('quirks.v_like'), 'viewProperties').viewLogic).to.contain('~~*')
+    expect((result.source.report.warnings ?? []).filter((w: any) => w.key === 'view lineage')).to.deep.equal([])
   })
 
   it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
