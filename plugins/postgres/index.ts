@@ -142,13 +142,25 @@ class PgSession implements DatabaseSession {
 
   async columns(schema: string): Promise<Map<string, Column[]>> {
     const r = await this.client.query(
-      `SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type, t.typtype, a.attnotnull,
+      // A DOMAIN column reads as the domain's base type, as SQLAlchemy reflects it (following a
+      // domain over a domain down to the first type that is not one, with that domain's modifier);
+      // a NOT NULL on any domain of the chain makes the column not nullable.
+      `SELECT c.relname, a.attname, format_type(t.oid, COALESCE(dom.typmod, a.atttypmod)) AS type, t.typtype,
+              a.attnotnull OR COALESCE(dom.nn, false) AS attnotnull,
               CASE WHEN t.typtype = 'e' THEN ARRAY(SELECT e.enumlabel::text FROM pg_enum e WHERE e.enumtypid = t.oid ORDER BY e.enumsortorder) END AS labels,
               col_description(c.oid, a.attnum) AS comment
          FROM pg_attribute a
          JOIN pg_class c ON c.oid = a.attrelid
          JOIN pg_namespace n ON n.oid = c.relnamespace
-         JOIN pg_type t ON t.oid = a.atttypid
+         LEFT JOIN LATERAL (
+           WITH RECURSIVE chain(base, typmod, nn, depth) AS (
+             SELECT d.typbasetype, d.typtypmod, d.typnotnull, 1 FROM pg_type d WHERE d.oid = a.atttypid AND d.typtype = 'd'
+             UNION ALL
+             SELECT d.typbasetype, d.typtypmod, chain.nn OR d.typnotnull, chain.depth + 1 FROM chain JOIN pg_type d ON d.oid = chain.base AND d.typtype = 'd' WHERE chain.depth < 32
+           )
+           SELECT base, typmod, nn FROM chain ORDER BY depth DESC LIMIT 1
+         ) dom ON true
+         JOIN pg_type t ON t.oid = COALESCE(dom.base, a.atttypid)
         WHERE n.nspname = $1 AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind IN ('r', 'p', 'f', 'v', 'm')
         ORDER BY c.relname, a.attnum`,
       [schema],

@@ -161,6 +161,11 @@ describe('postgres source: our own database', function () {
       CREATE VIEW quirks.v_enum AS SELECT id, name FROM quirks.t WHERE m = 'ok'::mood;
       CREATE VIEW quirks.v_like AS SELECT id, name FROM quirks.t WHERE name ILIKE 'a%' AND name NOT ILIKE 'b%' AND name LIKE 'c%' AND name NOT LIKE 'd%';
       CREATE VIEW quirks.v_distinct AS SELECT id, x FROM quirks.t WHERE x IS DISTINCT FROM y AND NOT (x IS NOT DISTINCT FROM 3);
+      CREATE DOMAIN quirks.posint AS integer CHECK (VALUE > 0);
+      CREATE DOMAIN quirks.code AS varchar(12) NOT NULL;
+      CREATE DOMAIN quirks.small_code AS quirks.code;
+      CREATE TABLE quirks.dom (n quirks.posint, c quirks.code, s quirks.small_code);
+      INSERT INTO quirks.dom VALUES (1, 'a', 'x'), (3, 'b', 'y'), (5, 'c', 'z'), (NULL, 'd', 'w');
       CREATE SCHEMA "Mixed";
       CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
       CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
@@ -240,6 +245,20 @@ describe('postgres source: our own database', function () {
     expect(aspect(records, ds('quirks.v_enum'), 'viewProperties').viewLogic).to.contain("'ok'::mood")
     expect(aspect(records, ds('quirks.v_like'), 'viewProperties').viewLogic).to.contain('~~*')
     expect((result.source.report.warnings ?? []).filter((w: any) => w.key === 'view lineage')).to.deep.equal([])
+  })
+
+  it("a DOMAIN column reads as its base type, as SQLAlchemy reflects it (a domain's NOT NULL included), and is profiled as one", async () => {
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['quirks']}, table_pattern: {allow: ['.*\\.dom$']}, include_views: false, profiling: {enabled: true}}), dir)
+    expect(code, stderr).to.equal(0)
+    expect(aspect(records, ds('quirks.dom'), 'schemaMetadata').fields.map((f: any) => [f.fieldPath, f.nativeDataType, Object.keys(f.type.type)[0], f.nullable])).to.deep.equal([
+      ['n', 'INTEGER()', 'com.linkedin.schema.NumberType', true],
+      ['c', 'VARCHAR(length=12)', 'com.linkedin.schema.StringType', false],
+      // A domain over a domain: down to the type below both.
+      ['s', 'VARCHAR(length=12)', 'com.linkedin.schema.StringType', false],
+    ])
+    const [n, c] = aspect(records, ds('quirks.dom'), 'datasetProfile').fieldProfiles
+    expect(n).to.deep.include({fieldPath: 'n', nullCount: 1, uniqueCount: 3, min: '1', max: '5', mean: '3.0', median: '3', stdev: '2.0'})
+    expect(c.sampleValues).to.have.members(['a', 'b', 'c', 'd'])
   })
 
   it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
