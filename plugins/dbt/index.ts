@@ -14,7 +14,7 @@
  * ownership (from `meta.owner`), upstreamLineage, viewProperties (models with SQL), siblings.
  * Per referenced tag a `tagKey`, so the tag entity exists. Then status for all (auto status).
  */
-import {ConfigError, readDataFile, datasetUrn, mcp, schemaMetadata, pyStr, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ConfigError, readDataFile, datasetUrn, mcp, schemaMetadata, pyStr, type PluginContext, type ProposalInput, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, envOf} from '../../src/sdk/index.js'
 
 type YesNoOnly = 'YES' | 'NO' | 'ONLY'
 
@@ -288,6 +288,7 @@ const plugin: SourcePlugin<DbtConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   create(config, ctx) {
+    envOf(config.env)
     const manifestPath = ctx.resolvePath(config.manifest_path)
     const catalogPath = ctx.resolvePath(config.catalog_path)
     const manifest = readDataFile(manifestPath) as {nodes: Record<string, ManifestNode>; sources: Record<string, ManifestNode>; metadata?: Record<string, unknown>}

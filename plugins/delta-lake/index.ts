@@ -8,7 +8,7 @@
  * `base_path` is a table, or a folder searched depth first for tables (a folder that is not a
  * table is descended into). Paths are named as written in the recipe.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, envOf} from '../../src/sdk/index.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
 import {lastModifiedPatch, pyStr} from '../data-lake-common/aspects.js'
 import {avroSchemaFields, type AvroField, type AvroSchema} from '../data-lake-common/avro-fields.js'
@@ -148,10 +148,10 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
   platform: 'delta-lake',
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
+    const env = envOf(config.env)
     if (/^(s3a?|gs|abfss?|az|https?):\/\//.test(config.base_path)) throw new ConfigError(`delta-lake: ${config.base_path}: only local paths are read (object stores are not built yet)`)
     const fs: FileSystem = new LocalFileSystem(ctx.baseDir)
     const report = ctx.report
-    const env = config.env.toUpperCase()
     const platform = config.platform
     const requireFiles = config.require_files === true || config.require_files === 'True' || config.require_files === 'true'
     const completePath = config.relative_path ? `${config.base_path.replace(/\/+$/, '')}/${config.relative_path.replace(/^\/+/, '')}` : config.base_path

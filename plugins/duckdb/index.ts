@@ -12,7 +12,7 @@
  */
 import {existsSync} from 'node:fs'
 import {basename} from 'node:path'
-import {ALLOW_DENY_SCHEMA, ConfigError, ConnectionError, configSchema, type ConfigOf, type PluginContext, type Source, type SourcePlugin} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, ConfigError, ConnectionError, configSchema, type ConfigOf, type PluginContext, type Source, type SourcePlugin, envOf} from '../../src/sdk/index.js'
 import {PROFILING_SCHEMA, SQL_SOURCE_PROPERTIES, sqlSource, type Column, type DatabaseSession, type ForeignKey, type Relation, type SqlDialect} from '../sql-common/index.js'
 
 export type DuckdbConfig = ConfigOf<typeof CONFIG>
@@ -192,6 +192,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
   platform: 'duckdb',
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
+    envOf(config.env)
     const path = ctx.resolvePath(config.path)
     if (!existsSync(path)) throw new ConfigError(`duckdb: no database file at ${path}`)
     // Loaded here so that listing plugins never loads the native driver.

@@ -16,7 +16,7 @@
  * way the other files and models go on.
  */
 import {existsSync, statSync} from 'node:fs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, encodeUrnKeyPart, type AllowDeny, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, containerUrn, encodeUrnKeyPart, type AllowDeny, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, envOf} from '../../src/sdk/index.js'
 import {dumpLookml} from './dump.js'
 import {exploresOf, folderOf, LookmlProject, viewsOf, type LookmlNode, type ParsedFile, type ViewDecl} from './project.js'
 import {analyseDerivedSql} from './sql.js'
@@ -135,6 +135,7 @@ const plugin: SourcePlugin<LookmlConfig> = {
   // after the auto-status step); the pipeline's auto status would add one to those tags.
   autoStatus: false,
   create(config, ctx: PluginContext): Source {
+    const env = envOf(config.env)
     const raw = config as LookmlConfig & {api?: unknown; git_info?: unknown}
     if (raw.api) throw new ConfigError('lookml: `api` (the Looker API) is not supported; give `project_name` and `connection_to_platform_map` and read the folder offline')
     if (raw.git_info) throw new ConfigError('lookml: `git_info` is not supported; clone the repository and point `base_folder` at it')
@@ -142,7 +143,6 @@ const plugin: SourcePlugin<LookmlConfig> = {
     if (!existsSync(root) || !statSync(root).isDirectory()) throw new ConfigError(`lookml: base_folder ${root} is not a directory`)
     const project = new LookmlProject(root)
     const report = ctx.report
-    const env = config.env.toUpperCase()
     const projectUrn = containerUrn({platform: PLATFORM, instance: config.platform_instance, project_name: config.project_name})
     const viewUrn = (name: string, file?: string): string => {
       const filePath = (file ?? '').replace(/\.view\.lkml$/, '')

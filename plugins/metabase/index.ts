@@ -18,7 +18,7 @@
  * Failures (non-zero exit, as DataHub's): login refused, the card or collection listings failing.
  * One card, dashboard, user, database or table that cannot be read is a warning naming it.
  */
-import {HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrnWithPlatformInstance, makeUserUrn, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, ConfigError} from '../../src/sdk/index.js'
+import {HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrnWithPlatformInstance, makeUserUrn, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, ConfigError, envOf} from '../../src/sdk/index.js'
 import {API_OPTIONS_SCHEMA, askOnce, biSource, httpOptions, dataOwnership, edges, parseTimestampMs, pythonRepr, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type AuditStamp, type BiWalk} from '../bi-common/index.js'
 
 const PLATFORM = 'metabase'
@@ -356,6 +356,7 @@ const plugin: SourcePlugin<MetabaseConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
+    envOf(config.env)
     const client = new HttpClient({name: 'metabase', baseUrl: cleanUri(config.connect_uri), secrets: [config.password, config.api_key], ...httpOptions(config.api_options), onRequest: ctx.onRequest})
     const walker = new MetabaseWalker(config, client, ctx.report, ctx)
     try {

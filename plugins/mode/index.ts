@@ -22,7 +22,7 @@
  */
 import yaml from 'js-yaml'
 import {Liquid} from 'liquidjs'
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, HttpClient, HttpError, makeChartUrn, makeDashboardUrn, makeDatasetUrn, makeUserUrn, mcp, schemaMetadata, pagedItems, pyStr, type PluginContext, type Report, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, envOf} from '../../src/sdk/index.js'
 import {API_OPTIONS_SCHEMA, askOnce, aspectUnit, biSource, containerUnits, dataOwnership, fineGrained, httpOptions, parseTimestampMs, snapshotUnit, sqlInputs, UNKNOWN_ACTOR, type BiWalk, type SqlInputs} from '../bi-common/index.js'
 
 const PLATFORM = 'mode'
@@ -538,6 +538,7 @@ const plugin: SourcePlugin<ModeConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
+    envOf(config.env)
     const client = new HttpClient({
       name: 'mode',
       baseUrl: config.connect_uri.replace(/\/+$/, ''),

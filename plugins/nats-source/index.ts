@@ -31,6 +31,7 @@ import {
   type WorkUnit,
   configSchema,
   type ConfigOf,
+  envOf,
 } from '../../src/sdk/index.js'
 
 export type NatsSourceConfig = ConfigOf<typeof CONFIG>
@@ -211,7 +212,10 @@ const plugin: SourcePlugin<NatsSourceConfig> = {
   platform: 'nats',
   autoStatus: true,
   configSchema: CONFIG,
-  create: (config, ctx) => new NatsSource(config, ctx),
+  create: (config, ctx) => {
+    envOf(config.env)
+    return new NatsSource(config, ctx)
+  },
 }
 
 export default plugin

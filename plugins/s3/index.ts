@@ -10,7 +10,7 @@
  * read streaming, so a run's memory does not grow with the number or size of files.
  * `s3://` paths go through the same path specs once an object-store FileSystem is plugged in.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, ConfigError, FULL_TABLE, mcp, schemaMetadata, type PluginContext, type ProposalInput, type Source, type SourcePlugin, type WorkUnit, configSchema, type ConfigOf, envOf} from '../../src/sdk/index.js'
 import {lastModifiedPatch} from '../data-lake-common/aspects.js'
 import {FolderContainers} from '../data-lake-common/containers.js'
 import {Duck} from '../data-lake-common/duck.js'
@@ -91,10 +91,10 @@ const plugin: SourcePlugin<S3Config> = {
   autoStatus: true,
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
+    const env = envOf(config.env)
     const specs = config.path_specs.map((p) => new PathSpec(p as never))
     for (const s of specs) if (/^(s3a?|gs|abfss?):\/\//.test(s.include)) throw new ConfigError(`s3: ${s.include}: object-store paths need an object-store FileSystem, which is not built yet; local paths work`)
     const platform = config.platform ?? 'file'
-    const env = config.env.toUpperCase()
     const fs: FileSystem = new LocalFileSystem(ctx.baseDir)
     const report = ctx.report
     const duck = new Duck()

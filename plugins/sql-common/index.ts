@@ -13,7 +13,7 @@
  * Memory stays bounded by one schema: columns and keys are read per schema, work units are
  * yielded table by table, and only view definitions wait for the lineage pass at the end.
  */
-import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, ConfigError, configSchema, containerUrn, encodeUrnKeyPart, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
+import {ALLOW_DENY_SCHEMA, allowDeny, cardinality, ConfigError, configSchema, containerUrn, encodeUrnKeyPart, envOf, FULL_TABLE, mcp, pyFloat, schemaMetadata, type AllowDeny, type ConfigOf, type JSONSchema, type PluginContext, type ProposalInput, type Report, type Source, type WorkUnit} from '../../src/sdk/index.js'
 import {errorText, schemaField, viewLineage, viewLineageAspect, type ViewLineage} from './lineage.js'
 
 export interface Column {
@@ -267,6 +267,7 @@ export interface SqlRun {
 export async function sqlSource(dialect: SqlDialect, config: SqlWalkConfig, ctx: PluginContext): Promise<Source> {
   let databases: string[]
   try {
+    envOf(config.env)
     databases = await dialect.databases()
   } catch (e) {
     await dialect.close()
@@ -277,7 +278,7 @@ export async function sqlSource(dialect: SqlDialect, config: SqlWalkConfig, ctx:
 
 /** The work units of one run of a SQL source, in DataHub's order. */
 export async function* sqlWorkunits({dialect, databases, config, ctx, report}: SqlRun): AsyncGenerator<WorkUnit> {
-  const env = config.env.toUpperCase()
+  const env = envOf(config.env)
   const platform = dialect.platform
   const inst = config.platform_instance
   const instanceUrn = inst ? `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${platform},${inst})` : undefined

@@ -13,7 +13,7 @@
  */
 import {createReadStream, statSync} from 'node:fs'
 import {createInterface} from 'node:readline'
-import {ConfigError, configSchema, FileError, makeDatasetUrnWithPlatformInstance, makeUserUrn, type ConfigOf, type PluginContext, type Source, type SourcePlugin, type WorkUnit} from '../../src/sdk/index.js'
+import {ConfigError, configSchema, FileError, makeDatasetUrnWithPlatformInstance, makeUserUrn, type ConfigOf, type PluginContext, type Source, type SourcePlugin, type WorkUnit, envOf} from '../../src/sdk/index.js'
 import {QueryAggregator, type UsageConfig} from '../sql-common/aggregator.js'
 
 const USAGE_SCHEMA = {
@@ -111,6 +111,7 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
   autoStatus: false,
   configSchema: CONFIG,
   create(config, ctx: PluginContext): Source {
+    envOf(config.env)
     const report = ctx.report
     const file = ctx.resolvePath(config.query_file)
     if (/^s3:\/\//i.test(config.query_file)) throw new ConfigError('query_file: s3:// files are not read by mdcli; copy the file locally')

@@ -24,8 +24,8 @@ export type {
 } from './plugin.js'
 export {mcp} from './plugin.js'
 export {Report} from './report.js'
-export {validateConfig} from './validate.js'
-export {datasetUrn, encodeUrnKeyPart, entityTypeOf, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
+export {envOf, validateConfig} from './validate.js'
+export {datasetUrn, encodeUrnKeyPart, entityTypeOf, FABRIC_TYPES, formatUrn, isUrn, parseUrn, URN_NS, type Urn} from '../model/urn.js'
 export {
   ConfigError,
   ConnectionError,

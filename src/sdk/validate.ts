@@ -7,6 +7,7 @@
 import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import {ConfigError} from '../errors.js'
 import {nearest} from '../model/registry.js'
+import {FABRIC_TYPES} from '../model/urn.js'
 import type {JsonSchema} from './plugin.js'
 
 const ajv = new Ajv({allErrors: true, strict: false, useDefaults: true, allowUnionTypes: true, verbose: true})
@@ -129,4 +130,15 @@ export function validateConfig(schema: JsonSchema, data: unknown, opts: {file: s
   const shown = problems.slice(0, 5)
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : ''
   throw new ConfigError(`Invalid ${opts.what} in ${opts.file}: ${shown.join('; ')}${more}`, problems)
+}
+
+/**
+ * A recipe's `env` as DataHub's sources take it: one of DataHub's FabricType values, in any case
+ * (DataHub upper-cases it), returned upper-cased. Anything else is refused when the config is
+ * read, before a source writes anything: every dataset urn needs a valid one.
+ */
+export function envOf(value: string, key = 'source.config.env'): string {
+  const env = value.toUpperCase()
+  if (!(FABRIC_TYPES as readonly string[]).includes(env)) throw new ConfigError(`${key}: '${value}' is not an environment (one of ${FABRIC_TYPES.join(', ')})`)
+  return env
 }

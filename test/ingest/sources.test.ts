@@ -2,6 +2,7 @@ import {requireSharedFixtures} from '../helpers/requires.js'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {expect} from 'chai'
+import {ConfigError} from '../../src/errors.js'
 import {mceToProposals} from '../../src/model/mce.js'
 import {normalizeAspectValue} from '../../src/model/normalize.js'
 import {ingest} from '../../src/recipes/pipeline.js'
@@ -15,6 +16,23 @@ const GOLDEN_TIME = 1586847600000
 function recipeOf(obj: Record<string, unknown>, dir: string) {
   return parseRecipe(JSON.stringify(obj), join(dir, 'recipe.json'), 'json', {}, dir)
 }
+
+describe('ingest: sources refuse an env that is not one of DataHub\'s environments', () => {
+  // Checked first thing in create, before a file is read or a server asked: a dataset urn needs a valid one.
+  for (const name of ['dbt', 'delta-lake', 'duckdb', 'lookml', 'metabase', 'mode', 'nats-source', 's3', 'sql-queries']) {
+    it(name, async () => {
+      const plugin = (await import(`../../plugins/${name}/index.js`)).default
+      let error: unknown
+      try {
+        await plugin.create({env: 'FOO'}, {})
+      } catch (e) {
+        error = e
+      }
+      expect(error).to.be.instanceOf(ConfigError)
+      expect((error as Error).message).to.equal("source.config.env: 'FOO' is not an environment (one of DEV, TEST, QA, UAT, EI, PRE, STG, NON_PROD, PROD, CORP)")
+    })
+  }
+})
 
 describe('ingest: sources', function () {
   this.timeout(60_000)

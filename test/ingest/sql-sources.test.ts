@@ -376,6 +376,16 @@ describe('postgres source: our own database', function () {
     for (const r of [refused, missing]) expect(r.stdout + r.stderr).not.to.contain(SECRET)
   })
 
+  it("an env that is not one of DataHub's environments is refused in one line naming the key, before anything is written; any case of a valid one is taken", async () => {
+    const bad = await runRecipe(source({env: 'FOO', schema_pattern: {allow: ['shop']}}), dir, offlineEnv(dir), 'cli')
+    expect(bad.code).to.equal(1)
+    expect(bad.result.error.message).to.equal("source.config.env: 'FOO' is not an environment (one of DEV, TEST, QA, UAT, EI, PRE, STG, NON_PROD, PROD, CORP)")
+    expect(bad.records).to.deep.equal([])
+    const dev = await runRecipe(source({env: 'dev', schema_pattern: {allow: ['shop']}, include_views: false}), dir)
+    expect(dev.code, dev.stderr).to.equal(0)
+    expect(aspect(dev.records, `urn:li:dataset:(urn:li:dataPlatform:postgres,${dbName}.shop.orders,DEV)`, 'schemaMetadata')).to.not.equal(undefined)
+  })
+
   it('takes DataHub\'s connection keys: sqlalchemy_uri (its parts win), scheme, use_file_backed_cache; refuses what it cannot honour in one line', async () => {
     const viaUri = await runRecipe({source: {type: 'postgres', config: {sqlalchemy_uri: `postgresql+psycopg2://postgres:${SECRET}@127.0.0.1:5432/${dbName}`, scheme: 'postgresql+psycopg2', use_file_backed_cache: true, schema_pattern: {allow: ['shop']}}}}, dir, offlineEnv(dir), 'cli')
     expect(viaUri.code, viaUri.stderr).to.equal(0)
@@ -699,6 +709,13 @@ describe('mysql / mariadb sources: our own databases', function () {
     } finally {
       await conn.query(`DELETE FROM \`${db}\`.orders`)
     }
+  })
+
+  it("an env that is not one of DataHub's environments is refused in one line, before anything is written", async () => {
+    const bad = await runRecipe(source({env: 'prod-eu'}), dir, offlineEnv(dir), 'cli')
+    expect(bad.code).to.equal(1)
+    expect(bad.result.error.message).to.match(/^source\.config\.env: 'prod-eu' is not an environment \(one of DEV, .*, PROD, CORP\)$/)
+    expect(bad.records).to.deep.equal([])
   })
 
   it('a view the user may not SHOW is emitted without its definition, with a warning; the tables are all there', async () => {
