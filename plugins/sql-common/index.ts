@@ -527,7 +527,10 @@ async function profileTable(
             }
           }
           const card = cardinality(unique, unique / nonNull)
-          if (p.include_field_distinct_value_frequencies && ['ONE', 'TWO', 'VERY_FEW'].includes(card)) {
+          // DataHub's profiler lists the values of a numeric column up to VERY_FEW of them (from FEW
+          // on, quantiles and a histogram describe it instead); of any other column, up to FEW.
+          const listed = NUMERIC_CLASS.test(c.typeClass) ? ['ONE', 'TWO', 'VERY_FEW'] : ['ONE', 'TWO', 'VERY_FEW', 'FEW']
+          if (p.include_field_distinct_value_frequencies && listed.includes(card)) {
             const rows = await session.query(`SELECT ${col} AS v, COUNT(*) AS f FROM ${from} WHERE ${col} IS NOT NULL GROUP BY ${col} ORDER BY ${col}`, budget)
             fp.distinctValueFrequencies = rows.map((r) => ({value: pyStr(r.v, c.typeClass), frequency: Number(r.f)}))
           }

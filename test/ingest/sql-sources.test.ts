@@ -166,6 +166,9 @@ describe('postgres source: our own database', function () {
       CREATE DOMAIN quirks.small_code AS quirks.code;
       CREATE TABLE quirks.dom (n quirks.posint, c quirks.code, s quirks.small_code);
       INSERT INTO quirks.dom VALUES (1, 'a', 'x'), (3, 'b', 'y'), (5, 'c', 'z'), (NULL, 'd', 'w');
+      CREATE SCHEMA freq;
+      CREATE TABLE freq.f (s text, n integer, d date, few integer);
+      INSERT INTO freq.f SELECT 'v' || lpad((i % 30)::text, 2, '0'), i % 30, date '2020-01-01' + (i % 30), i % 3 FROM generate_series(0, 59) AS i;
       CREATE SCHEMA "Mixed";
       CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
       CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
@@ -259,6 +262,26 @@ describe('postgres source: our own database', function () {
     const [n, c] = aspect(records, ds('quirks.dom'), 'datasetProfile').fieldProfiles
     expect(n).to.deep.include({fieldPath: 'n', nullCount: 1, uniqueCount: 3, min: '1', max: '5', mean: '3.0', median: '3', stdev: '2.0'})
     expect(c.sampleValues).to.have.members(['a', 'b', 'c', 'd'])
+  })
+
+  it("distinctValueFrequencies as DataHub's profiler gives them: text and dates up to FEW distinct values (20-59), numbers up to VERY_FEW (under 20)", async () => {
+    const {code, stderr, records} = await runRecipe(source({schema_pattern: {allow: ['freq']}, profiling: {enabled: true, include_field_distinct_value_frequencies: true}}), dir)
+    expect(code, stderr).to.equal(0)
+    const [s, n, d, few] = aspect(records, ds('freq.f'), 'datasetProfile').fieldProfiles
+    // 30 distinct values in 60 rows: FEW.
+    expect(s.uniqueCount).to.equal(30)
+    expect(s.distinctValueFrequencies).to.have.length(30)
+    expect(s.distinctValueFrequencies[0]).to.deep.equal({value: 'v00', frequency: 2})
+    expect(d.distinctValueFrequencies).to.have.length(30)
+    expect(d.distinctValueFrequencies[29]).to.deep.equal({value: '2020-01-30', frequency: 2})
+    expect(n.uniqueCount).to.equal(30)
+    expect(n).to.not.have.property('distinctValueFrequencies')
+    // 3 distinct values: VERY_FEW, listed whatever the type.
+    expect(few.distinctValueFrequencies).to.deep.equal([
+      {value: '0', frequency: 20},
+      {value: '1', frequency: 20},
+      {value: '2', frequency: 20},
+    ])
   })
 
   it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
