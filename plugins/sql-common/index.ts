@@ -101,8 +101,10 @@ export const PROFILING_SCHEMA = {
     include_field_mean_value: {type: 'boolean', default: true},
     include_field_median_value: {type: 'boolean', default: true},
     include_field_stddev_value: {type: 'boolean', default: true},
-    include_field_sample_values: {type: 'boolean', default: true},
-    include_field_distinct_value_frequencies: {type: 'boolean', default: false},
+    // No defaults for these two: turn_off_expensive_profiling_metrics changes them only when the
+    // recipe leaves them out (see `settleProfiling`), so leaving out must be seen.
+    include_field_sample_values: {type: 'boolean'},
+    include_field_distinct_value_frequencies: {type: 'boolean'},
     include_field_quantiles: {type: 'boolean'},
     include_field_histogram: {type: 'boolean'},
     field_sample_values_limit: {type: 'integer', minimum: 0, default: 20},
@@ -172,6 +174,25 @@ const WALK_CONFIG = configSchema({type: 'object', properties: SQL_SOURCE_PROPERT
 /** What the walk (`sqlWorkunits`) reads of a config (defaults filled). */
 export type SqlWalkConfig = ConfigOf<typeof WALK_CONFIG>
 export type ProfilingConfig = SqlWalkConfig['profiling']
+
+/**
+ * The profiling switches as DataHub's GEProfilingConfig settles them before profiling:
+ * sample values are on and distinct value frequencies, quantiles and histograms off unless the
+ * recipe says otherwise, and `turn_off_expensive_profiling_metrics` turns all four off and
+ * profiles at most 10 columns of a table, where the recipe does not set them itself.
+ */
+export function settleProfiling(p: ProfilingConfig) {
+  const cheap = p.turn_off_expensive_profiling_metrics === true
+  return {
+    ...p,
+    include_field_sample_values: p.include_field_sample_values ?? !cheap,
+    include_field_distinct_value_frequencies: p.include_field_distinct_value_frequencies ?? false,
+    include_field_quantiles: p.include_field_quantiles ?? false,
+    include_field_histogram: p.include_field_histogram ?? false,
+    max_number_of_fields_to_profile: p.max_number_of_fields_to_profile ?? (cheap ? 10 : undefined),
+  }
+}
+type SettledProfiling = ReturnType<typeof settleProfiling>
 
 /**
  * SQLAlchemy classes → DataHub field types (`_field_type_mapping`, with the dialects' extras:
@@ -291,6 +312,7 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
   const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
   const domainOf = (name: string): string | undefined => domains.filter((d) => d.ok(name)).pop()?.urn
   if (config.classification?.enabled) report.warning('classification', 'classification is not supported by mdcli; columns are not classified')
+  const profiling = settleProfiling(config.profiling)
 
   const dbKey = (db: string) => ({platform, instance: inst, env, database: db})
   const dbUrn = (db: string) => containerUrn(dbKey(db), {envAsInstance: true})
@@ -409,7 +431,7 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
           }
         }
         for (const p of profiles) {
-          const value = await profileTable(session, dialect, config.profiling, p.schema, p.table, p.columns, datasetName(db, p.schema, p.table), ctx, report, profileOk)
+          const value = await profileTable(session, dialect, profiling, p.schema, p.table, p.columns, datasetName(db, p.schema, p.table), ctx, report, profileOk)
           if (value) yield {id: `profile-${p.urn}`, kind: 'mcp', proposals: [mcp(p.urn, 'datasetProfile', value)]}
         }
       } finally {
@@ -461,7 +483,7 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
 async function profileTable(
   session: DatabaseSession,
   dialect: SqlDialect,
-  p: ProfilingConfig,
+  p: SettledProfiling,
   schema: string,
   table: string,
   columns: Column[],

@@ -169,6 +169,7 @@ describe('postgres source: our own database', function () {
       CREATE SCHEMA freq;
       CREATE TABLE freq.f (s text, n integer, d date, few integer);
       INSERT INTO freq.f SELECT 'v' || lpad((i % 30)::text, 2, '0'), i % 30, date '2020-01-01' + (i % 30), i % 3 FROM generate_series(0, 59) AS i;
+      CREATE TABLE freq.wide AS SELECT ${Array.from({length: 12}, (_, i) => `i AS c${String(i + 1).padStart(2, '0')}`).join(', ')} FROM generate_series(1, 3) AS i;
       CREATE SCHEMA "Mixed";
       CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
       CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
@@ -282,6 +283,29 @@ describe('postgres source: our own database', function () {
       {value: '1', frequency: 20},
       {value: '2', frequency: 20},
     ])
+  })
+
+  it('turn_off_expensive_profiling_metrics: no sample values, at most 10 columns profiled, unless the recipe sets them itself (as DataHub)', async () => {
+    const run = (profiling: Record<string, unknown>) => runRecipe(source({schema_pattern: {allow: ['freq']}, table_pattern: {allow: ['.*\\.wide$']}, profiling: {enabled: true, ...profiling}}), dir)
+    const fieldsOf = (r: {records: any[]}) => aspect(r.records, ds('freq.wide'), 'datasetProfile').fieldProfiles
+    const cheap = await run({turn_off_expensive_profiling_metrics: true})
+    expect(cheap.code, cheap.stderr).to.equal(0)
+    const fields = fieldsOf(cheap)
+    expect(fields).to.have.length(12)
+    for (const f of fields.slice(0, 10)) {
+      expect(f, f.fieldPath).to.deep.include({nullCount: 0, uniqueCount: 3, min: '1', max: '3'})
+      expect(f, f.fieldPath).to.not.have.property('sampleValues')
+    }
+    expect(fields.slice(10)).to.deep.equal([{fieldPath: 'c11'}, {fieldPath: 'c12'}])
+
+    const mine = fieldsOf(await run({turn_off_expensive_profiling_metrics: true, include_field_sample_values: true, max_number_of_fields_to_profile: 11}))
+    expect(mine[0].sampleValues).to.have.members(['1', '2', '3'])
+    expect(mine[10]).to.deep.include({uniqueCount: 3})
+    expect(mine[11]).to.deep.equal({fieldPath: 'c12'})
+
+    const all = fieldsOf(await run({}))
+    expect(all[11]).to.deep.include({uniqueCount: 3})
+    expect(all[11].sampleValues).to.have.members(['1', '2', '3'])
   })
 
   it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
