@@ -118,8 +118,8 @@ export const PROFILING_SCHEMA = {
     max_workers: {type: 'integer'},
     query_combiner_enabled: {type: 'boolean'},
     report_dropped_profiles: {type: 'boolean'},
-    limit: {type: 'integer'},
-    offset: {type: 'integer'},
+    limit: {type: 'integer', minimum: 0},
+    offset: {type: 'integer', minimum: 0},
   },
   additionalProperties: false,
   default: {},
@@ -313,6 +313,10 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
   const domainOf = (name: string): string | undefined => domains.filter((d) => d.ok(name)).pop()?.urn
   if (config.classification?.enabled) report.warning('classification', 'classification is not supported by mdcli; columns are not classified')
   const profiling = settleProfiling(config.profiling)
+  // Great Expectations' quantiles and histogram bins are not reproduced here: said once per run
+  // rather than ignored.
+  const notComputed = ([['include_field_quantiles', 'quantiles'], ['include_field_histogram', 'histograms']] as const).filter(([key]) => profiling[key])
+  if (profiling.enabled && notComputed.length) report.warning('profiling', `${notComputed.map(([key]) => `profiling.${key}`).join(', ')}: not computed by mdcli, profiles have no ${notComputed.map(([, what]) => what).join(' or ')}`)
 
   const dbKey = (db: string) => ({platform, instance: inst, env, database: db})
   const dbUrn = (db: string) => containerUrn(dbKey(db), {envAsInstance: true})
@@ -493,7 +497,13 @@ async function profileTable(
   profileOk: (n: string) => boolean,
 ): Promise<Record<string, unknown> | undefined> {
   const q = session.quote
-  const from = dialect.twoTier ? `${q(table)}` : `${q(schema)}.${q(table)}`
+  const whole = dialect.twoTier ? `${q(table)}` : `${q(schema)}.${q(table)}`
+  // profiling.limit / offset: the columns are profiled on those rows only, the row count is the
+  // whole table's (DataHub counts the table itself, and its null counts are taken against that
+  // count too). A limit of 0 is none, as in DataHub. The largest BIGINT stands for "no limit"
+  // where only an offset is given: MySQL has no OFFSET without LIMIT.
+  const limited = Boolean(p.limit) || Boolean(p.offset)
+  const from = limited ? `(SELECT * FROM ${whole} LIMIT ${p.limit || '9223372036854775807'} OFFSET ${p.offset ?? 0}) AS ${q('profiled_rows')}` : whole
   const budget = p.max_seconds_per_table * 1000
   try {
     const estimate = await session.estimatedRows(schema, table)
@@ -501,7 +511,7 @@ async function profileTable(
       report.warning('profiling skipped', `${name}: about ${estimate} rows, over profiling.profile_table_row_limit ${p.profile_table_row_limit}`)
       return undefined
     }
-    const rowCount = p.profile_table_row_count_estimate_only ? Math.max(0, estimate ?? 0) : Number((await session.query(`SELECT COUNT(*) AS n FROM ${from}`, budget))[0]!.n)
+    const rowCount = p.profile_table_row_count_estimate_only ? Math.max(0, estimate ?? 0) : Number((await session.query(`SELECT COUNT(*) AS n FROM ${whole}`, budget))[0]!.n)
     const fieldsWanted = p.include_field_null_count || p.include_field_distinct_count || p.include_field_min_value || p.include_field_max_value || p.include_field_mean_value || p.include_field_median_value || p.include_field_stddev_value || p.include_field_sample_values
     const profiled = p.profile_table_level_only || !fieldsWanted ? [] : columns.filter((c) => !UNPROFILED_CLASS.test(c.typeClass) && profileOk(`${name}.${c.name}`)).slice(0, p.max_number_of_fields_to_profile ?? Infinity)
     const fieldProfiles: Array<Record<string, unknown>> = []
@@ -567,7 +577,8 @@ async function profileTable(
     const size = session.sizeInBytes ? await session.sizeInBytes(schema, table) : undefined
     return {
       timestampMillis: ctx.now(),
-      partitionSpec: FULL_TABLE,
+      // Python's json.dumps of DataHub's {limit, offset}, with an offset not given as null.
+      partitionSpec: p.limit ? {partition: `{"limit": ${p.limit}, "offset": ${p.offset ?? 'null'}}`, type: 'QUERY'} : FULL_TABLE,
       rowCount,
       columnCount: columns.length,
       fieldProfiles,

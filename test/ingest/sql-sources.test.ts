@@ -170,6 +170,7 @@ describe('postgres source: our own database', function () {
       CREATE TABLE freq.f (s text, n integer, d date, few integer);
       INSERT INTO freq.f SELECT 'v' || lpad((i % 30)::text, 2, '0'), i % 30, date '2020-01-01' + (i % 30), i % 3 FROM generate_series(0, 59) AS i;
       CREATE TABLE freq.wide AS SELECT ${Array.from({length: 12}, (_, i) => `i AS c${String(i + 1).padStart(2, '0')}`).join(', ')} FROM generate_series(1, 3) AS i;
+      CREATE TABLE freq.seq AS SELECT i AS n FROM generate_series(1, 10) AS i;
       CREATE SCHEMA "Mixed";
       CREATE TABLE "Mixed"."Parent" ("Id" integer PRIMARY KEY);
       CREATE TABLE "Mixed"."Child" ("ParentId" integer REFERENCES "Mixed"."Parent"("Id"));
@@ -306,6 +307,29 @@ describe('postgres source: our own database', function () {
     const all = fieldsOf(await run({}))
     expect(all[11]).to.deep.include({uniqueCount: 3})
     expect(all[11].sampleValues).to.have.members(['1', '2', '3'])
+  })
+
+  it("profiling.limit / offset profile those rows only, with DataHub's QUERY partitionSpec; quantiles and histograms asked for are a warning, once", async () => {
+    const run = (profiling: Record<string, unknown>) => runRecipe(source({schema_pattern: {allow: ['freq']}, table_pattern: {allow: ['.*\\.seq$']}, profiling: {enabled: true, ...profiling}}), dir)
+    const both = await run({limit: 5, offset: 2})
+    expect(both.code, both.stderr).to.equal(0)
+    const p = aspect(both.records, ds('freq.seq'), 'datasetProfile')
+    // The row count is the whole table's, and DataHub takes the null count against it.
+    expect(p).to.deep.include({rowCount: 10, partitionSpec: {partition: '{"limit": 5, "offset": 2}', type: 'QUERY'}})
+    expect(p.fieldProfiles[0]).to.deep.include({uniqueCount: 5, min: '3', max: '7', median: '5', nullCount: 5})
+    expect(p.fieldProfiles[0].sampleValues).to.have.members(['3', '4', '5', '6', '7'])
+
+    const limitOnly = await run({limit: 4, include_field_quantiles: true, include_field_histogram: true})
+    expect(limitOnly.code, limitOnly.stderr).to.equal(0)
+    const l = aspect(limitOnly.records, ds('freq.seq'), 'datasetProfile')
+    expect(l.partitionSpec).to.deep.equal({partition: '{"limit": 4, "offset": null}', type: 'QUERY'})
+    expect(l.fieldProfiles[0]).to.deep.include({min: '1', max: '4'})
+    const warning = limitOnly.result.source.report.warnings.find((w: any) => w.key === 'profiling')
+    expect(warning).to.deep.include({count: 1, examples: ['profiling.include_field_quantiles, profiling.include_field_histogram: not computed by mdcli, profiles have no quantiles or histograms']})
+
+    const offsetOnly = aspect((await run({offset: 8})).records, ds('freq.seq'), 'datasetProfile')
+    expect(offsetOnly.partitionSpec).to.deep.equal({partition: 'FULL_TABLE_SNAPSHOT', type: 'FULL_TABLE'})
+    expect(offsetOnly.fieldProfiles[0]).to.deep.include({min: '9', max: '10'})
   })
 
   it('names with , ( ) are percent-encoded in dataset urns: the dataset, foreign keys, lineage', async () => {
