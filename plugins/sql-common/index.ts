@@ -512,6 +512,9 @@ async function profileTable(
       return undefined
     }
     const rowCount = p.profile_table_row_count_estimate_only ? Math.max(0, estimate ?? 0) : Number((await session.query(`SELECT COUNT(*) AS n FROM ${whole}`, budget))[0]!.n)
+    // Nulls are counted among the rows profiled: against the whole table's count, a limit made
+    // every row left out a null (DataHub's profiler does that; the figure would mislead).
+    const rowsProfiled = limited && !p.profile_table_row_count_estimate_only ? Number((await session.query(`SELECT COUNT(*) AS n FROM ${from}`, budget))[0]!.n) : rowCount
     const fieldsWanted = p.include_field_null_count || p.include_field_distinct_count || p.include_field_min_value || p.include_field_max_value || p.include_field_mean_value || p.include_field_median_value || p.include_field_stddev_value || p.include_field_sample_values
     const profiled = p.profile_table_level_only || !fieldsWanted ? [] : columns.filter((c) => !UNPROFILED_CLASS.test(c.typeClass) && profileOk(`${name}.${c.name}`)).slice(0, p.max_number_of_fields_to_profile ?? Infinity)
     const fieldProfiles: Array<Record<string, unknown>> = []
@@ -525,13 +528,13 @@ async function profileTable(
         const [counts] = await session.query(`SELECT COUNT(${col}) AS nn, COUNT(DISTINCT ${col}) AS u FROM ${from}`, budget)
         const nonNull = Number(counts!.nn)
         const unique = Number(counts!.u)
-        const nulls = Math.max(0, rowCount - nonNull)
+        const nulls = Math.max(0, rowsProfiled - nonNull)
         const fp: Record<string, unknown> = {fieldPath: c.name}
         if (p.include_field_distinct_count) fp.uniqueCount = unique
         if (p.include_field_distinct_count && nonNull > 0) fp.uniqueProportion = Math.min(1, unique / nonNull)
         if (p.include_field_null_count) {
           fp.nullCount = nulls
-          if (rowCount > 0) fp.nullProportion = Math.min(1, nulls / rowCount)
+          if (rowsProfiled > 0) fp.nullProportion = Math.min(1, nulls / rowsProfiled)
         }
         if (rowCount > 0 && nonNull > 0) {
           const numeric = NUMERIC_CLASS.test(c.typeClass)
