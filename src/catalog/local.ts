@@ -7,7 +7,7 @@
  * - path: what `ls` walks, `/` then `/<entityType>` then `/<entityType>/<platform>` for entity
  *   types whose urns name a platform; the leaves are urns.
  */
-import {existsSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import {UsageError} from '../errors.js'
 import {parseUrn} from '../model/urn.js'
@@ -119,12 +119,24 @@ export interface NukeReport {
  * Removes a store directory. Refuses a directory that does not look like a store (so a mistyped
  * `--store ~` cannot erase a home directory) and a store a running server holds.
  */
+/** Whether `file` is a manifest an mdcli store wrote (its `format` names one). */
+function storeManifest(file: string): boolean {
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8')) as {format?: unknown}
+    return typeof m?.format === 'string' && m.format.startsWith('mdcli-lowdb-')
+  } catch {
+    return false
+  }
+}
+
 export function nukeStore(dir: string, isLocked: () => boolean): NukeReport {
   const abs = resolve(dir)
   if (!existsSync(abs)) return {store: abs, removed: false, files: 0, bytes: 0}
   const names = readdirSync(abs)
-  if (!names.includes('manifest.json') && !(names.includes('wal') && names.includes('shards'))) {
-    throw new UsageError(`${abs} does not look like an mdcli store (no manifest.json); refusing to remove it`)
+  // A file named manifest.json is common (web projects, extensions): only one an mdcli store
+  // wrote counts, or a store's own two folders.
+  if (!storeManifest(join(abs, 'manifest.json')) && !(names.includes('wal') && names.includes('shards'))) {
+    throw new UsageError(`${abs} does not look like an mdcli store (no manifest.json of an mdcli store, no wal/ and shards/); refusing to remove it`)
   }
   if (isLocked()) throw new UsageError(`The store ${abs} is held by a running server; stop \`mdcli lite\` first`)
   let files = 0

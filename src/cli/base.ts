@@ -5,6 +5,7 @@
  */
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {isMdcliError} from '../errors.js'
+import {maskUrl} from '../store/postgres/url.js'
 import {MdcliClient} from '../client/client.js'
 import type {RequestLog} from '../client/client.js'
 import {existsSync} from 'node:fs'
@@ -39,7 +40,7 @@ export abstract class BaseCommand extends Command {
     if (!this.cachedSettings) {
       this.cachedSettings = resolveSettings()
       const s = this.cachedSettings
-      this.logDebug(`server ${s.server} (${s.serverSource}); settings from ${s.sources.length ? s.sources.join(', ') : 'defaults'}; token ${s.token ? 'set' : 'not set'}`)
+      this.logDebug(`server ${maskUrl(s.server)} (${s.serverSource}); settings from ${s.sources.length ? s.sources.join(', ') : 'defaults'}; token ${s.token ? 'set' : 'not set'}`)
     }
     return this.cachedSettings
   }

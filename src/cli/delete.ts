@@ -173,8 +173,20 @@ export function nothingDeleted(plan: Pick<DeletePlan, 'soft' | 'dryRun'>, matche
 /** `2024-01-31`, `2024-01-31T12:00:00Z` or epoch milliseconds → epoch milliseconds. */
 export function parseTime(value: string, flag: string): number {
   const ms = /^\d+$/.test(value) ? Number(value) : Date.parse(value)
-  if (!Number.isFinite(ms)) throw new UsageError(`${flag}: '${value}' is not a date, a date-time or epoch milliseconds`)
+  if (!Number.isFinite(ms) || !calendarDate(value)) throw new UsageError(`${flag}: '${value}' is not a date, a date-time or epoch milliseconds`)
   return ms
+}
+
+/**
+ * False for a text starting with a day the calendar does not have (2024-02-31, 2023-13-01):
+ * Date.parse rolls those over to another day rather than refusing them.
+ */
+export function calendarDate(value: string): boolean {
+  const m = /^\s*(\d{4})-(\d{2})-(\d{2})/.exec(value)
+  if (!m) return true
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+  const t = new Date(Date.UTC(y, mo - 1, d))
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d
 }
 
 /** Urns of a file, one per line; a line that is not an urn names its line number. */

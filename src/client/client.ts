@@ -11,6 +11,7 @@
 import {Agent as HttpAgent, request as httpRequest, type IncomingMessage} from 'node:http'
 import {createRequire} from 'node:module'
 import {ConnectionError, errorFromWire, ServerError, type MdcliError} from '../errors.js'
+import {maskUrl} from '../store/postgres/url.js'
 import {encodeUrnPath} from '../model/urn.js'
 import type {ProposalInput} from '../model/wire.js'
 import type {DeleteReport, RelatedAspect} from '../catalog/delete.js'
@@ -199,10 +200,10 @@ export class MdcliClient {
     try {
       res = await this.exchange(method, this.server + path, headers, payload, timeoutMs)
     } catch (e) {
-      this.onRequest?.({method, url: this.server + path, status: 'error', ms: performance.now() - started})
+      this.onRequest?.({method, url: maskUrl(this.server) + path, status: 'error', ms: performance.now() - started})
       throw this.connectionError(e)
     }
-    this.onRequest?.({method, url: this.server + path, status: res.status, ms: performance.now() - started})
+    this.onRequest?.({method, url: maskUrl(this.server) + path, status: res.status, ms: performance.now() - started})
     return res
   }
 
@@ -214,14 +215,17 @@ export class MdcliClient {
       try {
         return JSON.parse(text) as T
       } catch {
-        throw new ServerError(`Server at ${this.server} answered ${res.status} with a body that is not JSON`, res.status)
+        throw new ServerError(`Server at ${maskUrl(this.server)} answered ${res.status} with a body that is not JSON`, res.status)
       }
     }
     let parsed: {code?: string; status?: number; message?: string; details?: unknown} = {}
     try {
       parsed = text ? JSON.parse(text) : {}
     } catch {
-      parsed = {message: text.slice(0, 200) || undefined}
+      // Not an mdcli answer (a web server on that port, a proxy's error page): name who answered,
+      // rather than print its HTML.
+      const html = /^\s*</.test(text)
+      parsed = {message: html || text.trim() === '' ? `Server at ${maskUrl(this.server)} answered ${res.status} with ${html ? 'an HTML page' : 'nothing'}, not an mdcli or DataHub answer: is METADATA_GMS_URL (or mdcli init) pointing at the right server?` : text.slice(0, 200).split('\n')[0]}
     }
     throw errorFromWire(parsed, res.status)
   }
@@ -233,7 +237,7 @@ export class MdcliClient {
       code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'host not found' : code.includes('TIMEOUT') ? 'timed out' : (err.message ?? 'no answer')
     // Which setting gave the address: a stale one is the usual cause, and the fix is to change it.
     const from = this.serverFrom ? `; the address is from ${this.serverFrom}` : ''
-    return new ConnectionError(`Could not reach the mdcli server at ${this.server} (${why}${from}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
+    return new ConnectionError(`Could not reach the mdcli server at ${maskUrl(this.server)} (${why}${from}). Is \`mdcli lite\` running? Set METADATA_GMS_URL or run \`mdcli init\` to point elsewhere.`)
   }
 
   /**

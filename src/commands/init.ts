@@ -1,6 +1,7 @@
 import {createInterface} from 'node:readline/promises'
 import {existsSync} from 'node:fs'
 import {Flags} from '@oclif/core'
+import {maskUrl} from '../store/postgres/url.js'
 import {BaseCommand} from '../cli/base.js'
 import {configPath, DEFAULT_SERVER, normalizeServerUrl, resolveSettings, writeConfigFile} from '../config/settings.js'
 import {UsageError} from '../errors.js'
@@ -41,7 +42,7 @@ export default class Init extends BaseCommand {
       // Variables win over the file: say so when some are set, so nobody wonders why it is ignored.
       const overriding = resolveSettings().sources.filter((x) => x.startsWith('environment variable'))
       if (overriding.length) this.log(`Note: ${overriding.join(', ')} ${overriding.length === 1 ? 'is' : 'are'} set and take${overriding.length === 1 ? 's' : ''} precedence over this file.`)
-      return {path, server, token: Boolean(token)}
+      return {path, server: maskUrl(server), token: Boolean(token)}
     } finally {
       ask.close()
     }

@@ -26,7 +26,7 @@ Each entity appears once, under the first path that reaches it.`
   static override examples = [
     '<%= config.bin %> lineage --urn "urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)"',
     '<%= config.bin %> lineage --urn "urn:li:dataset:(urn:li:dataPlatform:hive,db.orders,PROD)" --direction downstream --depth 3',
-    '<%= config.bin %> lineage --urn urn:li:chart:(looker,sales) --json',
+    '<%= config.bin %> lineage --urn "urn:li:chart:(looker,sales)" --json',
   ]
 
   static override flags = {

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
+import {calendarDate} from '../cli/delete.js'
 import {prettyJson} from '../cli/json.js'
 import {CHANGE_CATEGORIES, fieldPathV1, parseCategories, type ChangeTransaction} from '../model/change-events.js'
 import {MdcliError, UsageError} from '../errors.js'
@@ -19,7 +20,7 @@ export function parseTime(expr: string, now: number, flag: string): number {
   if (/^\d+$/.test(e)) return Number(e)
   if (/^\d{4}-\d{2}-\d{2}/.test(e)) {
     const t = Date.parse(expr.trim())
-    if (!Number.isNaN(t)) return t
+    if (!Number.isNaN(t) && calendarDate(expr)) return t
   }
   throw new UsageError(
     `Cannot read ${flag} '${expr}': use now, <N>daysago, <N>hoursago, <N>minutesago, epoch milliseconds, or an ISO date such as 2024-05-01 or 2024-05-01T12:00:00Z`,

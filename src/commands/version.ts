@@ -1,3 +1,4 @@
+import {maskUrl} from '../store/postgres/url.js'
 import {BaseCommand} from '../cli/base.js'
 import {versionMismatch} from '../cli/version-check.js'
 
@@ -15,7 +16,7 @@ export default class Version extends BaseCommand {
 
   async run(): Promise<VersionInfo> {
     await this.parse(Version)
-    const info: VersionInfo = {cli: this.config.version, node: process.version, serverUrl: this.settings().server}
+    const info: VersionInfo = {cli: this.config.version, node: process.version, serverUrl: maskUrl(this.settings().server)}
     try {
       info.server = await this.client().serverVersion()
     } catch (e) {

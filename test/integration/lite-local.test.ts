@@ -1,5 +1,6 @@
 import {expect} from 'chai'
-import {existsSync} from 'node:fs'
+import {existsSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {cleanup, runCli, startLite, tempDir, type LiteProcess} from '../helpers/lite.js'
 import {datasetUrn, mcpRecord, writeJson, writeRecipe} from '../ingest/helpers.js'
 
@@ -103,6 +104,15 @@ describe('DataHub Lite verbs on a stopped store: ls, get, search, list-urns, nuk
     expect(notStore.code).to.equal(1)
     expect(notStore.stderr).to.match(/does not look like an mdcli store/)
     expect(existsSync(dir)).to.equal(true)
+    // A project with a manifest.json of its own (a web app, an extension) is no store.
+    const project = join(dir, 'project')
+    mkdirSync(join(project, 'src'), {recursive: true})
+    writeFileSync(join(project, 'manifest.json'), '{"name": "my-extension", "version": "1.0"}')
+    writeFileSync(join(project, 'src', 'app.js'), 'code')
+    const notProject = await runCli(['lite', 'nuke', '--store', project, '--force'], {env})
+    expect(notProject.code).to.equal(1)
+    expect(notProject.stderr).to.match(/does not look like an mdcli store/)
+    expect(existsSync(join(project, 'src', 'app.js'))).to.equal(true)
     const gone = await runCli(['lite', 'nuke', '--store', lite.storeDir, '--force', '--json'], {env})
     expect(gone.code, gone.stderr).to.equal(0)
     expect(JSON.parse(gone.stdout).files).to.be.greaterThan(0)

@@ -16,7 +16,7 @@ A plugin that cannot be imported is listed as disabled; --verbose says why, and 
   static override examples = [
     '<%= config.bin %> check plugins',
     '<%= config.bin %> check plugins --verbose',
-    '<%= config.bin %> check plugins --source hello-source',
+    '<%= config.bin %> check plugins --source postgres',
   ]
 
   static override flags = {

@@ -2,7 +2,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {resolveEntityType} from '../../catalog/delete.js'
 import {changeStreamQuery} from '../../client/client.js'
-import {ConnectionError, UnauthenticatedError} from '../../errors.js'
+import {ConnectionError, UnauthenticatedError, UsageError} from '../../errors.js'
+import {aspectSpec} from '../../model/registry.js'
 import {changeLines} from '../../ui/change-log.js'
 
 export default class EventsTail extends BaseCommand {
@@ -31,6 +32,8 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
   async run(): Promise<void> {
     const {flags} = await this.parse(EventsTail)
     // A misspelt type would wait forever for changes that cannot come.
+    // A mistyped aspect would wait forever for changes that never come, as a mistyped type would.
+    if (flags.aspect !== undefined && !aspectSpec(flags.aspect)) throw new UsageError(`Unknown aspect '${flags.aspect}' (-a/--aspect); aspect names are as DataHub's, e.g. datasetProperties, globalTags, ownership`)
     const filters = {entityType: flags['entity-type'] === undefined ? undefined : resolveEntityType(flags['entity-type']), aspect: flags.aspect, urnPrefix: flags['urn-prefix']}
     const ac = new AbortController()
     const stop = () => ac.abort()

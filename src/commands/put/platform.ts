@@ -25,7 +25,8 @@ export default class PutPlatform extends BaseCommand {
     } catch {
       throw new UsageError(`--logo '${flags.logo}' is not a URL`)
     }
-    const urn = `${prefix}${name.toLowerCase()}`
+    // As DataHub's put_cli: an urn is kept exactly as given, a plain name is lower-cased.
+    const urn = flags.name.startsWith(prefix) ? flags.name : `${prefix}${name.toLowerCase()}`
     const value = {
       name,
       displayName: flags.display_name ?? name,

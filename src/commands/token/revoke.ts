@@ -12,6 +12,8 @@ export default class TokenRevoke extends BaseCommand {
     const {args} = await this.parse(TokenRevoke)
     const client = this.client()
     const list = await client.graphqlData<{listAccessTokens: {tokens: Array<{id: string; name: string}>}}>('query { listAccessTokens(input: {start: 0, count: 10000}) { tokens { id name } } }')
+    // An empty id is a prefix of every id: a script with an unset variable would revoke a token.
+    if (args.id.trim() === '') throw new UsageError('The token id is empty: give the id (or a prefix of it) that `mdcli token list` shows')
     const matches = list.listAccessTokens.tokens.filter((t) => t.id.startsWith(args.id))
     if (matches.length === 0) throw new UsageError(`No access token with id ${args.id} among the tokens you may see (mdcli token list)`)
     if (matches.length > 1) throw new UsageError(`Id prefix ${args.id} matches ${matches.length} tokens; give more characters`)

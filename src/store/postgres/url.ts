@@ -6,6 +6,8 @@ export function maskUrl(url: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url
   try {
     const u = new URL(url)
+    // Untouched when it holds no secret: URL's own spelling would add a slash to a bare host.
+    if (!u.password && !SECRET_PARAMS.some((name) => u.searchParams.has(name))) return url
     if (u.password) u.password = '****'
     for (const name of SECRET_PARAMS) if (u.searchParams.has(name)) u.searchParams.set(name, '****')
     return u.toString()
