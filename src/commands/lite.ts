@@ -1,3 +1,4 @@
+import {chmodSync, copyFileSync} from 'node:fs'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, normalizeServerUrl, resolveSettings, savedAddress, storeIdentity, writeConfigFile} from '../config/settings.js'
@@ -74,6 +75,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     if (settings.skipConfig) {
       this.log('METADATA_SKIP_CONFIG is set: the token was not saved; pass it as METADATA_GMS_TOKEN.')
       return
+    }
+    // Another store's saved address and token would be lost (its token was shown once): kept
+    // beside the file, and said so.
+    const before = savedAddress(settings.configPath, storeDir)
+    if (before?.token && !before.ofStore) {
+      copyFileSync(settings.configPath, `${settings.configPath}.previous`)
+      chmodSync(`${settings.configPath}.previous`, 0o600)
+      this.log(`The address and token saved before (${before.server ? maskUrl(before.server) : 'no address'}, another store's server) are kept in ${settings.configPath}.previous.`)
     }
     writeConfigFile(settings.configPath, {server: url, token}, storeIdentity(storeDir))
     this.log(`Saved the server address and token to ${settings.configPath} (owner-only).`)

@@ -42,8 +42,47 @@ describe('docker quickstart / check, telemetry', function () {
       const down = await runCli(['docker', 'check'], {env})
       expect(down.code).to.equal(1)
       expect(down.stderr).to.match(/Could not reach the mdcli server/)
+      // A restart of the same store comes up and says so (its log already holds a stop's '…').
+      const restart = await runCli(['docker', 'quickstart', '--port', String(port), '--store', store], {env})
+      expect(restart.code, restart.stdout + restart.stderr).to.equal(0)
+      expect(restart.stdout).to.match(/mdcli is now running/)
+      // A server gone without --stop (kill -9): --stop signals nobody and says so.
+      const pid = Number(readFileSync(join(store, 'lite.pid'), 'utf8'))
+      process.kill(pid, 'SIGKILL')
+      for (let i = 0; i < 50; i++) {
+        try {
+          process.kill(pid, 0)
+          await new Promise((r) => setTimeout(r, 100))
+        } catch {
+          break
+        }
+      }
+      const stale = await runCli(['docker', 'quickstart', '--stop', '--store', store], {env})
+      expect(stale.code, stale.stderr).to.equal(0)
+      expect(stale.stdout).to.match(/No mdcli server is running for store .* removed the stale record/)
+      expect(existsSync(join(store, 'lite.pid'))).to.equal(false)
     } finally {
       await runCli(['docker', 'quickstart', '--stop', '--store', store], {env})
+      cleanup(home)
+    }
+  })
+
+  it('a first start of another store keeps the address and token saved before beside the config file, and says so', async () => {
+    const home = tempDir()
+    const env = {...process.env, HOME: home}
+    delete env.METADATA_GMS_URL
+    delete env.METADATA_GMS_TOKEN
+    const [p1, p2] = [await freePort(), await freePort()]
+    try {
+      expect((await runCli(['docker', 'quickstart', '--port', String(p1), '--store', join(home, 'a')], {env})).code).to.equal(0)
+      const first = readFileSync(join(home, '.mdclienv'), 'utf8')
+      expect((await runCli(['docker', 'quickstart', '--stop', '--store', join(home, 'a')], {env})).code).to.equal(0)
+      const second = await runCli(['docker', 'quickstart', '--port', String(p2), '--store', join(home, 'b')], {env})
+      expect(second.code, second.stderr).to.equal(0)
+      expect(readFileSync(join(home, '.mdclienv.previous'), 'utf8')).to.equal(first)
+      expect(second.stdout).to.match(/kept in .*\.mdclienv\.previous/)
+    } finally {
+      for (const s of ['a', 'b']) await runCli(['docker', 'quickstart', '--stop', '--store', join(home, s)], {env})
       cleanup(home)
     }
   })

@@ -8,6 +8,7 @@ import {BaseCommand} from '../../cli/base.js'
 import {MdcliClient} from '../../client/client.js'
 import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
+import {lockHolderAlive} from '../../store/embedded/lock.js'
 
 /**
  * With a container engine that answers, `docker quickstart` runs `docker compose up` on
@@ -38,6 +39,20 @@ On a first start the admin token is saved to the config file, never written to t
     if (flags.stop) {
       if (!existsSync(pidFile)) throw new UsageError(`No server started by quickstart for store ${store}${flags.store ? '' : ' (run with the --store it was started with)'}`)
       const pid = Number(readFileSync(pidFile, 'utf8'))
+      // Only the process that holds the store is signalled: after a crash the pid may be gone,
+      // or reused by an unrelated process.
+      let held = ''
+      try {
+        held = readFileSync(join(store, 'LOCK'), 'utf8')
+      } catch {
+        /* no lock: nothing holds the store */
+      }
+      if (Number.parseInt(held, 10) !== pid || !lockHolderAlive(held)) {
+        rmSync(pidFile, {force: true})
+        if (readRecord(record)?.store === store) rmSync(record, {force: true})
+        this.log(`No mdcli server is running for store ${store} (pid ${pid} of its last start no longer holds it); removed the stale record.`)
+        return {url, pid, state: 'stopped'}
+      }
       try {
         process.kill(pid, 'SIGTERM')
       } catch {
@@ -84,10 +99,14 @@ On a first start the admin token is saved to the config file, never written to t
       writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
       // Ready once it answers AND has said so in its log: the first start saves the admin token
       // to the config file between the two, and the next command needs it.
-      const saidReady = () => readFileSync(logPath, 'utf8').slice(logStart).includes('mdcli lite listening on')
+      // logStart counts bytes: the log is read as bytes from there (a '…' earlier is three).
+      const saidReady = () => readFileSync(logPath).subarray(logStart).toString('utf8').includes('mdcli lite listening on')
       for (let i = 0; i < 300; i++) {
         if ((await up(client)) && saidReady()) {
           this.log(`✔ mdcli is now running at ${url} (log: ${logPath})`)
+          // The background server's word on the saved address (another store's kept aside) is for the person too.
+          const kept = readFileSync(logPath).subarray(logStart).toString('utf8').split('\n').find((l) => l.includes('.previous.'))
+          if (kept) this.log(kept)
           return {url, pid: child.pid, state: 'started'}
         }
         if (child.exitCode !== null || !alive(child.pid!)) break
