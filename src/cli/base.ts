@@ -100,7 +100,9 @@ export abstract class BaseCommand extends Command {
       if (!this.jsonEnabled()) return super.catch(err)
       const usage = typeof err.oclif?.exit === 'number'
       process.exitCode = err.oclif?.exit ?? 1
-      this.logJson({error: {code: usage ? 'E_USAGE' : 'E_INTERNAL', message: err.message.split('\n')[0]}})
+      // oclif's reasons follow its first line ("Parsing --count", "The following errors occurred:"): one line with all of them.
+      const lines = err.message.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^See more help/.test(l))
+      this.logJson({error: {code: usage ? 'E_USAGE' : 'E_INTERNAL', message: lines.join(' ')}})
       return
     }
     process.exitCode = 1

@@ -37,6 +37,14 @@ describe('CLI edges', function () {
     expect(tl.stderr).to.match(/Cannot read --start '2023-13-01'/)
   })
 
+  it('--json keeps the reason of a refused flag, in one message', async () => {
+    const count = await runCli(['search', '--count', '-1', '--json'], {env: lite.env()})
+    expect(count.code).to.not.equal(0)
+    expect(JSON.parse(count.stdout).error.message).to.match(/--count .*greater than or equal to 0/)
+    const missing = await runCli(['put', '--json'], {env: lite.env()})
+    expect(JSON.parse(missing.stdout).error.message).to.match(/Missing required flag urn/)
+  })
+
   it('events tail -a with an aspect that does not exist is refused at once', async () => {
     const r = await runCli(['events', 'tail', '-a', 'notAnAspect'], {env: lite.env(), timeoutMs: 20_000})
     expect(r.code).to.equal(1)

@@ -69,7 +69,7 @@ describe('docker quickstart / check, telemetry', function () {
 
   it('a first start of another store keeps the address and token saved before beside the config file, and says so', async () => {
     const home = tempDir()
-    const env = {...process.env, HOME: home}
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: home}
     delete env.METADATA_GMS_URL
     delete env.METADATA_GMS_TOKEN
     const [p1, p2] = [await freePort(), await freePort()]

@@ -124,6 +124,19 @@ describe('mdcli lite export / import', function () {
     expect(logged).to.include('urn:li:tag:out tagProperties')
   })
 
+  it('refuses a directory or an empty file to import before it opens the store, so no store is left behind', async () => {
+    const into = join(work, 'never-made')
+    const empty = join(work, 'empty.json')
+    writeFileSync(empty, '')
+    for (const [file, why] of [[work, /is not a file/], [empty, /is empty/]] as const) {
+      const r = await runCli(['lite', 'import', '--store', into, '--file', file], {env: {...process.env, HOME: work}})
+      expect(r.code).to.equal(1)
+      expect(r.stderr).to.match(why)
+      expect(r.stderr.trim().split('\n')).to.have.length(1)
+      expect(existsSync(into)).to.equal(false)
+    }
+  })
+
   it('refuses an existing output file and a missing input file with one line', async () => {
     const storeDir = join(work, 'empty')
     const env = {...process.env, HOME: work}

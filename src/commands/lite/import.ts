@@ -7,7 +7,7 @@ import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {FileError, MdcliError} from '../../errors.js'
 import {readJsonElements} from '../../sdk/json-stream.js'
 import {maskUrl} from '../../store/postgres/url.js'
-import {existsSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 
 export default class LiteImport extends BaseCommand {
   static override summary = 'Load a DataHub change-event JSON file into a stopped lite store (restore).'
@@ -28,6 +28,10 @@ store with data it adds to it. Stop \`mdcli lite\` first: a running server holds
   async run(): Promise<ImportReport> {
     const {flags} = await this.parse(LiteImport)
     if (!existsSync(flags.file)) throw new FileError(`File not found: ${flags.file}`)
+    // Checked before the store is opened: a refused import must not leave a new, empty store behind.
+    const st = statSync(flags.file)
+    if (!st.isFile()) throw new FileError(`${flags.file} is not a file (a directory?): give the JSON file \`mdcli lite export\` wrote`)
+    if (st.size === 0) throw new FileError(`${flags.file} is empty: nothing to import`)
     // A large store takes seconds to open: its progress lines go to stderr, out of the way of --json.
     const where = maskUrl(flags.store ?? defaultStoreDir())
     return withStoreCatalog(flags.store ?? defaultStoreDir(), {warn: (m) => this.warn(m), info: (m) => process.stderr.write(`${m}\n`), outbox: true}, async (catalog) => {
