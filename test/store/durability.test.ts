@@ -292,6 +292,17 @@ function mountTmpfs(mb: number): string | undefined {
   }
 }
 
+/** Fills the filesystem of `filler` to its last `grain` bytes (MiB at a time, then grains). */
+function fillUp(filler: string, grain: number): void {
+  for (const [size, n] of [[1024 * 1024, 64], [grain, (4 * 1024 * 1024) / grain]]) {
+    try {
+      for (let i = 0; i < n; i++) appendFileSync(filler, Buffer.alloc(size, 1))
+    } catch {
+      /* full at this grain */
+    }
+  }
+}
+
 function unmount(dir: string): void {
   try {
     execFileSync('umount', [dir], {stdio: 'ignore'})
@@ -368,17 +379,7 @@ describe('embedded store on a real 20 MiB filesystem', function () {
           body: {proposal: {entityType: 'dataset', entityUrn: urn, aspectName: 'datasetProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify({name: 'r', description})}}},
         })
       expect((await put('before')).status).to.equal(200)
-      // Fill the filesystem to the last byte.
-      try {
-        for (let i = 0; i < 64; i++) appendFileSync(filler, Buffer.alloc(1024 * 1024, 1))
-      } catch {
-        /* full */
-      }
-      try {
-        for (let i = 0; i < 1024; i++) appendFileSync(filler, Buffer.alloc(1024, 1))
-      } catch {
-        /* full to the last KiB */
-      }
+      fillUp(filler, 1024)
       const refused = await put('y'.repeat(200_000))
       expect(refused.status).to.equal(507)
       expect(refused.body.code).to.equal('E_STORE_FULL')
@@ -401,16 +402,7 @@ describe('embedded store on a real 20 MiB filesystem', function () {
 
   it('a start on a full disk says E_STORE_FULL naming the store, and leaves no empty LOCK to stop the next start', async () => {
     const filler = join(mnt!, 'filler3')
-    try {
-      for (let i = 0; i < 64; i++) appendFileSync(filler, Buffer.alloc(1024 * 1024, 1))
-    } catch {
-      /* full */
-    }
-    try {
-      for (let i = 0; i < 4096; i++) appendFileSync(filler, Buffer.alloc(256, 1))
-    } catch {
-      /* full to the last bytes */
-    }
+    fillUp(filler, 256)
     const dir = join(mnt!, 'new-store')
     const s = createStore({dir})
     const err = await s.open().then(
