@@ -7,6 +7,7 @@ import {expect} from 'chai'
 import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {http, runCli, useLite} from '../helpers/lite.js'
+import {requirePostgres} from '../helpers/requires.js'
 
 describe('CLI edges', function () {
   this.timeout(120_000)
@@ -43,6 +44,19 @@ describe('CLI edges', function () {
     expect(JSON.parse(count.stdout).error.message).to.match(/--count .*greater than or equal to 0/)
     const missing = await runCli(['put', '--json'], {env: lite.env()})
     expect(JSON.parse(missing.stdout).error.message).to.match(/Missing required flag urn/)
+  })
+
+  it('a PostgreSQL store that does not exist is E_STORE_UNAVAILABLE in one line, its password masked', async function () {
+    const admin = new URL(await requirePostgres(this))
+    admin.password = 'SecretPw7'
+    admin.pathname = '/mdcli_edges_no_such_db'
+    const json = await runCli(['store', 'reindex', '--store', admin.toString(), '--json'], {env: lite.env()})
+    expect(json.code).to.equal(1)
+    expect(JSON.parse(json.stdout).error).to.include({code: 'E_STORE_UNAVAILABLE', status: 503})
+    const text = await runCli(['store', 'reindex', '--store', admin.toString()], {env: lite.env()})
+    expect(text.stderr.trim().split('\n')).to.have.length(1)
+    expect(text.stderr).to.match(/does not exist/)
+    expect(json.stdout + text.stderr).to.not.include('SecretPw7')
   })
 
   it('events tail -a with an aspect that does not exist is refused at once', async () => {

@@ -48,6 +48,7 @@ import {decideUpsert, noChange, removalResult, sameValue, writesKeyRow} from '..
 import {migrate} from './schema.js'
 import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
+import {StoreUnavailableError} from '../../errors.js'
 import {urnsIn} from '../reference-index.js'
 import {guardPool, isConnectionFailure} from './unavailable.js'
 
@@ -247,7 +248,8 @@ export class PgStore implements MetadataStore {
       c = await pool.connect()
     } catch (err) {
       await pool.end().catch(() => undefined)
-      throw new Error(`cannot connect to ${maskUrl(this.opts.url)}: ${(err as Error).message}`)
+      // Typed, so every command and the server say it as the store being out of reach (retry once it is back).
+      throw new StoreUnavailableError(`Cannot connect to the store ${maskUrl(this.opts.url)}: ${(err as Error).message}`)
     }
     try {
       const {latest, database} = await migrate(c)
