@@ -6,10 +6,10 @@
  */
 import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {homedir} from 'node:os'
-import {dirname, join, resolve as resolvePath} from 'node:path'
+import {dirname, join} from 'node:path'
 import yaml from 'js-yaml'
 import {ConfigError} from '../errors.js'
-import {isStoreUrl, maskUrl} from '../store/postgres/url.js'
+import {maskUrl} from '../store/postgres/url.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
@@ -128,10 +128,8 @@ export function writeConfigFile(path: string, gms: {server: string; token?: stri
   chmodSync(path, 0o600)
 }
 
-/** How the config file names a store: a directory made absolute, a database URL with its password masked. */
-export function storeIdentity(store: string): string {
-  return isStoreUrl(store) ? maskUrl(store) : resolvePath(store)
-}
+export {storeFingerprint, storeIdentity} from './store-id.js'
+import {storeIdentity} from './store-id.js'
 
 /** The config file's saved address and token, and whether `mdcli lite` wrote them for `store`. */
 export function savedAddress(path: string, store: string): {server?: string; token?: string; ofStore: boolean} | undefined {

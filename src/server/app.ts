@@ -24,6 +24,7 @@ import {registerDataHubUi} from './web-ui.js'
 import {registerFrontend} from './frontend.js'
 import {NativeUsers} from '../catalog/access/native-users.js'
 import {ChangeLog} from '../events/changelog.js'
+import {storeFingerprint} from '../config/store-id.js'
 import {Health} from './health.js'
 import {Metrics} from './metrics.js'
 import {registerOperations} from './operations.js'
@@ -145,6 +146,8 @@ export interface AppOptions {
   hosts?: HostPolicy
   /** The body rate floor of the node listener. */
   bodyRate?: {minRate: number; graceMs: number}
+  /** The store's fingerprint, shown by GET /config (storeFingerprint). */
+  storeId?: string
 }
 
 /** How long a stop waits for requests in flight before it cuts their connections. */
@@ -178,7 +181,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
     bodyRate: opts.bodyRate,
   })
   registerOperations(router, {health, metrics, metricsOpen: opts.metricsOpen === true || !opts.auth})
-  registerRest(router, catalog, {startedAt: Date.now()})
+  registerRest(router, catalog, {startedAt: Date.now(), storeId: opts.storeId})
   registerHistory(router, catalog, {maxResultWindow: opts.maxResultWindow})
   registerRuns(router, catalog)
   const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
@@ -222,6 +225,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let app: ReturnType<typeof createApp>
   try {
     app = createApp(catalog, {
+      storeId: storeFingerprint(opts.storeDir),
       logger,
       bodyLimit: opts.bodyLimit,
       auth,

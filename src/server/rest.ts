@@ -110,7 +110,7 @@ function action(ctx: RequestContext): string {
   return a
 }
 
-export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number}): void {
+export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number; storeId?: string}): void {
   // Batches are parsed only when the store can take them: one waiting for its turn holds its
   // body's bytes, not a thousand parsed proposals that would outlive V8's young generation.
   const batches = new Gate(catalog.writeConcurrency)
@@ -128,7 +128,7 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       versions: {'acryldata/datahub': {version: SERVER_VERSION, commit: 'unknown'}},
       telemetry: {enabledCli: false, enabledIngestion: false},
       startedAt: info.startedAt,
-      server: {type: 'mdcli-lite'},
+      server: {type: 'mdcli-lite', ...(info.storeId ? {store: info.storeId} : {})},
     }), {public: true})
 
   router.on('POST', '/aspects', async (ctx) => {

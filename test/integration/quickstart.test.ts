@@ -28,6 +28,11 @@ describe('docker quickstart / check, telemetry', function () {
       expect(up.stdout).to.match(/mdcli is now running at http:\/\/127\.0\.0\.1:\d+/)
       const again = await runCli(['docker', 'quickstart', '--port', String(port), '--store', store], {env})
       expect(again.stdout).to.match(/already running/)
+      // Another store asked for on that port is not "already running".
+      const other = await runCli(['docker', 'quickstart', '--port', String(port), '--store', join(home, 'other')], {env})
+      expect(other.code).to.equal(1)
+      expect(other.stderr).to.match(/serves another store/)
+      expect(existsSync(join(home, 'other'))).to.equal(false)
       const check = await runCli(['docker', 'check'], {env})
       expect(check.code, check.stderr).to.equal(0)
       expect(check.stdout.trim()).to.equal('✔ No issues detected')

@@ -6,7 +6,7 @@ import {fileURLToPath} from 'node:url'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
 import {MdcliClient} from '../../client/client.js'
-import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
+import {defaultStoreDir, defaultStoreHelp, storeFingerprint} from '../../config/settings.js'
 import {UsageError} from '../../errors.js'
 import {lockHolderAlive} from '../../store/embedded/lock.js'
 
@@ -67,6 +67,11 @@ On a first start the admin token is saved to the config file, never written to t
     const client = new MdcliClient({server: url, timeoutMs: 2000})
     try {
       if (await up(client)) {
+        // Another store's server on this port is not the one asked for (lite servers say which store they serve).
+        const served = ((await client.config().catch(() => undefined)) as {server?: {store?: unknown}} | undefined)?.server?.store
+        if (flags.store && typeof served === 'string' && served !== storeFingerprint(store)) {
+          throw new UsageError(`${url} answers, but its server serves another store than ${store}: stop it (mdcli docker quickstart --stop) or choose another --port`)
+        }
         this.log(`mdcli is already running at ${url}`)
         return {url, state: 'running'}
       }
