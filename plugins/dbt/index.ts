@@ -288,7 +288,7 @@ const plugin: SourcePlugin<DbtConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   create(config, ctx) {
-    envOf(config.env)
+    config.env = envOf(config.env)
     const manifestPath = ctx.resolvePath(config.manifest_path)
     const catalogPath = ctx.resolvePath(config.catalog_path)
     const manifest = readDataFile(manifestPath) as {nodes: Record<string, ManifestNode>; sources: Record<string, ManifestNode>; metadata?: Record<string, unknown>}

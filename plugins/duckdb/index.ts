@@ -192,7 +192,7 @@ const plugin: SourcePlugin<DuckdbConfig> = {
   platform: 'duckdb',
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
-    envOf(config.env)
+    config.env = envOf(config.env)
     const path = ctx.resolvePath(config.path)
     if (!existsSync(path)) throw new ConfigError(`duckdb: no database file at ${path}`)
     // Loaded here so that listing plugins never loads the native driver.

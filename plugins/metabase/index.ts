@@ -356,7 +356,7 @@ const plugin: SourcePlugin<MetabaseConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
-    envOf(config.env)
+    config.env = envOf(config.env)
     const client = new HttpClient({name: 'metabase', baseUrl: cleanUri(config.connect_uri), secrets: [config.password, config.api_key], ...httpOptions(config.api_options), onRequest: ctx.onRequest})
     const walker = new MetabaseWalker(config, client, ctx.report, ctx)
     try {

@@ -538,7 +538,7 @@ const plugin: SourcePlugin<ModeConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   async create(config, ctx: PluginContext): Promise<Source> {
-    envOf(config.env)
+    config.env = envOf(config.env)
     const client = new HttpClient({
       name: 'mode',
       baseUrl: config.connect_uri.replace(/\/+$/, ''),

@@ -213,7 +213,7 @@ const plugin: SourcePlugin<NatsSourceConfig> = {
   autoStatus: true,
   configSchema: CONFIG,
   create: (config, ctx) => {
-    envOf(config.env)
+    config.env = envOf(config.env)
     return new NatsSource(config, ctx)
   },
 }

@@ -111,7 +111,7 @@ const plugin: SourcePlugin<SqlQueriesConfig> = {
   autoStatus: false,
   configSchema: CONFIG,
   create(config, ctx: PluginContext): Source {
-    envOf(config.env)
+    config.env = envOf(config.env)
     const report = ctx.report
     const file = ctx.resolvePath(config.query_file)
     if (/^s3:\/\//i.test(config.query_file)) throw new ConfigError('query_file: s3:// files are not read by mdcli; copy the file locally')

@@ -96,6 +96,14 @@ describe('sql-queries source: our cases', function () {
     expect(aspects(run.records, ds('db.s.orders'), 'datasetUsageStatistics')[0]).to.include({totalSqlQueries: 1, uniqueUserCount: 1})
   })
 
+  it('an env in lower case is taken as DataHub takes it, upper-cased, in every urn', async () => {
+    const run = await runRecipe(dir, recipeFor('malformed.jsonl', {env: 'dev'}), offlineEnv(dir), [], 'here')
+    expect(run.code, run.stderr + run.stdout).to.equal(0)
+    const urns = run.records.map((r: any) => r.entityUrn as string).filter((u) => u.startsWith('urn:li:dataset:'))
+    expect(urns).to.not.be.empty
+    for (const u of urns) expect(u, u).to.match(/,DEV\)$/)
+  })
+
   it('a file none of whose lines is a query fails the run and says why', async () => {
     const run = await runRecipe(dir, recipeFor('all-bad.jsonl'), offlineEnv(dir))
     expect(run.code).to.not.equal(0)
