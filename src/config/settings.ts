@@ -10,6 +10,7 @@ import {dirname, join} from 'node:path'
 import yaml from 'js-yaml'
 import {ConfigError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
+import {storeIdentity} from './store-id.js'
 
 export interface ConfigFile {
   gms?: {server?: string; token?: string | null}
@@ -129,7 +130,6 @@ export function writeConfigFile(path: string, gms: {server: string; token?: stri
 }
 
 export {storeFingerprint, storeIdentity} from './store-id.js'
-import {storeIdentity} from './store-id.js'
 
 /** The config file's saved address and token, and whether `mdcli lite` wrote them for `store`. */
 export function savedAddress(path: string, store: string): {server?: string; token?: string; ofStore: boolean} | undefined {
