@@ -222,7 +222,9 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
       expect((await gql('mutation { createInviteToken(input: {}) { inviteToken } }', cookie)).body.errors[0].extensions.code).to.equal(403)
     })
 
-    it('an admin’s reset token lets a native user set a new password, once', async () => {
+    it('an admin’s reset token lets a native user set a new password, once, and signs out whoever had signed in before', async () => {
+      const before = await signIn('rita@example.com', 'rita-password')
+      expect((await gql('{ me { corpUser { urn } } }', before)).status).to.equal(200)
       const reset = await http(`${lite.url}/api/graphql`, {body: {query: 'mutation { createNativeUserResetToken(input: {userUrn: "urn:li:corpuser:rita@example.com"}) { resetToken } }'}})
       const resetToken = reset.body.data.createNativeUserResetToken.resetToken as string
       const wrong = await browser(`${lite.url}/resetNativeUserCredentials`, {body: {email: 'rita@example.com', password: 'new-rita-password', resetToken: 'x'}, headers: SAME})
@@ -230,6 +232,9 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
       const r = await browser(`${lite.url}/resetNativeUserCredentials`, {body: {email: 'rita@example.com', password: 'new-rita-password', resetToken}, headers: SAME})
       expect(r.status, JSON.stringify(r.body)).to.equal(200)
       expect((await browser(`${lite.url}/logIn`, {body: {username: 'rita@example.com', password: 'rita-password'}, headers: SAME})).status).to.equal(401)
+      // The session signed in with the old password has ended.
+      const old = await gql('{ me { corpUser { urn } } }', before)
+      expect(old.status, JSON.stringify(old.body)).to.equal(401)
       await signIn('rita@example.com', 'new-rita-password')
       const twice = await browser(`${lite.url}/resetNativeUserCredentials`, {body: {email: 'rita@example.com', password: 'third-rita-password', resetToken}, headers: SAME})
       expect(twice.status).to.equal(401)
@@ -285,6 +290,23 @@ describe('lite --ui: DataHub’s web app and its frontend server’s part', func
       const bearer = await http(`${lite.url}/api/graphql`, {body: {query: '{ me { corpUser { urn } } }'}, token: decodeURIComponent(session)})
       expect(bearer.status).to.equal(401)
       expect(bearer.body.message).to.include('session cookie')
+    })
+
+    it('a soft-deleted user is refused at once (session, access token, password) and let in again when restored', async () => {
+      const rita = 'urn:li:corpuser:rita@example.com'
+      const cookie = await signIn('rita@example.com', 'new-rita-password')
+      const token = (await gql('mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:rita@example.com", duration: ONE_DAY, name: "rita"}) { accessToken } }', cookie)).body.data.createAccessToken.accessToken as string
+      expect((await http(`${lite.url}/api/graphql`, {token, body: {query: '{ me { corpUser { urn } } }'}})).status).to.equal(200)
+      const removed = (value: boolean) => http(`${lite.url}/aspects?action=ingestProposal`, {body: {proposal: {entityUrn: rita, aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: value}}}}})
+      expect((await removed(true)).status).to.equal(200)
+      expect((await gql('{ me { corpUser { urn } } }', cookie)).status).to.equal(401)
+      const viaToken = await http(`${lite.url}/api/graphql`, {token, body: {query: '{ me { corpUser { urn } } }'}})
+      expect(viaToken.status).to.equal(401)
+      expect(viaToken.body.message).to.include('deleted')
+      expect((await browser(`${lite.url}/logIn`, {body: {username: 'rita@example.com', password: 'new-rita-password'}, headers: SAME})).status).to.equal(401)
+      expect((await removed(false)).status).to.equal(200)
+      expect((await http(`${lite.url}/api/graphql`, {token, body: {query: '{ me { corpUser { urn } } }'}})).status).to.equal(200)
+      await signIn('rita@example.com', 'new-rita-password')
     })
   })
 })

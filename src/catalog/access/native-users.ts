@@ -24,6 +24,7 @@ import {type Actor, type Catalog, type Grant} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import type {ProposalInput} from '../../model/wire.js'
 import {ROOT_USER} from './default-policies.js'
+import {endSessionsOf, inactiveReason} from './tokens.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number, opts: {N: number; r: number; p: number; maxmem: number}) => Promise<Buffer>
 
@@ -86,7 +87,7 @@ export class NativeUsers {
 
   /**
    * The actor a username and password sign in as. The same refusal for an unknown user, a user
-   * without a password, a wrong password and a suspended user: nothing tells which it was.
+   * without a password, a wrong password and a suspended or soft-deleted user: nothing tells which it was.
    */
   async signIn(username: unknown, password: unknown): Promise<Actor> {
     if (typeof username !== 'string' || username.trim() === '' || typeof password !== 'string' || password === '') {
@@ -98,8 +99,7 @@ export class NativeUsers {
     const cred = await this.credentials(urn).catch(() => undefined)
     const ok = await passwordMatches(cred ?? (await (decoy ??= hashPassword(randomBytes(16).toString('hex')))), password)
     if (!cred || !ok) throw refused
-    const status = (await this.catalog.rawAspect(urn, 'corpUserStatus'))?.value as {status?: string} | undefined
-    if (status?.status === 'SUSPENDED') throw refused
+    if (await inactiveReason(this.catalog, urn)) throw refused
     return {urn}
   }
 
@@ -191,6 +191,9 @@ export class NativeUsers {
       const same = timingSafeEqual(Buffer.from(cred.passwordResetToken, 'hex'), Buffer.from(sha256(presented), 'hex'))
       if (!same || cred.passwordResetTokenExpirationTimeMillis <= this.catalog.now()) throw refused
       await this.write(this.catalog.systemGrant(), [p(urn, 'corpUserCredentials', await hashPassword(password))])
+      // A reset is what one does when a password may be known to someone else: whoever signed in
+      // with the old one is signed out (sessions are kept here, so they can be ended).
+      await endSessionsOf(this.catalog, this.catalog.systemGrant(), urn)
       return {urn}
     })
   }

@@ -15,9 +15,11 @@
  * (`Catalog.onResync`), so a revocation on another replica holds here within that bound even if
  * its notification is lost. Failures are never remembered, so unknown tokens cannot fill the map.
  *
- * A token of a suspended user (`corpUserStatus.status` SUSPENDED) is refused, as DataHub refuses
- * an actor that is not active. The user's status is read with the token and remembered with it;
- * a write to any user empties the map too, so suspending takes effect at the next request.
+ * A token of a suspended user (`corpUserStatus.status` SUSPENDED) or a soft-deleted one
+ * (`status.removed`) is refused, as DataHub refuses an actor that is not active (its
+ * ActorContext: neither removed nor suspended). The user's state is read with the token and
+ * remembered with it; a write to any user empties the map too, so suspending or deleting takes
+ * effect at the next request.
  *
  * Sign-in sessions (the web app's cookie) are tokens too: `mds_` + 32 random bytes, kept as a
  * `dataHubAccessToken` whose id is `session-<sha256>`, so they are checked, cached, expired and
@@ -28,7 +30,7 @@
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 import {BadRequestError, NotFoundError, UnauthenticatedError} from '../../errors.js'
 import {validateUrn} from '../../model/registry.js'
-import {type Actor, type Catalog, type Grant} from '../catalog.js'
+import {type Actor, type Catalog, type Grant, SYSTEM_ACTOR} from '../catalog.js'
 import {prepareProposal} from '../proposal.js'
 import {ACCESS_CACHE_MAX_AGE_MS, monotonicMs} from './cache-bound.js'
 
@@ -192,8 +194,8 @@ export class TokenService {
     const info = a.value as TokenInfo
     const verified: Verified = {actor: {urn: info.actorUrn}, name: info.name, expiresAt: info.expiresAt, readAt}
     this.checkExpiry(verified)
-    const status = (await this.catalog.rawAspect(info.actorUrn, 'corpUserStatus'))?.value as {status?: string} | undefined
-    if (status?.status === 'SUSPENDED') throw new UnauthenticatedError(`Access token '${info.name}' acts for ${info.actorUrn}, who is suspended`)
+    const inactive = await inactiveReason(this.catalog, info.actorUrn)
+    if (inactive) throw new UnauthenticatedError(`Access token '${info.name}' acts for ${info.actorUrn}, who is ${inactive}`)
     if (generation === this.generation) {
       if (this.verified.size >= VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!)
       this.verified.set(token, verified)
@@ -256,4 +258,30 @@ export class TokenService {
     const grant = await this.catalog.authorize(by, own ? [] : [{privileges: [['MANAGE_ACCESS_TOKENS']]}])
     await this.catalog.writeOps(grant, [{op: 'deleteEntity', urn: tokenUrn(id)}])
   }
+}
+
+/**
+ * Why `userUrn` may not act: 'suspended', 'deleted' (soft-deleted), or undefined when active.
+ * The root user is always active: the catalog itself acts as it (first-start and recovery tokens),
+ * so soft-deleting it must not lock every administrator out (it cannot be suspended either).
+ */
+export async function inactiveReason(catalog: Catalog, userUrn: string): Promise<'suspended' | 'deleted' | undefined> {
+  if (userUrn === SYSTEM_ACTOR.urn) return undefined
+  const e = await catalog.rawEntity(userUrn, ['corpUserStatus', 'status'])
+  if ((e?.aspects.corpUserStatus?.value as {status?: string} | undefined)?.status === 'SUSPENDED') return 'suspended'
+  if ((e?.aspects.status?.value as {removed?: boolean} | undefined)?.removed === true) return 'deleted'
+  return undefined
+}
+
+/**
+ * Ends every sign-in session of `actorUrn` (a password reset: whoever signed in with the old
+ * password is signed out). Access tokens are kept, as DataHub keeps them.
+ */
+export async function endSessionsOf(catalog: Catalog, grant: Grant, actorUrn: string): Promise<number> {
+  const urns: string[] = []
+  for (const e of await catalog.rawEntitiesOfType('dataHubAccessToken', ['dataHubAccessTokenInfo'])) {
+    if (e.urn.startsWith(tokenUrn(SESSION_ID_PREFIX)) && (e.aspects.dataHubAccessTokenInfo?.value as TokenInfo | undefined)?.actorUrn === actorUrn) urns.push(e.urn)
+  }
+  if (urns.length > 0) await catalog.writeOps(grant, urns.map((urn) => ({op: 'deleteEntity' as const, urn})))
+  return urns.length
 }
