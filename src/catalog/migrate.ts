@@ -226,6 +226,33 @@ async function walkDatasets(catalog: Catalog, platformUrn: string, env: string |
   }
 }
 
+/**
+ * The new urns of `moves` (old → new) that exist already, after refusing the moves that would
+ * merge two entities into one: two old urns moving to one new urn, or a move onto an entity that
+ * exists and is not under `instanceUrn` (another dataset, which the copy would overwrite). An
+ * entity already under the instance (an earlier migration with --keep, or an ingestion with
+ * platform_instance) is the move's own target and is written again.
+ */
+async function existingTargets(catalog: Catalog, moves: Array<[string, string]>, instanceUrn: string): Promise<Set<string>> {
+  const from = new Map<string, string>()
+  for (const [o, n] of moves) {
+    const other = from.get(n)
+    if (other !== undefined) throw new BadRequestError(`${other} and ${o} would both move to ${n}, one overwriting the other. Nothing was changed.`)
+    from.set(n, o)
+  }
+  const existing = new Set<string>()
+  for (const [o, n] of moves) {
+    if (!(await catalog.exists(n, {includeSoftDeleted: true}))) continue
+    existing.add(n)
+    if (o === n) continue
+    const instance = ((await catalog.rawAspect(n, 'dataPlatformInstance'))?.value as {instance?: unknown} | undefined)?.instance
+    if (instance !== instanceUrn) {
+      throw new BadRequestError(`${o} would move to ${n}, which exists already and is not under ${instanceUrn}: the move would overwrite it. Nothing was changed.`)
+    }
+  }
+  return existing
+}
+
 const yieldToServer = (): Promise<void> => new Promise((r) => setImmediate(r))
 
 /**
@@ -261,6 +288,8 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
   }
 
   const containers = await planContainers(catalog, platformName, env, req.instance)
+  // Which new urns hold an entity already: writing to one is editing it, not creating it.
+  const existing = await existingTargets(catalog, [...mapping, ...containers.mapping], instanceUrn)
 
   // References are found up front: the access check must cover every entity before any write.
   const olds = new Set([...mapping.keys(), ...containers.mapping.keys()])
@@ -294,7 +323,7 @@ export async function migrateDataPlatformToInstance(catalog: Catalog, actor: Act
 
   const goneOlds = [...moved.map(([o]) => o), ...containers.mapping.keys()]
   const requests: AuthzRequest[] = [
-    ...[...mapping.values(), ...containers.mapping.values()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
+    ...[...mapping.values(), ...containers.mapping.values()].map((u) => ({resourceUrn: u, privileges: existing.has(u) ? [['EDIT_ENTITY']] : [['EDIT_ENTITY'], ['CREATE_ENTITY']]})),
     ...[...refsByEntity.keys()].map((u) => ({resourceUrn: u, privileges: [['EDIT_ENTITY']]})),
     ...(mode === 'keep' ? [] : goneOlds.map((o) => ({resourceUrn: o, privileges: [['DELETE_ENTITY']]}))),
   ]

@@ -428,6 +428,26 @@ describe('access policies', function () {
       })
     }
 
+    it('migrate: CREATE_ENTITY alone cannot write over a dataset that exists at a new urn (it needs EDIT_ENTITY there)', async () => {
+      // The stored dataset is already under the instance (an ingestion with platform_instance), so
+      // the move is its own target: moving onto it edits it.
+      const target = 'urn:li:dataset:(urn:li:dataPlatform:migacl,eu1.payments,PROD)'
+      const source = 'urn:li:dataset:(urn:li:dataPlatform:migacl,payments,PROD)'
+      const seed = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: [
+        mcp(target, 'dataPlatformInstance', {platform: 'urn:li:dataPlatform:migacl', instance: 'urn:li:dataPlatformInstance:(urn:li:dataPlatform:migacl,eu1)'}),
+        mcp(target, 'editableDatasetProperties', {description: 'the real one'}),
+        mcp(source, 'editableDatasetProperties', {description: 'bob was here'}),
+      ]}})
+      expect(seed.status, JSON.stringify(seed.body)).to.equal(200)
+      const p = await policy({users: [U('bob')]}, ['CREATE_ENTITY'])
+      const body = {platform: 'migacl', instance: 'eu1', dryRun: false, keep: true}
+      const r = await http(`${lite.url}/migrate?action=dataplatform2instance`, {body, token: tokens.bob})
+      expect(r.status, JSON.stringify(r.body)).to.equal(403)
+      const after = await http(`${lite.url}/aspects/${encodeUrnPath(target)}?aspect=editableDatasetProperties`)
+      expect(after.body.aspect['com.linkedin.dataset.EditableDatasetProperties'].description).to.equal('the real one')
+      await dropPolicy(p)
+    })
+
     it('ingestProposal is allowed with EDIT_ENTITY on the entity, and stamps the actor', async () => {
       const p = await policy({users: [U('bob')]}, ['EDIT_ENTITY'])
       const r = await http(`${lite.url}/aspects?action=ingestProposal`, {body: propose, token: tokens.bob})

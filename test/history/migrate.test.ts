@@ -214,6 +214,31 @@ describe('migrate dataplatform2instance', function () {
     expect(await snapshot(lite, [D1, Z, dataset('migdry', 'wh1.a')])).to.deep.equal(before)
   })
 
+  it('refuses a move that would merge two datasets into one, changing nothing', async () => {
+    // Already named under the instance (fixed in place) and moved there: two datasets, one urn.
+    const named = dataset('migclash', 'prod.payments')
+    const plain = dataset('migclash', 'payments')
+    // Under another instance already (so left alone), at the urn another dataset would move to.
+    const other = dataset('migclash2', 'prod.refunds')
+    const moving = dataset('migclash2', 'refunds')
+    await proposeAll(lite, [
+      [named, 'datasetProperties', {description: 'the real payments'}],
+      [plain, 'datasetProperties', {description: 'another payments'}],
+      [other, 'dataPlatformInstance', {platform: 'urn:li:dataPlatform:migclash2', instance: INSTANCE_URN('migclash2', 'eu')}],
+      [other, 'datasetProperties', {description: 'refunds of eu'}],
+      [moving, 'datasetProperties', {description: 'refunds'}],
+    ])
+    const watched = [named, plain, other, moving]
+    const before = await snapshot(lite, watched)
+    const two = await mdcli(lite, ['migrate', 'dataplatform2instance', '--platform', 'migclash', '--instance', 'prod', '--keep', '-F'])
+    expect(two.code, two.stdout).to.equal(1)
+    expect(two.stderr).to.contain(`would both move to ${named}`).and.contain('Nothing was changed.')
+    const onto = await mdcli(lite, ['migrate', 'dataplatform2instance', '--platform', 'migclash2', '--instance', 'prod', '-F'])
+    expect(onto.code, onto.stdout).to.equal(1)
+    expect(onto.stderr).to.contain(`${moving} would move to ${other}, which exists already`).and.contain('Nothing was changed.')
+    expect(await snapshot(lite, watched)).to.deep.equal(before)
+  })
+
   it('refuses bad input with a clear message and changes nothing', async () => {
     const G = dataset('migbad', 'a')
     const W = dataset('migother', 'bad.consumer')
