@@ -185,7 +185,31 @@ function referenceReport(all: RelatedAspect[]): ReferenceReport {
   return {checked: true, total: all.length, entities: new Set(all.map((r) => r.entity)).size, sample: all.slice(0, REFERENCE_SAMPLE)}
 }
 
-/** Drops array items that are, or directly hold, `urn`; returns whether the value still holds it. */
+/**
+ * Whether an object is an audit stamp (`{time, actor, impersonator?, message?}`): it says who did
+ * something and when, which is no relationship. DataHub's references are its graph's edges, and
+ * no edge runs from an aspect to the actor of its stamps, so deleting a user's references leaves
+ * every `created` / `lastModified` / `auditStamp` naming them as it is.
+ */
+function isAuditStamp(x: object): boolean {
+  const o = x as Record<string, unknown>
+  return typeof o.time === 'number' && typeof o.actor === 'string'
+}
+
+/** Whether a value holds `urn` other than as an audit stamp's actor. */
+function refersTo(v: unknown, urn: string): boolean {
+  if (v === urn) return true
+  if (Array.isArray(v)) return v.some((x) => refersTo(x, urn))
+  if (v !== null && typeof v === 'object') return !isAuditStamp(v) && Object.values(v as Record<string, unknown>).some((x) => refersTo(x, urn))
+  return false
+}
+
+/**
+ * The value without its references to `urn`, as DataHub removes a relationship at its path: a
+ * list item that is, or directly holds, the urn goes; a field holding it goes (a term's
+ * `parentNode`, a user's `managerUrn`); audit stamps stay. Whether what remains is still a valid
+ * value (a `container` without its container is not) is for the caller to ask.
+ */
 function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: boolean} {
   let stillHeld = false
   const walk = (x: unknown): unknown => {
@@ -193,14 +217,15 @@ function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: 
       return x
         .filter((item) => {
           if (item === urn) return false
-          if (item !== null && typeof item === 'object' && !Array.isArray(item)) return !Object.values(item as Record<string, unknown>).includes(urn)
+          if (item !== null && typeof item === 'object' && !Array.isArray(item) && !isAuditStamp(item)) return !Object.values(item as Record<string, unknown>).includes(urn)
           return true
         })
         .map(walk)
     }
+    if (x !== null && typeof x === 'object' && isAuditStamp(x)) return x
     if (x !== null && typeof x === 'object') {
       const out: Record<string, unknown> = {}
-      for (const [k, val] of Object.entries(x as Record<string, unknown>)) out[k] = walk(val)
+      for (const [k, val] of Object.entries(x as Record<string, unknown>)) if (val !== urn) out[k] = walk(val)
       return out
     }
     if (x === urn) stillHeld = true
@@ -212,12 +237,19 @@ function withoutReference(v: unknown, urn: string): {value: unknown; stillHeld: 
 
 /**
  * DataHub's `deleteReferences`: lists the aspects that refer to `urn`; unless `dryRun`, removes
- * the reference from each (the list item that holds it), deleting the aspect instead when what
- * remains would not be a valid value (e.g. `container {container: urn}`).
+ * the reference from each (the list item or the field that holds it), deleting the aspect instead
+ * when what remains would not be a valid value (e.g. `container {container: urn}`).
  */
 export async function deleteReferences(catalog: Catalog, actor: Actor, req: {urn: string; dryRun?: boolean}): Promise<{total: number; relatedAspects: RelatedAspect[]}> {
   validateUrn(req.urn)
-  const related = await findReferences(catalog, [req.urn])
+  // The stores' reference lists count every urn a value mentions, audit stamps' actors too:
+  // each candidate is read and kept only where the urn is a reference (a stamp naming the
+  // user is not, and removing it would have meant deleting the whole aspect).
+  const related: RelatedAspect[] = []
+  for (const r of await findReferences(catalog, [req.urn])) {
+    const current = await catalog.rawAspect(r.entity, r.aspect)
+    if (current && refersTo(current.value, req.urn)) related.push(r)
+  }
   const out = {total: related.length, relatedAspects: related}
   if (req.dryRun !== false || related.length === 0) return out
   const grant = await catalog.authorize(actor, [

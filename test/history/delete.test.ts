@@ -302,6 +302,46 @@ describe('delete', function () {
     expect(aspect.status).to.equal(400)
   })
 
+  it('deleteReferences of a user leaves the aspects whose stamps name them: only the user’s place in an owner list goes', async () => {
+    const bob = 'urn:li:corpuser:del-bob'
+    const alice = 'urn:li:corpuser:del-alice'
+    const D = dataset('delstamp', 'orders')
+    const SRC = dataset('delstamp', 'src')
+    const stamp = {time: 1, actor: bob}
+    await proposeAll(lite, [
+      [D, 'ownership', {owners: [{owner: alice, type: 'DATAOWNER'}, {owner: bob, type: 'DATAOWNER'}], lastModified: stamp}],
+      [D, 'upstreamLineage', {upstreams: [{dataset: SRC, type: 'TRANSFORMED', auditStamp: stamp}]}],
+      [D, 'schemaMetadata', {...schemaMetadata('orders', [{path: 'id', type: 'int'}]), created: stamp, lastModified: stamp}],
+    ])
+    const dry = await http(`${lite.url}/entities?action=deleteReferences`, {body: {urn: bob, dryRun: true}})
+    expect(dry.body.value).to.deep.equal({total: 1, relatedAspects: [{relationship: 'OwnedBy', entity: D, aspect: 'ownership', urn: bob}]})
+    const done = await http(`${lite.url}/entities?action=deleteReferences`, {body: {urn: bob, dryRun: false}})
+    expect(done.status, JSON.stringify(done.body)).to.equal(200)
+    const e = await readEntity(lite, D)
+    expect(e.aspects.ownership.value).to.deep.equal({owners: [{owner: alice, type: 'DATAOWNER'}], lastModified: stamp})
+    expect(e.aspects.upstreamLineage.value.upstreams).to.deep.equal([{dataset: SRC, type: 'TRANSFORMED', auditStamp: stamp}])
+    expect(e.aspects.schemaMetadata.value.fields).to.have.length(1)
+  })
+
+  it('hard-deleting a glossary node keeps its terms: only their parentNode goes; a container reference takes its aspect with it', async () => {
+    const node = 'urn:li:glossaryNode:del-finance'
+    const term = 'urn:li:glossaryTerm:del-revenue'
+    const C = 'urn:li:container:del-box'
+    const inBox = dataset('delnode', 'boxed')
+    await proposeAll(lite, [
+      [node, 'glossaryNodeInfo', {definition: 'money', name: 'Finance'}],
+      [term, 'glossaryTermInfo', {name: 'Revenue', definition: 'what comes in', termSource: 'INTERNAL', parentNode: node}],
+      [C, 'containerProperties', {name: 'box'}],
+      [inBox, 'container', {container: C}],
+    ])
+    const r = await mdcli(lite, ['delete', '--urn', node, '--hard', '--force'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect((await readEntity(lite, term)).aspects.glossaryTermInfo.value).to.deep.equal({name: 'Revenue', definition: 'what comes in', termSource: 'INTERNAL'})
+    const refs = await http(`${lite.url}/entities?action=deleteReferences`, {body: {urn: C, dryRun: false}})
+    expect(refs.body.value.total).to.equal(1)
+    expect((await readEntity(lite, inBox)).aspects).to.not.have.property('container')
+  })
+
   it('walks past the search window when deleting by filter', async function () {
     // More entities than the window holds (and than one page and one delete batch of the CLI):
     // the walk crosses pages with the cursor, and the last page and batch are partial.
