@@ -136,10 +136,11 @@ export async function deleteInBatches(client: MdcliClient, urns: string[], plan:
     outcome.notFound.push(...r.notFound)
     if (r.alreadyDeleted?.length) (outcome.alreadyDeleted ??= []).push(...r.alreadyDeleted)
     // DataHub's CLI: a hard-deleted tag, user, group, domain, term or term group is also taken
-    // out of whatever referred to it, so no entity keeps pointing at nothing.
+    // out of whatever referred to it, so no entity keeps pointing at nothing — even when there
+    // was no entity to delete (a transformer's tag usually has none).
     const cleaned = new Set<string>()
     if (!soft && !dryRun && !window) {
-      for (const u of r.deleted) {
+      for (const u of [...r.deleted, ...r.notFound]) {
         if (!CLEANED_TYPES.has(u.split(':')[2] ?? '')) continue
         const refsOf = await client.deleteReferences(u, false)
         for (const a of refsOf.relatedAspects) cleaned.add(a.entity)

@@ -323,6 +323,16 @@ describe('delete', function () {
     expect(e.aspects.schemaMetadata.value.fields).to.have.length(1)
   })
 
+  it('a hard delete of a tag nobody made still takes it off what carries it', async () => {
+    const ghost = 'urn:li:tag:del-ghost'
+    const D = dataset('delghost', 'a')
+    await proposeAll(lite, [[D, 'globalTags', {tags: [{tag: ghost}, {tag: 'urn:li:tag:Keep'}]}]])
+    const r = await mdcli(lite, ['delete', '--urn', ghost, '--hard', '--force', '--json'])
+    expect(r.code, r.stderr).to.equal(0)
+    expect(JSON.parse(r.stdout)).to.include({entities: 0, cleanedUp: 1})
+    expect((await readEntity(lite, D)).aspects.globalTags.value).to.deep.equal({tags: [{tag: 'urn:li:tag:Keep'}]})
+  })
+
   it('hard-deleting a glossary node keeps its terms: only their parentNode goes; a container reference takes its aspect with it', async () => {
     const node = 'urn:li:glossaryNode:del-finance'
     const term = 'urn:li:glossaryTerm:del-revenue'
