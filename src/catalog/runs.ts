@@ -242,7 +242,8 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     const versions = topDown(await catalog.rawVersions(urn, aspectName))
     let n = 0
     while (n < versions.length && versions[n]!.systemMetadata.runId === runId) n++
-    for (let i = 0; i < n; i++) ops.push({op: 'revert', urn, aspectName})
+    // Each revert names the run: one another write slipped in above meanwhile stays (and the revert is counted as kept).
+    for (let i = 0; i < n; i++) ops.push({op: 'revert', urn, aspectName, runId})
     if (n > 0) affected.add(urn)
     aspectsReverted += n
     aspectsKept += g.length - n
@@ -259,8 +260,9 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
     const entity = await catalog.rawEntity(urn)
     if (!entity) continue
     const status = entity.aspects.status
-    // Already soft-deleted by an earlier rollback of this run: nothing left to do.
-    if (!hard && status?.systemMetadata.runId === ROLLBACK_RUN_ID && (status.value as {removed?: boolean}).removed === true) continue
+    // Already soft-deleted (by an earlier rollback of this run, or by a delete): nothing left to
+    // do, and nothing to report as deleted again.
+    if (!hard && (status?.value as {removed?: boolean} | undefined)?.removed === true) continue
     const foreign = Object.values(entity.aspects).filter((a) => a.systemMetadata.runId !== runId && !isKeyAspect(entity.entityType, a.aspectName) && a.aspectName !== SOFT_DELETE_ASPECT)
     const soft = !hard && supportsSoftDelete(entity.entityType)
     // Types without a status aspect cannot be soft-deleted: they are removed, unless that would
@@ -302,7 +304,14 @@ export async function rollbackRun(catalog: Catalog, actor: Actor, opts: Rollback
           `Unauthorized to roll back run ${runId}: it touches entities you may not delete or edit`,
         )
       : undefined
-  if (!dryRun && grant && ops.length > 0) await catalog.writeOps(grant, ops)
+  if (!dryRun && grant && ops.length > 0) {
+    const results = await catalog.writeOps(grant, ops)
+    ops.forEach((op, i) => {
+      if (op.op !== 'revert' || results[i]?.changed !== false) return
+      aspectsReverted--
+      aspectsKept++
+    })
+  }
   let nothing: string | undefined
   if (rows.length === 0) {
     const seen = (await observations(catalog, runId)).unchanged.get(runId)?.length ?? 0

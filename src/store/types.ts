@@ -82,8 +82,12 @@ export type WriteOp =
   | {op: 'deleteEntity'; urn: string}
   /** Hard delete of one aspect (all its versions or timeseries rows). */
   | {op: 'deleteAspect'; urn: string; aspectName: string}
-  /** Drops version 0 and makes the newest older version the latest (removes the aspect if none). */
-  | {op: 'revert'; urn: string; aspectName: string}
+  /**
+   * Drops version 0 and makes the newest older version the latest (removes the aspect if none).
+   * With `runId`, only when version 0 was written by that run: a rollback planned before another
+   * write landed must not take that write away.
+   */
+  | {op: 'revert'; urn: string; aspectName: string; runId?: string}
   /** Removes the timeseries rows of an aspect written by a run. */
   | {op: 'deleteTimeseriesOfRun'; urn: string; aspectName: string; runId: string}
   /** Removes the timeseries rows of an aspect whose timestampMillis lies in [startTime, endTime]. */

@@ -90,6 +90,18 @@ describe('ingest runs: list-runs, show, rollback', function () {
     expect(again.stdout).to.match(/^No entities found\. Payload used: \{"runId":"change","dryRun":false,"safe":true\}/)
   })
 
+  it('rolling back a run whose entity was soft-deleted since reports it deleted no more, however often', async () => {
+    const V = datasetUrn('runs.v_deleted_before_rollback')
+    await ingestRun('deleted_first', [mcpRecord(V, 'datasetProperties', {name: 'v'})])
+    expect((await runCli(['delete', '--urn', V, '--force'], {env: lite.env()})).code).to.equal(0)
+    for (let i = 0; i < 2; i++) {
+      const r = await http(`${lite.url}/runs?action=rollback`, {body: {runId: 'deleted_first', dryRun: false}})
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect(r.body.value.entitiesDeleted, `rollback ${i + 1}`).to.equal(0)
+    }
+    expect((await entity(V)).body.aspects.status.value).to.deep.equal({removed: true})
+  })
+
   it('an equal re-write only observes; rollback of that run leaves the value', async () => {
     await ingestRun('observe', [base[0]])
     const report = await http(`${lite.url}/runs?action=rollback`, {body: {runId: 'observe', dryRun: false}})

@@ -215,6 +215,22 @@ export function storeConformance(name: string, factory: () => Promise<StoreHarne
       expect(await store.getAspect(DS('r'), 'globalTags')).to.equal(null)
     })
 
+    it('a revert naming a run reverts only a latest version that run wrote', async () => {
+      await store.write([up(DS('rr'), 'globalTags', {tags: [{tag: 'urn:li:tag:base'}]}, {runId: 'run-base'})])
+      await store.write([up(DS('rr'), 'globalTags', {tags: [{tag: 'urn:li:tag:x'}]}, {runId: 'run-x'})])
+      // Another run's write lands after a rollback of run-x was planned: it stays.
+      await store.write([up(DS('rr'), 'globalTags', {tags: [{tag: 'urn:li:tag:y'}]}, {runId: 'run-y'})])
+      const [r] = await store.write([{op: 'revert', urn: DS('rr'), aspectName: 'globalTags', runId: 'run-x'}])
+      expect(r!.changed).to.equal(false)
+      expect(((await store.getAspect(DS('rr'), 'globalTags'))!.value as any).tags[0].tag).to.equal('urn:li:tag:y')
+      expect(await store.listVersions(DS('rr'), 'globalTags')).to.have.length(3)
+      const [mine] = await store.write([{op: 'revert', urn: DS('rr'), aspectName: 'globalTags', runId: 'run-y'}])
+      expect(mine!.changed).to.equal(true)
+      expect(((await store.getAspect(DS('rr'), 'globalTags'))!.value as any).tags[0].tag).to.equal('urn:li:tag:x')
+      const [none] = await store.write([{op: 'revert', urn: DS('rr'), aspectName: 'nosuch', runId: 'run-x'}])
+      expect(none!.changed).to.equal(false)
+    })
+
     it('hard-deletes an entity with every aspect, version and timeseries row', async () => {
       await store.write([up(DS('d'), 'status', {removed: false}), ts(DS('d'), 'datasetProfile', 5, {rowCount: 1})])
       await store.write([up(DS('d'), 'status', {removed: true})])

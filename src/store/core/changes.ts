@@ -52,6 +52,7 @@ export function changesOf(
         break
       }
       case 'revert': {
+        if (!res.changed) return
         const prev = prevOf(op.aspectName)
         const now = after.get(op.urn)?.aspects[op.aspectName]
         if (prev === undefined && !now) return

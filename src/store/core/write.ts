@@ -205,6 +205,8 @@ export function applyWrite<E>(op: WriteOp, t: RowTable<E>): WriteResult {
       let n: number
       if (op.op === 'deleteAspect') n = t.removeAspect(op.urn, e, op.aspectName, gone)
       else if (op.op === 'revert') {
+        // latestIs(…, '') asks only whether there is a latest: no stored value is the empty text.
+        if (op.runId !== undefined && (t.latestIs(e, op.aspectName, '') === undefined || t.latestSystemMetadata(e, op.aspectName).runId !== op.runId)) return noChange(op)
         if (!t.revertLatest(op.urn, e, op.aspectName, gone)) return noChange(op)
         n = 1
       } else {

@@ -776,7 +776,11 @@ export class PgStore implements MetadataStore {
       }
       case 'revert': {
         if (!exists) return this.result(none)
-        const d = await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
+        // One statement: a write that replaced version 0 meanwhile is seen, and then nothing goes.
+        const d =
+          op.runId === undefined
+            ? await c.query('DELETE FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0', [op.urn, op.aspectName])
+            : await c.query(`DELETE FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2 AND version = 0 AND systemmetadata::jsonb->>'runId' = $3`, [op.urn, op.aspectName, op.runId])
         if (d.rowCount === 0) return this.result(none)
         const m = await c.query<{v: string | null}>('SELECT max(version) AS v FROM metadata_aspect_v2 WHERE urn = $1 AND aspect = $2', [op.urn, op.aspectName])
         const v = m.rows[0]?.v
