@@ -2,14 +2,42 @@
  * Reading user files (aspect data, recipes): JSON, YAML or TOML by extension, `-` for stdin,
  * with errors that name the file and, for syntax errors, the line.
  */
-import {readFileSync} from 'node:fs'
+import {readFileSync, readSync} from 'node:fs'
 import {extname, resolve} from 'node:path'
 import yaml from 'js-yaml'
 import {parse as parseToml} from 'smol-toml'
 import {FileError, ParseError} from '../errors.js'
 
+/**
+ * All of stdin, read synchronously. A pipe's read end may be non-blocking (Node sets it so once
+ * anything touched process.stdin), and then a read before the writer has written fails with
+ * EAGAIN — `curl … | jq | mdcli put -d -` did: a short wait and the read is tried again.
+ */
+function readStdin(): string {
+  const chunks: Buffer[] = []
+  const buf = Buffer.alloc(65536)
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    let n: number
+    try {
+      n = readSync(0, buf, 0, buf.length, null)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 10)
+        continue
+      }
+      if (code === 'EOF') break
+      throw e
+    }
+    if (n === 0) break
+    chunks.push(Buffer.from(buf.subarray(0, n)))
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
 export function readText(path: string): string {
-  if (path === '-') return readFileSync(0, 'utf8')
+  if (path === '-') return readStdin()
   try {
     return readFileSync(path, 'utf8')
   } catch (e) {

@@ -202,7 +202,8 @@ export interface CliResult {
 }
 
 /** Runs `mdcli <args>` as a user would; never throws on a non-zero exit. */
-export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: string; cwd?: string; timeoutMs?: number} = {}): Promise<CliResult> {
+/** `inputAfterMs`: stdin stays open and empty that long before `input` is written (a slow producer upstream in a pipe). */
+export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: string; inputAfterMs?: number; cwd?: string; timeoutMs?: number} = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, [BIN, ...args], {env: opts.env ?? {...process.env, NO_COLOR: '1'}, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
@@ -219,7 +220,8 @@ export function runCli(args: string[], opts: {env?: NodeJS.ProcessEnv; input?: s
       clearTimeout(timer)
       resolve({code, stdout, stderr})
     })
-    p.stdin.end(opts.input ?? '')
+    if (opts.inputAfterMs === undefined) p.stdin.end(opts.input ?? '')
+    else setTimeout(() => p.stdin.end(opts.input ?? ''), opts.inputAfterMs)
   })
 }
 

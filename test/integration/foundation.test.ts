@@ -74,6 +74,12 @@ describe('mdcli lite + core commands', function () {
     expect(JSON.parse((await cli(['get', 'urn:li:tag:stdin', '-a', 'tagProperties'])).stdout)).to.deep.equal({tagProperties: {name: 'stdin'}})
   })
 
+  it('reads stdin that arrives late, as from a slow producer in a pipe (curl | jq | mdcli put -d -)', async () => {
+    const r = await runCli(['put', '--urn', 'urn:li:tag:slowstdin', '-a', 'tagProperties', '-d', '-'], {env: lite.env(), input: '{"name": "slow"}', inputAfterMs: 1000})
+    expect(r.code, r.stderr).to.equal(0)
+    expect(JSON.parse((await cli(['get', 'urn:li:tag:slowstdin', '-a', 'tagProperties'])).stdout)).to.deep.equal({tagProperties: {name: 'slow'}})
+  })
+
   it('put platform creates dataPlatformInfo', async () => {
     const r = await cli(['put', 'platform', '--name', 'MyDB', '--display_name', 'My DB', '--logo', 'https://example.com/logo.png'])
     expect(r.code).to.equal(0)
