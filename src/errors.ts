@@ -118,9 +118,10 @@ export class UnauthorizedError extends MdcliError {
   }
 }
 
+/** The write contradicts what is stored; 409 unless a DataHub answer of its own applies (422). */
 export class ConflictError extends MdcliError {
-  constructor(message: string) {
-    super('E_CONFLICT', 409, message)
+  constructor(message: string, status = 409) {
+    super('E_CONFLICT', status, message)
   }
 }
 
@@ -305,7 +306,7 @@ const FROM_WIRE: Record<ErrorCode, WireFactory> = {
   E_NOT_FOUND: (m) => new NotFoundError(m),
   E_UNAUTHENTICATED: (m) => new UnauthenticatedError(m),
   E_UNAUTHORIZED: (m) => new UnauthorizedError(m),
-  E_CONFLICT: (m) => new ConflictError(m),
+  E_CONFLICT: (m, _d, s) => new ConflictError(m, s),
   E_TOO_LARGE: (m) => new TooLargeError(m),
   E_CONNECTION: (m) => new ConnectionError(m),
   E_SERVER: (m, d, s) => new ServerError(m, s, d),

@@ -35,7 +35,7 @@ import {
   type WriteResult,
 } from '../store/types.js'
 import {type Actor, type Authorizer, allowAll, type AuthzRequest} from './authorize.js'
-import {conditionFailure, patchedInput, prepareProposal, type PreparedProposal, toWriteOp} from './proposal.js'
+import {conditionFailure, newEntityFailure, patchedInput, prepareProposal, type PreparedProposal, toWriteOp} from './proposal.js'
 import type {ProposalInput} from '../model/wire.js'
 import {KeyedMutex} from './edits/lock.js'
 import {parseUrn} from '../model/urn.js'
@@ -192,7 +192,7 @@ export class Catalog {
       valid.map((p) => p.urn),
       async () => {
         if (opts.ordered) valid = await this.dropStale(valid, prepared, outcomes)
-        if (valid.some((p) => p.changeType === 'PATCH' || p.condition !== undefined)) valid = await this.resolveInOrder(valid, prepared, outcomes, atomic)
+        if (valid.some((p) => p.changeType === 'PATCH' || p.condition !== undefined || p.newEntity)) valid = await this.resolveInOrder(valid, prepared, outcomes, atomic)
         const ops = this.opsOf(grant, valid, opts.defaults)
         // Inside the locks: the stored values the table compares against cannot change before the write.
         await this.checkTable(grant, ops)
@@ -252,7 +252,8 @@ export class Catalog {
   /**
    * Walks the batch in order as each proposal would find the aspect (stored, or as an earlier
    * proposal of the batch left it): applies each PATCH to the value before it and checks the
-   * result like any UPSERT, and checks each CREATE's and UPDATE's condition. A proposal that
+   * result like any UPSERT, and checks each CREATE's and UPDATE's condition. A CREATE_ENTITY is
+   * judged by the entity as the batch found it (proposal.ts, "new entity"). A proposal that
    * fails here fails alone (the whole call, if atomic); the proposals after it see the batch
    * without it.
    */
@@ -261,8 +262,18 @@ export class Catalog {
     const latest = new Map<string, Record<string, unknown> | undefined>()
     const out: PreparedProposal[] = []
     const indexOf = new Map(prepared.map((p, i) => [p, i]))
+    const newEntityUrns = [...new Set(valid.filter((p) => p.newEntity).map((p) => p.urn))]
+    const existedBefore = new Map(await Promise.all(newEntityUrns.map(async (urn) => [urn, await this.store.exists(urn, {includeSoftDeleted: true})] as const)))
     for (const p of valid) {
       const key = `${p.urn}\u0000${p.aspectName}`
+      if (p.newEntity && existedBefore.get(p.urn)) {
+        const index = indexOf.get(p)!
+        const e = newEntityFailure(p, prepared.length > 1 ? `proposal ${index}` : 'proposal')
+        if (atomic) throw e
+        prepared[index] = undefined
+        outcomes[index] = {index, urn: p.urn, aspectName: p.aspectName, ok: false, error: {code: e.code, status: e.status, message: e.message}}
+        continue
+      }
       if (p.changeType === 'DELETE' || (p.changeType === 'UPSERT' && p.condition === undefined)) {
         latest.set(key, p.changeType === 'DELETE' ? undefined : (p.value as Record<string, unknown>))
         out.push(p)

@@ -10,6 +10,10 @@
  * - condition: what CREATE and UPDATE (DataHub's ChangeType.pdl) ask of the stored aspect before
  *   they write like an UPSERT: CREATE that it is absent, UPDATE that it is present. The catalog
  *   checks it under the urn's lock (Catalog.propose), where no other write can come between.
+ * - new entity: what CREATE_ENTITY asks: that the entity (soft-deleted or not) did not exist when
+ *   its batch began. As in DataHub's CreateIfNotExistsValidator, which judges by whether the batch
+ *   had to make the entity's key: every proposal of a batch that brings the entity into being
+ *   passes, so the SDK's `entities.create()` (the key as CREATE_ENTITY, then its aspects) lands whole.
  */
 import {BadRequestError, BugError, ConflictError, InvalidAspectError, MdcliError, NotFoundError, TooLargeError} from '../errors.js'
 import {checkJsonDepth, MAX_ASPECT_BYTES} from '../model/limits.js'
@@ -31,6 +35,8 @@ export interface PreparedProposal {
   changeType: 'UPSERT' | 'DELETE' | 'PATCH'
   /** CREATE: the aspect must not exist yet; UPDATE: it must. Absent for a plain UPSERT. */
   condition?: WriteCondition
+  /** CREATE_ENTITY: the entity must not have existed before this batch (see the glossary). */
+  newEntity?: true
   /** PATCH only: the checked JSON Patch operations. */
   patch?: PatchOp[]
   kind: 'versioned' | 'timeseries'
@@ -43,7 +49,7 @@ export interface PreparedProposal {
   systemMetadata: SystemMetadata
 }
 
-const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'DELETE', 'PATCH'] as const
+const SUPPORTED_CHANGE_TYPES = ['UPSERT', 'CREATE', 'UPDATE', 'CREATE_ENTITY', 'DELETE', 'PATCH'] as const
 
 /** Whether a JSON value holds a NUL character in any string or key. */
 function holdsNul(v: unknown): boolean {
@@ -190,7 +196,7 @@ export function prepareProposal(p: ProposalInput, where = 'proposal'): PreparedP
     entityType: spec.name,
     aspectName: aspect.name,
     changeType: 'UPSERT',
-    ...(changeType === 'CREATE' ? {condition: 'absent' as const} : changeType === 'UPDATE' ? {condition: 'present' as const} : {}),
+    ...(changeType === 'CREATE' ? {condition: 'absent' as const} : changeType === 'UPDATE' ? {condition: 'present' as const} : changeType === 'CREATE_ENTITY' ? {newEntity: true as const} : {}),
     kind: aspect.kind,
     value,
     valueJson,
@@ -218,6 +224,14 @@ function checkSystemMetadata(sm: SystemMetadata, where: string): void {
   if (props !== undefined && props !== null && (typeof props !== 'object' || Array.isArray(props) || Object.values(props).some((v) => typeof v !== 'string'))) {
     throw new BadRequestError(`${where}: systemMetadata.properties must map names to strings`)
   }
+}
+
+/**
+ * The refusal of a CREATE_ENTITY of an entity that exists: 422, as GMS answers the
+ * ValidationException its CreateIfNotExistsValidator raises, code E_CONFLICT.
+ */
+export function newEntityFailure(p: PreparedProposal, where: string): MdcliError {
+  return new ConflictError(`${where}: cannot CREATE_ENTITY ${p.urn} (aspect ${p.aspectName}): the entity already exists (UPSERT writes to it)`, 422)
 }
 
 /**

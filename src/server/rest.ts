@@ -77,10 +77,11 @@ function jsonText(body: string): {status: number; headers: Record<string, string
 const VALIDATION_STATUSES = new Set([400, 413])
 
 /**
- * The status of an ingestProposalBatch answer. DataHub's emitter reads nothing but the status, so
- * a batch with failed proposals must not answer 2xx or their loss goes unseen: 422 (GMS's answer to
- * an invalid proposal) when every failure is a validation failure, else the status of the first
- * other one (409 for a CREATE of a stored aspect, 404 for an UPDATE of a missing one, …).
+ * The status of a non-atomic (`atomic: false`) ingestProposalBatch answer. A client may read
+ * nothing but the status, so a batch with failed proposals must not answer 2xx or their loss goes
+ * unseen: 422 (GMS's answer to an invalid proposal) when every failure is a validation failure,
+ * else the status of the first other one (409 for a CREATE of a stored aspect, 404 for an UPDATE
+ * of a missing one, …).
  */
 export function batchStatus(failures: ProposalOutcome[]): number {
   if (failures.length === 0) return 200
@@ -143,9 +144,13 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       // The body arrives before the gate: a slow upload must not hold a turn that others wait for.
       await ctx.received()
       const outcomes = await batches.run(async () => {
-        const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: boolean}>()
+        const body = await ctx.json<{proposals?: ProposalInput[]; atomic?: unknown}>()
         if (!body || !Array.isArray(body.proposals)) throw new BadRequestError('Request body must be {"proposals": [...]} ')
-        return catalog.propose(ctx.actor, body.proposals, {atomic: body.atomic === true})
+        if (body.atomic !== undefined && typeof body.atomic !== 'boolean') throw new BadRequestError(`"atomic" must be true or false, not ${JSON.stringify(body.atomic)?.slice(0, 40)}`)
+        // All or nothing unless asked otherwise, as GMS fails a whole batch when one proposal is
+        // invalid: DataHub's clients send no `atomic`, and would retry a half-written batch into
+        // "already exists". `atomic: false` (mdcli's datahub-rest sink) gets each proposal's outcome.
+        return catalog.propose(ctx.actor, body.proposals, {atomic: body.atomic !== false})
       })
       const failures = outcomes.filter((o) => !o.ok)
       const status = batchStatus(failures)

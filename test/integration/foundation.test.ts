@@ -120,16 +120,28 @@ describe('mdcli lite + core commands', function () {
     expect((expected.corpUserInfo as any).displayName).to.equal('Ada Lovelace')
   })
 
-  it('takes a batch of proposals, writing the valid ones and naming the invalid', async () => {
+  it('takes a batch of proposals all or nothing, or (atomic: false) writing the valid ones and naming the invalid', async () => {
     const good = (n: number) => ({entityUrn: `urn:li:tag:batch${n}`, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {json: {name: `b${n}`}}})
-    const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [good(1), {...good(2), aspect: {json: {nom: 'x'}}}, good(3)]}})
-    // Not 2xx: a client that reads only the status (DataHub's emitter) must see the failure.
+    const stored = async (n: number) => (await http(`${lite.url}/entitiesV2/${encodeUrnPath(`urn:li:tag:batch${n}`)}?alwaysIncludeKeyAspect=false`)).status === 200
+    // As DataHub's emitter sends a batch (no `atomic`): one invalid proposal fails it whole, as GMS does.
+    const whole = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals: [good(6), {...good(7), aspect: {json: {nom: 'x'}}}, good(8)], async: 'false'}})
+    expect(whole.status).to.equal(400)
+    expect(whole.body.code).to.equal('E_INVALID_ASPECT')
+    expect(whole.body.message).to.match(/proposal 1.*missing required field 'name'/)
+    expect([await stored(6), await stored(8)]).to.deep.equal([false, false])
+    const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: false, proposals: [good(1), {...good(2), aspect: {json: {nom: 'x'}}}, good(3)]}})
+    // Not 2xx: a client that reads only the status must see the failure.
     expect(r.status).to.equal(422)
     expect(r.body.value.written).to.equal(2)
     expect(r.body.value.results[1].error.message).to.match(/proposal 1.*missing required field 'name'/)
+    expect([await stored(1), await stored(3)]).to.deep.equal([true, true])
     const atomic = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: true, proposals: [good(4), {...good(5), aspectName: 'nope'}]}})
     expect(atomic.status).to.equal(400)
-    expect((await http(`${lite.url}/entitiesV2/${encodeUrnPath('urn:li:tag:batch4')}?alwaysIncludeKeyAspect=false`)).status).to.equal(404)
+    expect(await stored(4)).to.equal(false)
+    const odd = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {atomic: 'no', proposals: [good(9)]}})
+    expect(odd.status).to.equal(400)
+    expect(odd.body.message).to.match(/"atomic" must be true or false/)
+    expect(await stored(9)).to.equal(false)
   })
 
   it('CREATE and UPDATE hold their conditions on the store, racing requests included', async () => {

@@ -77,19 +77,19 @@ describe('GMS REST: changeType CREATE and UPDATE (DataHub ChangeType.pdl)', () =
     expect(await description(a)).to.equal('v2')
   })
 
-  it('judges each proposal of a batch as the batch before it left the aspect; failures fail alone', async () => {
+  it('judges each proposal of a batch as the batch before it left the aspect; failures fail alone when not atomic', async () => {
     const a = await secured()
     const other = 'urn:li:dataset:(urn:li:dataPlatform:hive,gms.conditions2,PROD)'
     const patch = {entityUrn: DS, aspectName: 'datasetProperties', changeType: 'PATCH', aspect: {json: [{op: 'add', path: '/customProperties/k', value: 'v'}]}}
     const outcomes = (r: {json: any}) => r.json.value.results.map((x: {ok: boolean; error?: {status: number}}) => (x.ok ? 'ok' : x.error!.status))
-    const r = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {proposals: [props('UPDATE', 'too early'), props('CREATE', 'made'), props('CREATE', 'twice'), patch, props('UPDATE', 'updated', other)]})
+    const r = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {atomic: false, proposals: [props('UPDATE', 'too early'), props('CREATE', 'made'), props('CREATE', 'twice'), patch, props('UPDATE', 'updated', other)]})
     expect(outcomes(r)).to.deep.equal([404, 'ok', 409, 'ok', 404])
     expect(r.json.value.results[2].error.message).to.match(/^proposal 2: cannot CREATE aspect datasetProperties of /)
     // The PATCH built on the CREATE before it, not on the refused one.
     expect(await a.catalog.aspectValue(DS, 'datasetProperties')).to.deep.equal({description: 'made', customProperties: {k: 'v'}})
     expect(await a.catalog.exists(other, {includeSoftDeleted: true})).to.equal(false)
     // After a DELETE earlier in the batch, the aspect is there to CREATE again.
-    const r2 = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {proposals: [{...props('DELETE', ''), aspect: undefined}, props('UPDATE', 'gone'), props('CREATE', 'again')]})
+    const r2 = await call(a, 'POST', '/aspects?action=ingestProposalBatch', {atomic: false, proposals: [{...props('DELETE', ''), aspect: undefined}, props('UPDATE', 'gone'), props('CREATE', 'again')]})
     expect(outcomes(r2)).to.deep.equal(['ok', 404, 'ok'])
     expect(await description(a)).to.equal('again')
   })

@@ -1,0 +1,109 @@
+/**
+ * DataHub's Python SDK (acryl-datahub: DataHubGraph, the REST emitter, SDK v2's DataHubClient)
+ * against a real `mdcli lite`: each request sent with the SDK's own path, query and body, and
+ * checked against what the SDK reads back.
+ */
+import {expect} from 'chai'
+import {encodeUrnPath} from '../../src/model/urn.js'
+import {http, useLite} from '../helpers/lite.js'
+
+const DS = (n: string) => `urn:li:dataset:(urn:li:dataPlatform:hive,${n},PROD)`
+
+/** An MCP as `MetadataChangeProposalWrapper.to_obj()` serialises it: the aspect as JSON text. */
+const wrapped = (urn: string, changeType: string, aspectName: string, value: unknown) => ({
+  entityType: urn.split(':')[2],
+  entityUrn: urn,
+  changeType,
+  aspectName,
+  aspect: {value: JSON.stringify(value), contentType: 'application/json'},
+})
+
+describe('DataHub’s Python SDK on lite', function () {
+  this.timeout(120_000)
+  const lite = useLite()
+  /** `DataHubGraph.emit_mcps`: one ingestProposalBatch, no `atomic`, `async` as text. */
+  const emitMcps = (proposals: unknown[]) => http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals, async: 'false'}})
+  const exists = async (urn: string) => (await http(`${lite.url}/entities?action=exists`, {body: {urn}})).body.value as boolean
+  const aspect = async (urn: string, name: string) => {
+    const r = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?aspects=List(${name})&alwaysIncludeKeyAspect=false`)
+    return r.status === 200 ? r.body.aspects[name]?.value : undefined
+  }
+
+  describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
+    const create = (urn: string, name: string, extra: unknown[] = []) =>
+      emitMcps([
+        wrapped(urn, 'CREATE_ENTITY', 'datasetKey', {platform: 'urn:li:dataPlatform:hive', name: urn.split(',')[1], origin: 'PROD'}),
+        wrapped(urn, 'CREATE', 'datasetProperties', {name, customProperties: {}}),
+        wrapped(urn, 'CREATE', 'status', {removed: false}),
+        ...extra,
+      ])
+
+    it('creates a new entity whole', async () => {
+      const urn = DS('sdk.create.new')
+      expect(await exists(urn)).to.equal(false)
+      const r = await create(urn, 'made')
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect(r.body.value.failed).to.equal(0)
+      expect(await aspect(urn, 'datasetProperties')).to.deep.equal({name: 'made', customProperties: {}})
+      expect(await aspect(urn, 'status')).to.deep.equal({removed: false})
+      expect(await exists(urn)).to.equal(true)
+    })
+
+    it('refuses to create an entity that exists: 422 E_CONFLICT naming it, nothing of the batch written', async () => {
+      const urn = DS('sdk.create.twice')
+      expect((await create(urn, 'first')).status).to.equal(200)
+      const again = await create(urn, 'second', [wrapped(DS('sdk.create.bystander'), 'UPSERT', 'status', {removed: false})])
+      expect(again.status, JSON.stringify(again.body)).to.equal(422)
+      expect(again.body.code).to.equal('E_CONFLICT')
+      expect(again.body.message).to.contain(urn).and.to.match(/CREATE_ENTITY.*already exists/)
+      expect(await aspect(urn, 'datasetProperties')).to.deep.equal({name: 'first', customProperties: {}})
+      expect(await exists(DS('sdk.create.bystander')), 'the rest of the batch is not written').to.equal(false)
+      // Nor when the existing entity carries no aspect the batch names.
+      const other = DS('sdk.create.other')
+      expect((await emitMcps([wrapped(other, 'UPSERT', 'globalTags', {tags: []})])).status).to.equal(200)
+      expect((await create(other, 'late')).status).to.equal(422)
+      expect(await aspect(other, 'datasetProperties')).to.equal(undefined)
+    })
+
+    it('counts a soft-deleted entity as existing, as GMS does (its key is still stored)', async () => {
+      const urn = DS('sdk.create.soft')
+      expect((await create(urn, 'was here')).status).to.equal(200)
+      expect((await emitMcps([wrapped(urn, 'UPSERT', 'status', {removed: true})])).status).to.equal(200)
+      const r = await create(urn, 'again')
+      expect(r.status).to.equal(422)
+      expect(await aspect(urn, 'datasetProperties')).to.deep.equal({name: 'was here', customProperties: {}})
+    })
+
+    it('lets every CREATE_ENTITY of a batch that brings the entity into being pass', async () => {
+      const urn = DS('sdk.create.all')
+      const r = await emitMcps([
+        wrapped(urn, 'CREATE_ENTITY', 'datasetProperties', {name: 'all', customProperties: {}}),
+        wrapped(urn, 'CREATE_ENTITY', 'status', {removed: false}),
+      ])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect(await aspect(urn, 'status')).to.deep.equal({removed: false})
+    })
+
+    it('writes nothing of a batch with an invalid proposal, so the same create succeeds once fixed', async () => {
+      const urn = DS('sdk.create.retry')
+      const bad = await create(urn, 'retried', [wrapped(urn, 'CREATE', 'globalTags', {tags: 'not a list'})])
+      expect(bad.status).to.equal(400)
+      expect(bad.body.code).to.equal('E_INVALID_ASPECT')
+      expect(await exists(urn)).to.equal(false)
+      const fixed = await create(urn, 'retried', [wrapped(urn, 'CREATE', 'globalTags', {tags: []})])
+      expect(fixed.status, JSON.stringify(fixed.body)).to.equal(200)
+      expect(await aspect(urn, 'datasetProperties')).to.deep.equal({name: 'retried', customProperties: {}})
+    })
+
+    it('answers per proposal with atomic: false (mdcli’s own sink), the refused CREATE_ENTITY among them', async () => {
+      const urn = DS('sdk.create.sink')
+      expect((await create(urn, 'first')).status).to.equal(200)
+      const r = await http(`${lite.url}/aspects?action=ingestProposalBatch`, {
+        body: {atomic: false, proposals: [wrapped(urn, 'CREATE_ENTITY', 'status', {removed: false}), wrapped(DS('sdk.create.sink2'), 'CREATE_ENTITY', 'status', {removed: false})]},
+      })
+      expect(r.status).to.equal(422)
+      expect(r.body.value.results.map((x: {ok: boolean; error?: {code: string}}) => x.error?.code ?? 'ok')).to.deep.equal(['E_CONFLICT', 'ok'])
+      expect(await exists(DS('sdk.create.sink2'))).to.equal(true)
+    })
+  })
+})
