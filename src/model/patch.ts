@@ -3,12 +3,17 @@
  * on the stored aspect, where the arrays DataHub's patch templates know are addressed as maps
  * keyed by what identifies an element — `/tags/<tagUrn>`, `/terms/<termUrn>`,
  * `/owners/<ownerUrn>/<type>`, `/upstreams/<datasetUrn>`, `/fineGrainedLineages/<transform>/
- * <downstreamField>/<query>/<upstreamField>`, `/charts/<chartUrn>`, `/datasetEdges/<urn>`, … —
- * so a patch adds or removes one element without knowing the rest.
+ * <downstreamField>/<query>/<upstreamField>`, `/charts/<chartUrn>`, `/datasetEdges/<urn>`,
+ * `/editableSchemaFieldInfo/<fieldPath>/globalTags/tags/<tagUrn>`, `/properties/<propertyUrn>`
+ * (structured properties), `/elements/<url>`, … — so a patch adds or removes one element without
+ * knowing the rest.
  *
  * Glossary:
  * - keyed view: the aspect with those arrays turned into objects keyed as above; patches apply
  *   to it, and the result turns back into arrays (in key order of first appearance).
+ * - inner template: an element of a keyed array may hold a record that has a template of its own
+ *   (a schema field's `globalTags` and `glossaryTerms`, as in DataHub's
+ *   EditableSchemaMetadataTemplate); it is keyed and turned back with its element.
  * - path segments are JSON Pointer tokens: `~1` is `/`, `~0` is `~` (urns may hold `/`).
  */
 import {BadRequestError} from '../errors.js'
@@ -29,6 +34,8 @@ interface Keyed {
   key: (e: any) => string | undefined
   /** Builds an element from its key and the patched value. */
   build?: (key: string, value: any) => unknown
+  /** Fields of an element holding a record keyed by another aspect's template (see the glossary). */
+  inner?: Record<string, string>
 }
 
 const byField = (name: string): Keyed['key'] => (e) => (isObj(e) && typeof e[name] === 'string' ? e[name] : undefined)
@@ -52,6 +59,11 @@ const TEMPLATES: Record<string, Keyed[]> = {
   chartInfo: [edges('inputEdges')],
   dataJobInputOutput: [urnList('inputDatasets'), urnList('outputDatasets'), urnList('inputDatajobs'), edges('inputDatasetEdges'), edges('outputDatasetEdges'), edges('inputDatajobEdges')],
   dataProductProperties: [{field: 'assets', key: byField('destinationUrn'), build: keyedBy('destinationUrn')}],
+  editableSchemaMetadata: [{field: 'editableSchemaFieldInfo', key: byField('fieldPath'), build: keyedBy('fieldPath'), inner: {globalTags: 'globalTags', glossaryTerms: 'glossaryTerms'}}],
+  structuredProperties: [{field: 'properties', key: byField('propertyUrn'), build: keyedBy('propertyUrn')}],
+  institutionalMemory: [{field: 'elements', key: byField('url'), build: keyedBy('url')}],
+  siblings: [urnList('siblings')],
+  domains: [urnList('domains')],
 }
 
 /** Ownership: `/owners/<owner>/<type>` — two levels. */
@@ -119,7 +131,9 @@ function toKeyed(aspectName: string, value: Obj): Obj {
     const m: Obj = {}
     for (const e of Array.isArray(v[k.field]) ? v[k.field] : []) {
       const key = k.key(e)
-      if (key !== undefined) m[key] = e
+      if (key === undefined) continue
+      m[key] = e
+      for (const [f, template] of Object.entries(k.inner ?? {})) if (isObj(e[f])) e[f] = toKeyed(template, e[f])
     }
     if (k.field in v || true) v[k.field] = m
   }
@@ -132,7 +146,15 @@ function fromKeyed(aspectName: string, v: Obj, original: Obj): Obj {
   for (const k of TEMPLATES[aspectName] ?? []) {
     const m = v[k.field]
     if (!isObj(m)) continue
-    const list = Object.entries(m).map(([key, e]) => (k.build ? k.build(key, e) : e))
+    const before = new Map<string, Obj>()
+    if (k.inner) for (const e of Array.isArray(original[k.field]) ? original[k.field] : []) if (k.key(e) !== undefined) before.set(k.key(e)!, e)
+    const list = Object.entries(m).map(([key, e]) => {
+      const built = k.build ? k.build(key, e) : e
+      for (const [f, template] of Object.entries(k.inner ?? {})) {
+        if (isObj(built) && isObj(built[f])) (built as Obj)[f] = fromKeyed(template, built[f], isObj(before.get(key)?.[f]) ? before.get(key)![f] : {})
+      }
+      return built
+    })
     if (list.length > 0 || k.field in original) v[k.field] = list
     else delete v[k.field]
   }

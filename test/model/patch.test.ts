@@ -36,6 +36,45 @@ describe('PATCH: JSON Patch with DataHub keyed arrays', () => {
     expect(r.fineGrainedLineages).to.deep.equal([{upstreamType: 'FIELD_SET', upstreams: [u], downstreamType: 'FIELD', downstreams: [d], confidenceScore: 1}])
   })
 
+  it('schema fields are keyed by fieldPath, their tags and terms by urn within them', () => {
+    const stored = {
+      editableSchemaFieldInfo: [
+        {fieldPath: 'a', description: 'kept', globalTags: {tags: [{tag: 'urn:li:tag:x'}]}},
+        {fieldPath: 'b/c', glossaryTerms: {terms: [{urn: 'urn:li:glossaryTerm:t'}], auditStamp: {time: 1, actor: 'urn:li:corpuser:u'}}},
+      ],
+    }
+    const r = applyAspectPatch('editableSchemaMetadata', stored, [
+      {op: 'add', path: '/editableSchemaFieldInfo/a/globalTags/tags/urn:li:tag:pii', value: {tag: 'urn:li:tag:pii'}},
+      {op: 'remove', path: '/editableSchemaFieldInfo/a/globalTags/tags/urn:li:tag:x', value: {}},
+      {op: 'remove', path: '/editableSchemaFieldInfo/b~1c/glossaryTerms/terms/urn:li:glossaryTerm:t', value: {}},
+      {op: 'add', path: '/editableSchemaFieldInfo/new/globalTags/tags/urn:li:tag:pii', value: {tag: 'urn:li:tag:pii'}},
+    ])
+    expect(r).to.deep.equal({
+      editableSchemaFieldInfo: [
+        {fieldPath: 'a', description: 'kept', globalTags: {tags: [{tag: 'urn:li:tag:pii'}]}},
+        {fieldPath: 'b/c', glossaryTerms: {terms: [], auditStamp: {time: 1, actor: 'urn:li:corpuser:u'}}},
+        {fieldPath: 'new', globalTags: {tags: [{tag: 'urn:li:tag:pii'}]}},
+      ],
+    })
+  })
+
+  it('structured properties are keyed by propertyUrn, links by url, siblings and domains by urn', () => {
+    const X = 'urn:li:structuredProperty:io.x'
+    const Y = 'urn:li:structuredProperty:io.y'
+    const props = applyAspectPatch('structuredProperties', {properties: [{propertyUrn: X, values: [{string: 'old'}]}, {propertyUrn: Y, values: [{double: 1}]}]}, [
+      {op: 'remove', path: `/properties/${X}`, value: {}},
+      {op: 'add', path: `/properties/${X}`, value: {propertyUrn: X, values: [{string: 'foo'}]}},
+    ])
+    expect(props).to.deep.equal({properties: [{propertyUrn: Y, values: [{double: 1}]}, {propertyUrn: X, values: [{string: 'foo'}]}]})
+    const links = applyAspectPatch('institutionalMemory', {elements: [{url: 'https://a/b', description: 'a'}]}, [
+      {op: 'add', path: '/elements/https:~1~1c', value: {url: 'https://c', description: 'c'}},
+      {op: 'remove', path: '/elements/https:~1~1a~1b'},
+    ])
+    expect(links.elements).to.deep.equal([{url: 'https://c', description: 'c'}])
+    const sib = applyAspectPatch('siblings', {siblings: ['urn:li:dataset:a'], primary: false}, [{op: 'add', path: '/siblings/urn:li:dataset:b', value: 'urn:li:dataset:b'}])
+    expect(sib).to.deep.equal({siblings: ['urn:li:dataset:a', 'urn:li:dataset:b'], primary: false})
+  })
+
   it('refuses a document that is not a patch, and prototype names in paths', () => {
     expect(() => checkPatch({tags: []})).to.throw(/JSON Patch array/)
     expect(() => checkPatch([{op: 'move', path: '/a'}])).to.throw(/operation 0/)

@@ -29,6 +29,53 @@ describe('DataHub’s Python SDK on lite', function () {
     return r.status === 200 ? r.body.aspects[name]?.value : undefined
   }
 
+  /** `MetadataPatchProposal.build()`: one PATCH per aspect, the ops as JSON text. */
+  const patch = (urn: string, aspectName: string, ops: unknown[]) => ({
+    entityType: urn.split(':')[2],
+    entityUrn: urn,
+    changeType: 'PATCH',
+    aspectName,
+    aspect: {value: JSON.stringify(ops), contentType: 'application/json-patch+json'},
+  })
+
+  describe('DatasetPatchBuilder: field-level and structured-property patches', () => {
+    it('for_field().add_tag() / remove_tag(): the field keyed by fieldPath, its tags by urn, other fields kept', async () => {
+      const urn = DS('sdk.patch.fields')
+      const stored = {editableSchemaFieldInfo: [{fieldPath: 'field_bar', description: 'kept'}, {fieldPath: 'field_foo', globalTags: {tags: [{tag: 'urn:li:tag:old'}]}}]}
+      expect((await emitMcps([wrapped(urn, 'UPSERT', 'editableSchemaMetadata', stored)])).status).to.equal(200)
+      const r = await emitMcps([
+        patch(urn, 'editableSchemaMetadata', [
+          {op: 'add', path: '/editableSchemaFieldInfo/field_foo/globalTags/tags/urn:li:tag:pii', value: {tag: 'urn:li:tag:pii'}},
+          {op: 'remove', path: '/editableSchemaFieldInfo/field_foo/globalTags/tags/urn:li:tag:old', value: {}},
+          {op: 'add', path: '/editableSchemaFieldInfo/a~1b/globalTags/tags/urn:li:tag:pii', value: {tag: 'urn:li:tag:pii'}},
+        ]),
+      ])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      expect((await aspect(urn, 'editableSchemaMetadata')).editableSchemaFieldInfo).to.deep.equal([
+        {fieldPath: 'field_bar', description: 'kept'},
+        {fieldPath: 'field_foo', globalTags: {tags: [{tag: 'urn:li:tag:pii'}]}},
+        {fieldPath: 'a/b', globalTags: {tags: [{tag: 'urn:li:tag:pii'}]}},
+      ])
+    })
+
+    it('set_structured_property(): remove then add /properties/<urn>, the other properties kept', async () => {
+      const urn = DS('sdk.patch.props')
+      const X = 'urn:li:structuredProperty:io.sdk.x'
+      const Y = 'urn:li:structuredProperty:io.sdk.y'
+      expect((await emitMcps([wrapped(urn, 'UPSERT', 'structuredProperties', {properties: [{propertyUrn: X, values: [{string: 'old'}]}, {propertyUrn: Y, values: [{double: 2}]}]})])).status).to.equal(200)
+      const r = await emitMcps([
+        patch(urn, 'structuredProperties', [
+          {op: 'remove', path: `/properties/${X}`, value: {}},
+          {op: 'add', path: `/properties/${X}`, value: {propertyUrn: X, values: [{string: 'foo'}]}},
+        ]),
+      ])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      const props = (await aspect(urn, 'structuredProperties')).properties as Array<{propertyUrn: string; values: unknown[]}>
+      expect(props.map((p) => p.propertyUrn)).to.deep.equal([Y, X])
+      expect(JSON.stringify(props[1]!.values)).to.match(/foo/).and.not.to.match(/old/)
+    })
+  })
+
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
     const create = (urn: string, name: string, extra: unknown[] = []) =>
       emitMcps([
