@@ -284,7 +284,7 @@ export class Catalog {
       const where = prepared.length > 1 ? `proposal ${index}` : 'proposal'
       try {
         if (!conditionHolds(p.condition, before !== undefined)) throw conditionFailure(p, where)
-        const whole = p.changeType === 'PATCH' ? prepareProposal(patchedInput(p, before), where) : p
+        const whole = p.changeType === 'PATCH' ? prepareProposal(patchedInput(p, before, this.now()), where) : p
         latest.set(key, whole.value as Record<string, unknown>)
         prepared[index] = whole
         out.push(whole)

@@ -78,10 +78,11 @@ function patchOps(p: ProposalInput, where: string): unknown {
 
 /**
  * A PATCH proposal made whole: its ops applied to the current value (DataHub's keyed-array
- * semantics), as the UPSERT the catalog then checks and writes.
+ * semantics, from the aspect's default when there is none), as the UPSERT the catalog then
+ * checks and writes; `now` stamps what the default fills in.
  */
-export function patchedInput(p: PreparedProposal, current: Record<string, unknown> | undefined): ProposalInput {
-  const value = applyAspectPatch(p.aspectName, current, p.patch ?? [], `patch of ${p.aspectName} (${p.urn})`)
+export function patchedInput(p: PreparedProposal, current: Record<string, unknown> | undefined, now: number): ProposalInput {
+  const value = applyAspectPatch(p.aspectName, current, p.patch ?? [], `patch of ${p.aspectName} (${p.urn})`, now)
   return {entityUrn: p.urn, entityType: p.entityType, aspectName: p.aspectName, changeType: 'UPSERT', aspect: {json: value}, systemMetadata: p.systemMetadata}
 }
 

@@ -15,6 +15,10 @@
  *   (a schema field's `globalTags` and `glossaryTerms`, as in DataHub's
  *   EditableSchemaMetadataTemplate); it is keyed and turned back with its element.
  * - path segments are JSON Pointer tokens: `~1` is `/`, `~0` is `~` (urns may hold `/`).
+ * - default: what a patch of an aspect the entity does not hold starts from, as DataHub's
+ *   templates' getDefault(): the keyed arrays empty, and the fields the aspect requires that a
+ *   patch seldom sets (glossaryTerms' auditStamp, dashboardInfo's title) filled, stamped by
+ *   DataHub's system actor at the time of the write.
  */
 import {BadRequestError} from '../errors.js'
 
@@ -64,6 +68,42 @@ const TEMPLATES: Record<string, Keyed[]> = {
   institutionalMemory: [{field: 'elements', key: byField('url'), build: keyedBy('url')}],
   siblings: [urnList('siblings')],
   domains: [urnList('domains')],
+}
+
+/** DataHub's Constants.SYSTEM_ACTOR, the actor of what its templates fill in. */
+export const PATCH_SYSTEM_ACTOR = 'urn:li:corpuser:__datahub_system'
+
+const stamp = (now: number) => ({time: now, actor: PATCH_SYSTEM_ACTOR})
+const changeStamps = (now: number) => ({created: stamp(now), lastModified: stamp(now)})
+
+/** Per aspect, its default (see the glossary); aspects without one start from `{}`. */
+const DEFAULTS: Record<string, (now: number) => Obj> = {
+  globalTags: () => ({tags: []}),
+  glossaryTerms: (now) => ({terms: [], auditStamp: stamp(now)}),
+  ownership: (now) => ({owners: [], lastModified: stamp(now)}),
+  upstreamLineage: () => ({upstreams: [], fineGrainedLineages: []}),
+  datasetProperties: () => ({customProperties: {}, tags: []}),
+  editableSchemaMetadata: (now) => ({...changeStamps(now), editableSchemaFieldInfo: []}),
+  structuredProperties: () => ({properties: []}),
+  dashboardInfo: (now) => ({title: '', description: '', lastModified: changeStamps(now), chartEdges: [], datasetEdges: [], datasets: [], charts: []}),
+  chartInfo: (now) => ({title: '', description: '', lastModified: changeStamps(now), inputEdges: [], inputs: []}),
+  dataFlowInfo: () => ({customProperties: {}}),
+  dataJobInfo: () => ({customProperties: {}}),
+  dataJobInputOutput: () => ({
+    inputDatajobEdges: [],
+    inputDatasetEdges: [],
+    outputDatasetEdges: [],
+    fineGrainedLineages: [],
+    inputDatasetFields: [],
+    outputDatasetFields: [],
+    inputDatajobs: [],
+    inputDatasets: [],
+    outputDatasets: [],
+  }),
+  dataProductProperties: () => ({assets: []}),
+  institutionalMemory: () => ({elements: []}),
+  siblings: () => ({siblings: [], primary: false}),
+  domains: () => ({domains: []}),
 }
 
 /** Ownership: `/owners/<owner>/<type>` — two levels. */
@@ -142,7 +182,10 @@ function toKeyed(aspectName: string, value: Obj): Obj {
   return v
 }
 
-function fromKeyed(aspectName: string, v: Obj, original: Obj): Obj {
+function fromKeyed(aspectName: string, v: Obj, original: Obj, now: number): Obj {
+  // GlossaryTerms requires it (deprecated, never set by a patch): DataHub's template adds it on
+  // every rebase, a schema field's terms included.
+  if (aspectName === 'glossaryTerms' && !isObj(v.auditStamp)) v.auditStamp = stamp(now)
   for (const k of TEMPLATES[aspectName] ?? []) {
     const m = v[k.field]
     if (!isObj(m)) continue
@@ -151,7 +194,7 @@ function fromKeyed(aspectName: string, v: Obj, original: Obj): Obj {
     const list = Object.entries(m).map(([key, e]) => {
       const built = k.build ? k.build(key, e) : e
       for (const [f, template] of Object.entries(k.inner ?? {})) {
-        if (isObj(built) && isObj(built[f])) (built as Obj)[f] = fromKeyed(template, built[f], isObj(before.get(key)?.[f]) ? before.get(key)![f] : {})
+        if (isObj(built) && isObj(built[f])) (built as Obj)[f] = fromKeyed(template, built[f], isObj(before.get(key)?.[f]) ? before.get(key)![f] : {}, now)
       }
       return built
     })
@@ -188,9 +231,12 @@ export function checkPatch(ops: unknown, where = 'patch'): PatchOp[] {
   return ops as PatchOp[]
 }
 
-/** Applies a checked patch to the current value (`{}` when the aspect does not exist yet). */
-export function applyAspectPatch(aspectName: string, current: Obj | undefined, ops: PatchOp[], where = 'patch'): Obj {
-  const original = current ?? {}
+/**
+ * Applies a checked patch to the current value (the aspect's default when the entity does not
+ * hold it yet); `now` stamps what a default fills in.
+ */
+export function applyAspectPatch(aspectName: string, current: Obj | undefined, ops: PatchOp[], where = 'patch', now = Date.now()): Obj {
+  const original = current ?? DEFAULTS[aspectName]?.(now) ?? {}
   const doc = toKeyed(aspectName, original)
   for (const o of ops) {
     const path = tokens(o.path, where)
@@ -215,5 +261,5 @@ export function applyAspectPatch(aspectName: string, current: Obj | undefined, o
     if (o.op === 'remove') delete parent[last]
     else parent[last] = structuredClone(o.value)
   }
-  return fromKeyed(aspectName, doc, original)
+  return fromKeyed(aspectName, doc, original, now)
 }

@@ -75,6 +75,19 @@ describe('PATCH: JSON Patch with DataHub keyed arrays', () => {
     expect(sib).to.deep.equal({siblings: ['urn:li:dataset:a', 'urn:li:dataset:b'], primary: false})
   })
 
+  it('a patch of an aspect the entity does not hold starts from the template\'s default, as DataHub\'s getDefault()', () => {
+    const system = {time: 1234, actor: 'urn:li:corpuser:__datahub_system'}
+    const terms = applyAspectPatch('glossaryTerms', undefined, [{op: 'add', path: '/terms/urn:li:glossaryTerm:t', value: {urn: 'urn:li:glossaryTerm:t'}}], 'patch', 1234)
+    expect(terms).to.deep.equal({terms: [{urn: 'urn:li:glossaryTerm:t'}], auditStamp: system})
+    const field = applyAspectPatch('editableSchemaMetadata', undefined, [{op: 'add', path: '/editableSchemaFieldInfo/f/glossaryTerms/terms/urn:li:glossaryTerm:t', value: {urn: 'urn:li:glossaryTerm:t'}}], 'patch', 1234)
+    expect(field).to.deep.equal({created: system, lastModified: system, editableSchemaFieldInfo: [{fieldPath: 'f', glossaryTerms: {terms: [{urn: 'urn:li:glossaryTerm:t'}], auditStamp: system}}]})
+    const dash = applyAspectPatch('dashboardInfo', undefined, [{op: 'add', path: '/chartEdges/urn:li:chart:(looker,c)', value: {destinationUrn: 'urn:li:chart:(looker,c)'}}], 'patch', 1234)
+    expect(dash).to.deep.include({title: '', description: '', lastModified: {created: system, lastModified: system}, chartEdges: [{destinationUrn: 'urn:li:chart:(looker,c)'}]})
+    // A stored value is patched as it is: nothing of the default is added to it.
+    expect(applyAspectPatch('ownership', {owners: []}, [], 'patch', 1234)).to.deep.equal({owners: []})
+    expect(applyAspectPatch('status', undefined, [{op: 'add', path: '/removed', value: true}], 'patch', 1234)).to.deep.equal({removed: true})
+  })
+
   it('refuses a document that is not a patch, and prototype names in paths', () => {
     expect(() => checkPatch({tags: []})).to.throw(/JSON Patch array/)
     expect(() => checkPatch([{op: 'move', path: '/a'}])).to.throw(/operation 0/)

@@ -76,6 +76,50 @@ describe('DataHub’s Python SDK on lite', function () {
     })
   })
 
+  describe('patch builders on an entity that does not hold the aspect yet', () => {
+    const SYSTEM = 'urn:li:corpuser:__datahub_system'
+
+    it('add_term, for_field().add_term, add_owner, add_tag start from DataHub\'s defaults and are written', async () => {
+      const urn = DS('sdk.patch.fresh')
+      const r = await emitMcps([
+        patch(urn, 'glossaryTerms', [{op: 'add', path: '/terms/urn:li:glossaryTerm:Classification.PII', value: {urn: 'urn:li:glossaryTerm:Classification.PII'}}]),
+        patch(urn, 'editableSchemaMetadata', [{op: 'add', path: '/editableSchemaFieldInfo/field_foo/glossaryTerms/terms/urn:li:glossaryTerm:t', value: {urn: 'urn:li:glossaryTerm:t'}}]),
+        patch(urn, 'ownership', [{op: 'add', path: '/owners/urn:li:corpuser:jdoe/DATAOWNER', value: {owner: 'urn:li:corpuser:jdoe', type: 'DATAOWNER'}}]),
+        patch(urn, 'globalTags', [{op: 'add', path: '/tags/urn:li:tag:pii', value: {tag: 'urn:li:tag:pii'}}]),
+      ])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      const terms = await aspect(urn, 'glossaryTerms')
+      expect(terms.terms).to.deep.equal([{urn: 'urn:li:glossaryTerm:Classification.PII'}])
+      expect(terms.auditStamp.actor).to.equal(SYSTEM)
+      expect(terms.auditStamp.time).to.be.a('number').and.to.be.greaterThan(0)
+      const fields = await aspect(urn, 'editableSchemaMetadata')
+      expect(fields.editableSchemaFieldInfo[0].glossaryTerms.terms).to.deep.equal([{urn: 'urn:li:glossaryTerm:t'}])
+      expect(fields.editableSchemaFieldInfo[0].glossaryTerms.auditStamp.actor).to.equal(SYSTEM)
+      expect((await aspect(urn, 'ownership')).owners).to.deep.equal([{owner: 'urn:li:corpuser:jdoe', type: 'DATAOWNER'}])
+      expect((await aspect(urn, 'globalTags')).tags).to.deep.equal([{tag: 'urn:li:tag:pii'}])
+    })
+
+    it('add_chart_edge, add_input_edge and add_output_dataset give dashboards, charts and jobs the fields their aspects require', async () => {
+      const dashboard = 'urn:li:dashboard:(looker,sdk.fresh)'
+      const chart = 'urn:li:chart:(looker,sdk.fresh)'
+      const job = 'urn:li:dataJob:(urn:li:dataFlow:(airflow,sdk_flow,PROD),sdk_task)'
+      const r = await emitMcps([
+        patch(dashboard, 'dashboardInfo', [{op: 'add', path: `/chartEdges/${chart}`, value: {destinationUrn: chart}}]),
+        patch(chart, 'chartInfo', [{op: 'add', path: `/inputEdges/${DS('sdk.fresh.in')}`, value: {destinationUrn: DS('sdk.fresh.in')}}]),
+        patch(job, 'dataJobInputOutput', [{op: 'add', path: `/outputDatasetEdges/${DS('sdk.fresh.out')}`, value: {destinationUrn: DS('sdk.fresh.out')}}]),
+      ])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+      const dash = await aspect(dashboard, 'dashboardInfo')
+      expect(dash.title).to.equal('')
+      expect(dash.chartEdges).to.deep.equal([{destinationUrn: chart}])
+      expect(dash.lastModified.created.actor).to.equal(SYSTEM)
+      expect((await aspect(chart, 'chartInfo')).inputEdges).to.deep.equal([{destinationUrn: DS('sdk.fresh.in')}])
+      const io = await aspect(job, 'dataJobInputOutput')
+      expect(io.outputDatasetEdges).to.deep.equal([{destinationUrn: DS('sdk.fresh.out')}])
+      expect(io.inputDatasets).to.deep.equal([])
+    })
+  })
+
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
     const create = (urn: string, name: string, extra: unknown[] = []) =>
       emitMcps([
