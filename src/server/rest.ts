@@ -1,7 +1,8 @@
 /**
  * The REST endpoints, shaped like DataHub's GMS Rest.li resources so that DataHub's CLI habits
  * carry over: `POST /aspects?action=ingestProposal`, `GET /aspects/{urn}`, `GET /entitiesV2/{urn}`,
- * `POST /entities?action=ingest|exists`, `GET /relationships`, `/config` (`/health` is in
+ * `POST /entities?action=ingest|exists`, `GET /relationships` (and its OpenAPI twin
+ * `/openapi/relationships/v1/`), `/config` (`/health` is in
  * operations.ts). Each handler
  * parses, calls the catalog, and renders; no logic lives here.
  */
@@ -230,20 +231,33 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
   // DataHub's Relationships resource; `count` is the page's length, which DataHub's graph client
   // pages by (it stops at an empty page).
   router.on('GET', '/relationships', async (ctx) => {
+    // Rest.li 2.0 sends `types=List(A,B)`; 1.0 repeats the parameter.
+    const {start, total, page} = await relatedPage(ctx, 'types', 100, "Missing '?types=List(...)' query parameter (relationship names, e.g. List(DownstreamOf,OwnedBy))")
+    return json(200, {start, count: page.length, total, relationships: page.map((e) => ({type: e.type, entity: e.urn}))})
+  })
+
+  // The same edges under GMS's OpenAPI names (RelationshipsController), which DataHubGraph's
+  // get_related_entities() pages through: `relationshipTypes` repeated, `count` 200 by default,
+  // `entities: [{urn, relationshipType}]`; the client stops at a page of count 0.
+  router.on('GET', '/openapi/relationships/v1', async (ctx) => {
+    const {start, total, page} = await relatedPage(ctx, 'relationshipTypes', 200, "Missing '?relationshipTypes=' query parameter (a relationship name, repeated for more, e.g. relationshipTypes=DownstreamOf&relationshipTypes=OwnedBy)")
+    return json(200, {start, count: page.length, total, entities: page.map((e) => ({urn: e.urn, relationshipType: e.type}))})
+  })
+
+  /** One page of an entity's edges, from the query both relationship routes share. */
+  async function relatedPage(ctx: RequestContext, typesParam: string, defaultCount: number, missingTypes: string) {
     const urn = ctx.query.get('urn')
     if (!urn) throw new BadRequestError("Missing '?urn=' query parameter (the entity's urn, percent-encoded)")
     validateUrn(urn)
     const direction = ctx.query.get('direction')
     if (direction !== 'INCOMING' && direction !== 'OUTGOING') throw new BadRequestError(`'direction' must be INCOMING or OUTGOING, got '${(direction ?? '').slice(0, 40)}'`)
-    // Rest.li 2.0 sends `types=List(A,B)`; 1.0 repeats the parameter.
-    const types = ctx.query.getAll('types').flatMap((t) => parseList(t) ?? [])
-    if (types.length === 0) throw new BadRequestError("Missing '?types=List(...)' query parameter (relationship names, e.g. List(DownstreamOf,OwnedBy))")
+    const types = ctx.query.getAll(typesParam).flatMap((t) => parseList(t) ?? [])
+    if (types.length === 0) throw new BadRequestError(missingTypes)
     const start = intParam(ctx, 'start', 0, Number.MAX_SAFE_INTEGER)
-    const count = intParam(ctx, 'count', 100, 10_000)
+    const count = intParam(ctx, 'count', defaultCount, 10_000)
     const edges = await relationshipsOf(catalog, urn, {types, direction})
-    const page = edges.slice(start, start + count)
-    return json(200, {start, count: page.length, total: edges.length, relationships: page.map((e) => ({type: e.type, entity: e.urn}))})
-  })
+    return {start, total: edges.length, page: edges.slice(start, start + count)}
+  }
 
   router.on('GET', '/aspects/*', async (ctx) => {
     const urn = ctx.params[0]!

@@ -120,6 +120,57 @@ describe('DataHub’s Python SDK on lite', function () {
     })
   })
 
+  describe('get_related_entities(): GET /openapi/relationships/v1/', () => {
+    const A = DS('sdk.rel.a')
+    const B = DS('sdk.rel.b')
+    const C = DS('sdk.rel.c')
+    /** The query as `requests` encodes the SDK's params dict (a list repeats its key). */
+    const query = (params: Array<[string, string | number]>) => params.map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')
+    /** The SDK's loop: from start 0, add each page's count, stop at a count of 0. */
+    async function related(urn: string, direction: string, types: string[], extra: Array<[string, number]> = []) {
+      const out: Array<{urn: string; relationshipType: string}> = []
+      let start = 0
+      for (let pages = 0; pages < 20; pages++) {
+        const r = await http(`${lite.url}/openapi/relationships/v1/?${query([['urn', urn], ['direction', direction], ...types.map((t): [string, string] => ['relationshipTypes', t]), ['start', start], ...extra])}`)
+        expect(r.status, JSON.stringify(r.body)).to.equal(200)
+        out.push(...r.body.entities)
+        if (r.body.count === 0 || r.body.count < r.body.entities.length) return {out, pages: pages + 1, total: r.body.total}
+        start += r.body.count
+      }
+      throw new Error('the SDK would page forever')
+    }
+
+    before(async () => {
+      const lineage = (urn: string, ups: string[]) => wrapped(urn, 'UPSERT', 'upstreamLineage', {upstreams: ups.map((dataset) => ({dataset, type: 'TRANSFORMED', auditStamp: {time: 0, actor: 'urn:li:corpuser:x'}}))})
+      const r = await emitMcps([lineage(A, [B]), lineage(C, [B]), wrapped(A, 'UPSERT', 'ownership', {owners: [{owner: 'urn:li:corpuser:jdoe', type: 'DATAOWNER'}]})])
+      expect(r.status, JSON.stringify(r.body)).to.equal(200)
+    })
+
+    it('answers the edges in GMS\'s shape, and the SDK\'s paging ends', async () => {
+      const incoming = await related(B, 'INCOMING', ['DownstreamOf'])
+      expect(incoming.out).to.have.deep.members([{urn: A, relationshipType: 'DownstreamOf'}, {urn: C, relationshipType: 'DownstreamOf'}])
+      expect(incoming.total).to.equal(2)
+      const outgoing = await related(A, 'OUTGOING', ['DownstreamOf', 'OwnedBy'])
+      expect(outgoing.out).to.have.deep.members([{urn: B, relationshipType: 'DownstreamOf'}, {urn: 'urn:li:corpuser:jdoe', relationshipType: 'OwnedBy'}])
+      const paged = await related(B, 'INCOMING', ['DownstreamOf'], [['count', 1]])
+      expect(paged.pages).to.equal(3)
+      expect(paged.out.map((e) => e.urn).sort()).to.deep.equal([A, C].sort())
+      expect((await related(B, 'OUTGOING', ['DownstreamOf'])).out).to.deep.equal([])
+    })
+
+    it('names what is wrong with a request, and wants a token as /relationships does', async () => {
+      const base = `${lite.url}/openapi/relationships/v1/`
+      const noTypes = await http(`${base}?${query([['urn', B], ['direction', 'INCOMING']])}`)
+      expect(noTypes.status).to.equal(400)
+      expect(noTypes.body.message).to.match(/relationshipTypes/)
+      const badDirection = await http(`${base}?${query([['urn', B], ['direction', 'UP'], ['relationshipTypes', 'DownstreamOf']])}`)
+      expect(badDirection.status).to.equal(400)
+      expect(badDirection.body.message).to.match(/direction/)
+      const anonymous = await http(`${base}?${query([['urn', B], ['direction', 'INCOMING'], ['relationshipTypes', 'DownstreamOf']])}`, {token: null})
+      expect(anonymous.status).to.equal(401)
+    })
+  })
+
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
     const create = (urn: string, name: string, extra: unknown[] = []) =>
       emitMcps([
