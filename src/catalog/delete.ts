@@ -53,7 +53,7 @@ export interface DeleteRequest {
   dryRun?: boolean
   /** Report references to hard-deleted urns. */
   checkReferences?: boolean
-  /** Only this timeseries aspect's rows in [startTimeMillis, endTimeMillis] go (DataHub's `delete -a`). */
+  /** Only this timeseries aspect's rows in [startTimeMillis, endTimeMillis] go (DataHub's `delete -a`); a bound left out is open. */
   aspectName?: string
   startTimeMillis?: number
   endTimeMillis?: number
@@ -363,16 +363,21 @@ export async function deleteEntities(catalog: Catalog, actor: Actor, req: Delete
   return report
 }
 
+/** A time in milliseconds for a message: ISO when it is a date (a bound far out of range is not). */
+const instant = (t: number): string => (Number.isFinite(new Date(t).getTime()) ? new Date(t).toISOString() : `${t} ms`)
+
 /** Deletes the rows of one timeseries aspect in a time window, entity by entity. */
 async function deleteTimeseriesRows(catalog: Catalog, grant: Grant, urns: string[], req: DeleteRequest): Promise<DeleteReport> {
   const aspect = req.aspectName!
   if (req.soft) throw new BadRequestError('You cannot provide an aspect name when performing a soft delete. Use --hard to perform a hard delete.')
   if (!aspectSpec(aspect)) throw new BadRequestError(`Unknown aspect ${aspect}`)
   if (!isTimeseries(aspect)) throw new BadRequestError('Aspect-specific deletion is only supported for timeseries aspects. Please delete the full entity or use a rollback instead.')
-  const start = req.startTimeMillis
-  const end = req.endTimeMillis
-  if (typeof start !== 'number' || typeof end !== 'number') throw new BadRequestError('You must provide both --start-time and --end-time when deleting a timeseries aspect.')
-  if (start > end) throw new BadRequestError(`--start-time (${new Date(start).toISOString()}) is after --end-time (${new Date(end).toISOString()})`)
+  // A missing bound is open, as GMS's deleteTimeseriesAspects takes it (the SDK's
+  // hard_delete_timeseries_aspect sends none for "from the beginning" or "to the end"); the CLI
+  // asks for both, as DataHub's does (cli/delete.ts).
+  const start = req.startTimeMillis ?? Number.MIN_SAFE_INTEGER
+  const end = req.endTimeMillis ?? Number.MAX_SAFE_INTEGER
+  if (start > end) throw new BadRequestError(`--start-time (${instant(start)}) is after --end-time (${instant(end)})`)
   const report: DeleteReport = {soft: false, dryRun: req.dryRun === true, entities: 0, rows: 0, timeseriesRows: 0, deleted: [], notFound: []}
   const ops: WriteOp[] = []
   for (const u of urns) {

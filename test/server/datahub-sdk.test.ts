@@ -171,6 +171,47 @@ describe('DataHub’s Python SDK on lite', function () {
     })
   })
 
+  describe('hard_delete_timeseries_aspect(): a bound left out is open', () => {
+    const profiled = async (name: string) => {
+      const urn = DS(name)
+      const points = [1_700_000_000_000, 1_700_000_100_000, 1_700_000_200_000].map((t, i) => wrapped(urn, 'UPSERT', 'datasetProfile', {timestampMillis: t, rowCount: i + 1}))
+      expect((await emitMcps(points)).status).to.equal(200)
+      return urn
+    }
+    const rowCounts = async (urn: string) => {
+      const r = await http(`${lite.url}/aspects?action=getTimeseriesAspectValues`, {body: {urn, entity: 'dataset', aspect: 'datasetProfile', limit: 10}})
+      return r.body.value.values.map((v: {aspect: {value: string}}) => JSON.parse(v.aspect.value).rowCount).sort()
+    }
+    /** The SDK's payload: urn and aspectName, and only the bounds it was given. */
+    const hardDelete = (body: Record<string, unknown>) => http(`${lite.url}/entities?action=delete`, {body})
+
+    it('deletes from a start to the end, from the beginning to an end, and everything with no bound', async () => {
+      const fromStart = await profiled('sdk.ts.from')
+      const r1 = await hardDelete({urn: fromStart, aspectName: 'datasetProfile', startTimeMillis: 1_700_000_100_000})
+      expect(r1.status, JSON.stringify(r1.body)).to.equal(200)
+      expect(r1.body.value.timeseriesRows).to.equal(2)
+      expect(await rowCounts(fromStart)).to.deep.equal([1])
+      const toEnd = await profiled('sdk.ts.to')
+      const r2 = await hardDelete({urn: toEnd, aspectName: 'datasetProfile', endTimeMillis: 1_700_000_100_000})
+      expect(r2.body.value.timeseriesRows).to.equal(2)
+      expect(await rowCounts(toEnd)).to.deep.equal([3])
+      const all = await profiled('sdk.ts.all')
+      await emitMcps([wrapped(all, 'UPSERT', 'datasetProperties', {name: 'kept'})])
+      const r3 = await hardDelete({urn: all, aspectName: 'datasetProfile'})
+      expect(r3.body.value.timeseriesRows).to.equal(3)
+      expect(await rowCounts(all)).to.deep.equal([])
+      expect(await aspect(all, 'datasetProperties'), 'only the timeseries aspect goes').to.deep.equal({name: 'kept'})
+    })
+
+    it('still refuses a start after the end', async () => {
+      const urn = await profiled('sdk.ts.backwards')
+      const r = await hardDelete({urn, aspectName: 'datasetProfile', startTimeMillis: 1_700_000_200_000, endTimeMillis: 1_700_000_000_000})
+      expect(r.status).to.equal(400)
+      expect(r.body.message).to.match(/is after/)
+      expect(await rowCounts(urn)).to.deep.equal([1, 2, 3])
+    })
+  })
+
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
     const create = (urn: string, name: string, extra: unknown[] = []) =>
       emitMcps([
