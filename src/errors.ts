@@ -79,9 +79,10 @@ export class UnknownEntityTypeError extends MdcliError {
   }
 }
 
+/** An aspect name the registry does not know: 400 for a write, 404 for a read (nothing holds it). */
 export class UnknownAspectError extends MdcliError {
-  constructor(message: string) {
-    super('E_UNKNOWN_ASPECT', 400, message)
+  constructor(message: string, status = 400) {
+    super('E_UNKNOWN_ASPECT', status, message)
   }
 }
 
@@ -300,7 +301,7 @@ const FROM_WIRE: Record<ErrorCode, WireFactory> = {
   E_USAGE: (m, d) => new UsageError(m, d),
   E_BAD_URN: (m) => new UrnError(m),
   E_UNKNOWN_ENTITY_TYPE: (m) => new UnknownEntityTypeError(m),
-  E_UNKNOWN_ASPECT: (m) => new UnknownAspectError(m),
+  E_UNKNOWN_ASPECT: (m, _d, s) => new UnknownAspectError(m, s),
   E_INVALID_ASPECT: (m, d) => new InvalidAspectError(m, d),
   E_BAD_REQUEST: (m, d) => new BadRequestError(m, d),
   E_NOT_FOUND: (m) => new NotFoundError(m),

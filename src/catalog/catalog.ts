@@ -16,8 +16,8 @@
 import {entityWithModelDefaults, withModelDefaults} from '../model/defaults.js'
 import {changesOf} from '../store/core/changes.js'
 import type {LoggedChange} from '../model/changelog.js'
-import {BadRequestError, BugError, MdcliError, NotFoundError} from '../errors.js'
-import {aspectSpec, isKeyAspect, isTimeseries, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
+import {BadRequestError, BugError, MdcliError, NotFoundError, UnknownAspectError} from '../errors.js'
+import {aspectSpec, aspectsOf, isKeyAspect, isTimeseries, nearest, SECRET_ASPECTS, validateUrn} from '../model/registry.js'
 import {
   DEFAULT_RUN_ID,
   type EntityRecord,
@@ -546,8 +546,14 @@ export class Catalog {
   }
 
   async getAspect(urn: string, aspectName: string, version = 0): Promise<StoredAspect> {
-    validateUrn(urn)
-    if (!aspectSpec(aspectName)) throw new BadRequestError(`Unknown aspect ${aspectName}`)
+    const {spec} = validateUrn(urn)
+    // Not found rather than a bad request: DataHub has aspects mdcli does not model
+    // (documentation, displayProperties, …), and as no write of one is taken, no entity holds
+    // one. DataHub's SDK reads a 404 as "no such aspect" (get_aspect answers None).
+    if (!aspectSpec(aspectName)) {
+      const hint = nearest(aspectName, aspectsOf(spec.name))
+      throw new UnknownAspectError(`Unknown aspect ${aspectName}: mdcli does not model it, so ${urn} holds none${hint ? ` (did you mean ${hint}?)` : ''}`, 404)
+    }
     if (!Number.isInteger(version) || version < 0) throw new BadRequestError(`version must be a whole number >= 0, got ${version}`)
     const a = await this.readAspect(urn, aspectName, version)
     if (!a) throw new NotFoundError(`Did not find urn: ${urn} aspect: ${aspectName} version: ${version}`)

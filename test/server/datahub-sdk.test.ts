@@ -212,6 +212,29 @@ describe('DataHub’s Python SDK on lite', function () {
     })
   })
 
+  describe('get_aspect() of a DataHub aspect mdcli does not model', () => {
+    it('answers 404 naming the aspect (the SDK returns None), while a write of it stays refused', async () => {
+      const urn = DS('sdk.unmodelled')
+      expect((await emitMcps([wrapped(urn, 'UPSERT', 'status', {removed: false})])).status).to.equal(200)
+      for (const name of ['documentation', 'assertionsSummary', 'applications', 'displayProperties', 'logicalParent', 'schemaFieldsInfo']) {
+        const r = await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=${name}&version=0`)
+        expect(r.status, `${name}: ${JSON.stringify(r.body)}`).to.equal(404)
+        expect(r.body.code).to.equal('E_UNKNOWN_ASPECT')
+        expect(r.body.message).to.contain(`Unknown aspect ${name}`)
+      }
+      const typo = await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=statuss&version=0`)
+      expect(typo.status).to.equal(404)
+      expect(typo.body.message).to.match(/did you mean status\?/)
+      const write = await emitMcps([wrapped(urn, 'UPSERT', 'documentation', {documentations: []})])
+      expect(write.status).to.equal(400)
+      expect(write.body.code).to.equal('E_UNKNOWN_ASPECT')
+      // A modelled aspect the entity lacks is the other 404, as before.
+      const missing = await http(`${lite.url}/aspects/${encodeUrnPath(urn)}?aspect=ownership&version=0`)
+      expect(missing.status).to.equal(404)
+      expect(missing.body.code).to.equal('E_NOT_FOUND')
+    })
+  })
+
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
     const create = (urn: string, name: string, extra: unknown[] = []) =>
       emitMcps([
