@@ -313,11 +313,17 @@ function alwaysIncludeKeyAspect(ctx: RequestContext): boolean {
   throw new BadRequestError(`'alwaysIncludeKeyAspect' must be true or false, got '${v.slice(0, 40)}'`)
 }
 
-/** A projection that also names the urn's key aspect (none: every aspect, the key among them). */
+/**
+ * A projection that also names the urn's key aspect (none: every aspect, the key among them).
+ * Names the registry does not know are left out: DataHub has aspects mdcli does not model
+ * (documentation, displayProperties, …), which its SDK asks for by name; no entity here holds
+ * one, so they are simply absent from the answer, as DataHub leaves out an aspect not stored.
+ */
 function projectionWithKey(urn: string, aspects: string[] | undefined): string[] | undefined {
   if (!aspects) return aspects
   const key = keyAspectOf(urn).name
-  return aspects.includes(key) ? aspects : [...aspects, key]
+  const known = aspects.filter((a) => aspectSpec(a) !== undefined)
+  return known.includes(key) ? known : [...known, key]
 }
 
 /** The entity with its key aspect, read off the urn where none is stored (version 0, as DataHub builds it). */

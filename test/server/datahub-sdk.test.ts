@@ -233,6 +233,16 @@ describe('DataHub’s Python SDK on lite', function () {
       expect(missing.status).to.equal(404)
       expect(missing.body.code).to.equal('E_NOT_FOUND')
     })
+
+    it('get_entity_semityped(aspects=[…]) and get_aspects_for_entity leave such names out of the entitiesV2 answer', async () => {
+      const urn = DS('sdk.unmodelled')
+      const one = await http(`${lite.url}/entitiesV2/${encodeUrnPath(urn)}?aspects=List(status,documentation,displayProperties)`)
+      expect(one.status, JSON.stringify(one.body)).to.equal(200)
+      expect(Object.keys(one.body.aspects).sort()).to.deep.equal(['datasetKey', 'status'])
+      const many = await http(`${lite.url}/entitiesV2?ids=List(${encodeUrnPath(encodeUrnPath(urn))})&aspects=List(documentation)`)
+      expect(many.status, JSON.stringify(many.body)).to.equal(200)
+      expect(Object.keys(many.body.results[urn].aspects)).to.deep.equal(['datasetKey'])
+    })
   })
 
   describe('client.entities.create(): the key as CREATE_ENTITY, the aspects as CREATE', () => {
