@@ -96,19 +96,22 @@ export async function exportStore(catalog: Catalog, file: string, onProgress?: (
     opened = true
     await put('[')
     const PAGE = 1000
-    for (let start = 0; ; start += PAGE) {
-      const page = await catalog.rawUrns({start, count: PAGE, includeSoftDeleted: true})
-      for (const urn of page.urns) {
-        entities++
-        if (((await catalog.rawAspect(urn, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) softDeleted++
-        for await (const rec of entityRecords(catalog, urn)) {
-          await put(`${records === 0 ? '\n' : ',\n'}${JSON.stringify(rec)}`)
-          records++
+    // One moment's store, on PostgreSQL where replicas may write while the backup reads.
+    await catalog.readSnapshot(async () => {
+      for (let start = 0; ; start += PAGE) {
+        const page = await catalog.rawUrns({start, count: PAGE, includeSoftDeleted: true})
+        for (const urn of page.urns) {
+          entities++
+          if (((await catalog.rawAspect(urn, 'status'))?.value as {removed?: unknown} | undefined)?.removed === true) softDeleted++
+          for await (const rec of entityRecords(catalog, urn)) {
+            await put(`${records === 0 ? '\n' : ',\n'}${JSON.stringify(rec)}`)
+            records++
+          }
         }
+        onProgress?.(records)
+        if (page.urns.length < PAGE) break
       }
-      onProgress?.(records)
-      if (page.urns.length < PAGE) break
-    }
+    })
     await put('\n]\n')
     out.end()
     await Promise.race([once(out, 'finish'), failed])

@@ -658,6 +658,12 @@ export class Catalog {
     return this.store.listUrns({includeSoftDeleted: true, ...req})
   }
 
+  /** Runs `fn` with the store's reads seeing one moment where other servers may write meanwhile (a backup); see `StoreCapabilities.snapshot`. */
+  readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
+    const snapshot = this.store.capabilities?.snapshot
+    return snapshot ? snapshot(fn) : fn()
+  }
+
   /** Every entity of one type with the named aspects as stored: the small types access control and edits scan (policies, tokens, domains). */
   async rawEntitiesOfType(entityType: string, aspectNames: string[], opts: {includeSoftDeleted?: boolean} = {}): Promise<EntityRecord[]> {
     const {urns} = await this.store.listUrns({entityType, includeSoftDeleted: opts.includeSoftDeleted ?? true})

@@ -402,6 +402,13 @@ export interface StoreCapabilities {
    * the catalog's to rebuild after it (`Catalog.reindex`).
    */
   reindex?(onProgress?: (done: number) => void): Promise<{entities: number; removed: number}>
+  /**
+   * Runs `fn` with every read of this store seeing one moment, whatever other processes write
+   * meanwhile (PostgreSQL: one REPEATABLE READ, READ ONLY transaction); `fn` must not write. For a
+   * store other servers may write while it is read (a backup); a store that only one process opens
+   * needs none.
+   */
+  snapshot?<T>(fn: () => Promise<T>): Promise<T>
 }
 
 /** A named health check of a store (see `MetadataStore.healthChecks`). */

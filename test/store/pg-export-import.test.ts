@@ -1,8 +1,9 @@
 import {expect} from 'chai'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
+import {spawn} from 'node:child_process'
 import {join} from 'node:path'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
-import {cleanup, runCli, startLite, tempDir} from '../helpers/lite.js'
+import {BIN, cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
 import {requirePostgres, requireSharedFixtures} from '../helpers/requires.js'
 
 /** The records of an export as a sorted list of JSON texts (order of entities may differ between stores). */
@@ -18,6 +19,40 @@ describe('moving a catalog between the embedded store and PostgreSQL', function 
   after(async () => {
     cleanup(...dirs)
     await db?.drop()
+  })
+
+  it('exports one moment of a PostgreSQL store while a server deletes entities: none that existed is left out', async function () {
+    const url = await requirePostgres(this)
+    const live = await createTestDatabase(url)
+    const work = tempDir('mdcli-live-export-')
+    dirs.push(work)
+    const lite = await startLite({storeDir: live.url})
+    try {
+      const N = 4000
+      const urn = (i: number) => `urn:li:dataset:(urn:li:dataPlatform:hive,live.t${String(i).padStart(5, '0')},PROD)`
+      for (let b = 0; b < N; b += 1000) {
+        const proposals = Array.from({length: 1000}, (_, k) => ({entityUrn: urn(b + k), aspectName: 'status', changeType: 'UPSERT', aspect: {json: {removed: false}}}))
+        expect((await http(`${lite.url}/aspects?action=ingestProposalBatch`, {body: {proposals, atomic: true}})).status).to.equal(200)
+      }
+      const file = join(work, 'live.json')
+      const env = {...process.env, HOME: lite.home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1'}
+      const exporting = spawn(process.execPath, [BIN, 'lite', 'export', '--store', live.url, '--file', file], {env, stdio: 'ignore'})
+      const done = new Promise<number | null>((resolve) => exporting.on('close', resolve))
+      // Once the first entities are in the file, the oldest 600 go (the first page's and more).
+      const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').length : 0)
+      while (lines() < 300) await new Promise((r) => setTimeout(r, 10))
+      const gone = await http(`${lite.url}/entities?action=delete`, {body: {urns: Array.from({length: 600}, (_, i) => urn(i)), soft: false}})
+      expect(gone.status, JSON.stringify(gone.body)).to.equal(200)
+      expect(await done).to.equal(0)
+      const exported = new Set((JSON.parse(readFileSync(file, 'utf8')) as Array<{entityUrn: string}>).map((r) => r.entityUrn))
+      // The store as it was when the export began: every dataset, the 600 deleted meanwhile too.
+      const missing = Array.from({length: N}, (_, i) => urn(i)).filter((u) => !exported.has(u))
+      expect(missing, `${missing.length} missing, e.g. ${missing[0]}`).to.deep.equal([])
+    } finally {
+      await lite.stop()
+      dirs.push(lite.home)
+      await live.drop()
+    }
   })
 
   it('round-trips the bootstrap file embedded → PostgreSQL → embedded unchanged', async function () {

@@ -6,10 +6,12 @@ import {defaultStoreDir, defaultStoreHelp} from '../../config/settings.js'
 import {entitiesSentence} from '../../model/counts.js'
 
 export default class LiteExport extends BaseCommand {
-  static override summary = 'Write a stopped lite store to a DataHub change-event JSON file (backup).'
+  static override summary = 'Write a lite store to a DataHub change-event JSON file (backup).'
   static override description = `Every aspect version, timeseries row and run id of the store goes into FILE as DataHub MCPs
 (one per line), oldest version first, so \`mdcli lite import\` (or DataHub's file source) rebuilds it.
-Stop \`mdcli lite\` first: a running server holds the store. FILE must not exist yet.`
+An embedded store must be stopped first: a running server holds it. A PostgreSQL store may keep
+serving: the export reads it as it was at one moment (one read-only transaction), whatever the
+servers write meanwhile. FILE must not exist yet.`
   static override examples = [
     '<%= config.bin %> lite export --file backup.json',
     '<%= config.bin %> lite export --store ./catalog-store --file backup.json --json',

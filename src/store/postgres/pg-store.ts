@@ -222,7 +222,9 @@ export class PgStore implements MetadataStore {
 
   constructor(private readonly opts: PgStoreOptions) {}
 
-  readonly capabilities: StoreCapabilities = {transactions: true, reindex: (onProgress) => this.reindex(onProgress)}
+  readonly capabilities: StoreCapabilities = {transactions: true, reindex: (onProgress) => this.reindex(onProgress), snapshot: (fn) => this.snapshot(fn)}
+  /** While `snapshot` runs: its transaction's connection, which every read goes through. */
+  private snapshotDb: pg.Pool | null = null
 
   /** Each batch is a transaction on a connection of its own: as many as the pool holds. */
   get writeConcurrency(): number {
@@ -231,7 +233,33 @@ export class PgStore implements MetadataStore {
 
   private get db(): pg.Pool {
     if (!this.pool) throw new Error('store is not open')
-    return this.pool
+    return this.snapshotDb ?? this.pool
+  }
+
+  /**
+   * A backup read while replicas write: paging through the entities by offset, a delete moved
+   * later pages back and entities that never went were left out. In one REPEATABLE READ
+   * transaction every page, aspect and version is read as of its first statement.
+   */
+  private async snapshot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.snapshotDb) return fn()
+    const client = await this.db.connect()
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      this.snapshotDb = {
+        query: (...args: Parameters<pg.PoolClient['query']>) => (client.query as (...a: unknown[]) => unknown)(...args),
+        connect: () => Promise.reject(new Error('a store snapshot only reads')),
+      } as unknown as pg.Pool
+      const out = await fn()
+      await client.query('COMMIT')
+      return out
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined)
+      throw e
+    } finally {
+      this.snapshotDb = null
+      client.release()
+    }
   }
 
   /** Pool settings shared by the store's pools: a name in pg_stat_activity, and no wait without end. */
