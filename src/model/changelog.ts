@@ -41,10 +41,15 @@ export interface ChangeFilter {
   aspect?: string
 }
 
+/**
+ * Whether a subscriber with filter `f` gets change `c`. A hard delete of a whole entity (an MCL
+ * without `aspectName`) passes every aspect filter: it removes that aspect too, and a subscriber
+ * following one aspect would otherwise keep a value the server dropped.
+ */
 export function matches(f: ChangeFilter, c: LoggedChange): boolean {
   if (f.entityType && c.mcl.entityType !== f.entityType) return false
   if (f.urnPrefix && !c.mcl.entityUrn.startsWith(f.urnPrefix)) return false
-  if (f.aspect && c.mcl.aspectName !== f.aspect) return false
+  if (f.aspect && c.mcl.aspectName !== undefined && c.mcl.aspectName !== f.aspect) return false
   return true
 }
 

@@ -72,6 +72,20 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     }
   })
 
+  it('events tail --aspect shows the hard delete of an entity whose aspect it follows', async () => {
+    const env = lite.env()
+    const urn = datasetUrn('changelog.hard')
+    expect((await runCli(['put', '--urn', urn, '-a', 'globalTags', '-d', '-'], {env, input: JSON.stringify({tags: [{tag: 'urn:li:tag:pii'}]})})).code).to.equal(0)
+    expect((await runCli(['delete', '--urn', urn, '--hard', '--force'], {env})).code).to.equal(0)
+    const r = await runCli(['events', 'tail', '--since', '0', '--aspect', 'globalTags', '--urn-prefix', urn, '--json', '--limit', '2'], {env, timeoutMs: 30_000})
+    expect(r.code, r.stderr).to.equal(0)
+    const changes = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(changes.map((c) => [c.mcl.changeType, c.mcl.aspectName ?? null])).to.deep.equal([
+      ['UPSERT', 'globalTags'],
+      ['DELETE', null],
+    ])
+  })
+
   it('GET /events needs a token, filters by aspect and resumes after Last-Event-ID', async () => {
     const anon = await request(`${lite.url}/events`)
     expect(anon.statusCode).to.equal(401)

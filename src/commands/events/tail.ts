@@ -22,7 +22,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
   static override enableJsonFlag = false
   static override flags = {
     'entity-type': Flags.string({char: 't', summary: 'Only changes of this entity type.'}),
-    aspect: Flags.string({char: 'a', summary: 'Only changes of this aspect.'}),
+    aspect: Flags.string({char: 'a', summary: 'Only changes of this aspect (and hard deletes of whole entities, which remove it too).'}),
     'urn-prefix': Flags.string({summary: 'Only entities whose urn starts with this.'}),
     since: Flags.integer({summary: 'Resume after this change id (the server holds the last 10,000).', min: 0}),
     limit: Flags.integer({summary: 'Stop after this many changes.', min: 1}),
