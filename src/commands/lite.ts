@@ -139,7 +139,10 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
     const changelog = flags.changelog ?? fromFile.changelog
     const changelogSubject = flags['changelog-subject'] ?? fromFile.changelog_subject ?? 'mdcli.changelog'
     if (consume) (await import('../events/queue.js')).parseQueueUrl(consume, 'MDCLI_PROPOSALS')
-    if (changelog) (await import('../events/queue.js')).parseQueueUrl(changelog, 'MDCLI_CHANGELOG')
+    if (changelog) {
+      ;(await import('../events/queue.js')).parseQueueUrl(changelog, 'MDCLI_CHANGELOG')
+      ;(await import('../events/outbox.js')).checkOutboxStore(storeDir)
+    }
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }

@@ -22,6 +22,8 @@ import {join} from 'node:path'
 import type {EntityRecord, WriteOp} from '../store/types.js'
 import {entityTypeOf} from '../model/urn.js'
 import type {LoggedChange} from '../model/changelog.js'
+import {UsageError} from '../errors.js'
+import {isStoreUrl, maskUrl} from '../store/postgres/url.js'
 
 export const OUTBOX_FILE = 'changelog-outbox.jsonl'
 /** Past this size, a file whose commits were all published is rewritten to its header. */
@@ -34,6 +36,19 @@ export interface PendingCommit {
   ops: Array<[string, string, string?]>
   urns: string[]
   changes?: Change[]
+}
+
+/**
+ * Refuses a store the outbox cannot sit beside: a PostgreSQL store has no directory, and an
+ * outbox anywhere else (a file on one replica's disk) would not be written with the store's
+ * commits nor found by the replica that restarts. Checked before anything is opened or written.
+ */
+export function checkOutboxStore(store: string): void {
+  if (isStoreUrl(store)) {
+    throw new UsageError(
+      `--changelog needs a store directory: its outbox (what makes publishing at least once) is a file beside the store, and a PostgreSQL store (${maskUrl(store)}) has none; publish from a server on a store directory, or start without --changelog`,
+    )
+  }
 }
 
 export class ChangeOutbox {

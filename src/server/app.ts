@@ -196,6 +196,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const logger = opts.logger ?? createLogger({debug: opts.debug ?? false})
+  if (opts.changelog) (await import('../events/outbox.js')).checkOutboxStore(opts.storeDir)
   const storeOpts = {dir: opts.storeDir, checkpointBytes: opts.checkpointBytes, warn: (m: string) => logger.warn(m), info: (m: string) => logger.info(m)}
   const store = await openStore(storeOpts)
   // The search index that goes with the store: the catalog feeds it; it closes with the store.
