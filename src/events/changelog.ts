@@ -48,8 +48,8 @@ const WIDE = 0x80000000
  */
 class Ring {
   /** Oldest id held, and the next id to be given; slot of id i: i % capacity. */
-  first = 1
-  next = 1
+  first: number
+  next: number
   private readonly urn: Array<string | undefined>
   private readonly created: Array<MetadataChangeLog['created'] | undefined>
   private readonly systemMetadata: Array<Record<string, unknown> | undefined>
@@ -74,7 +74,10 @@ class Ring {
     private readonly capacity: number,
     private readonly maxBytes: number,
     private readonly chunkBytes: number,
+    firstId: number,
   ) {
+    this.first = firstId
+    this.next = firstId
     this.urn = new Array(capacity).fill(undefined)
     this.created = new Array(capacity).fill(undefined)
     this.systemMetadata = new Array(capacity).fill(undefined)
@@ -211,21 +214,38 @@ class Ring {
   }
 }
 
+/**
+ * The first id of a change log made now: the clock in microseconds. A later process of the same
+ * store starts above every id this one gives out unless this one averaged more than a thousand
+ * changes a millisecond, so an id is never handed out twice across restarts and a client resuming
+ * with an id of an earlier process is told of a gap instead of silently skipping changes. Ids stay
+ * below 2^53 (exact in JSON numbers) until the year 2255.
+ */
+export function clockFirstId(now = Date.now()): number {
+  return now * 1000
+}
+
 export class ChangeLog {
   private readonly ring: Ring
-  private nextId = 1
+  /** The first id this log gives out; ids below it are an earlier process's. */
+  readonly firstId: number
+  private nextId: number
   private readonly listeners = new Set<Listener>()
   private readonly sinks: Array<(batch: LoggedChange[]) => void> = []
 
   /**
    * Keeps the last `capacity` changes, fewer when their value texts pass `maxBytes`: a ring of
-   * large aspects (a wide schema is megabytes) must not hold the server's memory.
+   * large aspects (a wide schema is megabytes) must not hold the server's memory. Ids start at
+   * `firstId` (default: clockFirstId()).
    */
   constructor(
     private readonly capacity = 10_000,
     maxBytes = 16 * 2 ** 20,
+    opts: {firstId?: number} = {},
   ) {
-    this.ring = new Ring(Math.max(1, capacity), maxBytes, Math.min(2 ** 20, Math.max(4096, maxBytes >>> 4)))
+    this.firstId = opts.firstId ?? clockFirstId()
+    this.nextId = this.firstId
+    this.ring = new Ring(Math.max(1, capacity), maxBytes, Math.min(2 ** 20, Math.max(4096, maxBytes >>> 4)), this.firstId)
   }
 
   append(batch: Array<Omit<LoggedChange, 'id'>>): void {
@@ -242,17 +262,24 @@ export class ChangeLog {
   }
 
   /**
-   * Entries after `lastId` still in the ring; `gap` when some were already dropped. An id this
-   * log never gave out (ids start at 1 in every server process: a client resuming across a
-   * restart) is a gap too, and every held entry is new to that client.
+   * Entries after `lastId` still in the ring; `gap` when some were already dropped. 0 asks for
+   * everything held. An id this log never gave out — an earlier process's (below `firstId`: a
+   * client resuming across a restart, whose changes between its id and this start are not known
+   * here) or one from the future — is a gap too, and every held entry is new to that client.
    */
   since(lastId: number): {entries: LoggedChange[]; gap: boolean} {
-    const first = this.ring.first
-    const unknown = lastId >= this.nextId
-    const gap = unknown || (lastId + 1 < first && lastId < this.nextId - 1)
+    const {from, gap} = this.resume(lastId)
     const entries: LoggedChange[] = []
-    for (let id = unknown ? first : Math.max(first, lastId + 1); id < this.ring.next; id++) entries.push(this.ring.get(id))
+    for (let id = from; id < this.ring.next; id++) entries.push(this.ring.get(id))
     return {entries, gap}
+  }
+
+  /** Where a client resuming after `lastId` starts in the ring, and whether it missed changes. */
+  resume(lastId: number): {from: number; gap: boolean} {
+    const first = this.ring.first
+    if (lastId === 0) return {from: first, gap: first > this.firstId}
+    if (lastId < this.firstId || lastId >= this.nextId) return {from: first, gap: true}
+    return {from: Math.max(first, lastId + 1), gap: lastId + 1 < first}
   }
 
   /**

@@ -6,7 +6,8 @@
  * Glossary:
  * - MCL: `{entityType, entityUrn, changeType, aspectName, aspect, previousAspectValue, created,
  *   systemMetadata}`; aspect values as DataHub writes them, `{value: <JSON text>, contentType}`.
- * - id: a per-server sequence number; an event's SSE id.
+ * - id: an event's SSE id: increasing within a server process and never reused by a later one
+ *   (events/changelog.ts, clockFirstId).
  */
 import {aspectChangeEvents, type ChangeEvent} from './change-events.js'
 

@@ -86,6 +86,31 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     ])
   })
 
+  it('event ids are never reused after a restart: resuming from an id of the stopped process is a gap, then every change since', async () => {
+    let own = await startLite()
+    const {storeDir, home} = own
+    const put = (name: string) => runCli(['put', '--urn', datasetUrn(`restart.${name}`), '-a', 'status', '-d', '-'], {env: own.env(), input: '{"removed": false}'})
+    try {
+      expect((await put('a')).code).to.equal(0)
+      const before = await runCli(['events', 'tail', '--since', '0', '--urn-prefix', datasetUrn('restart.a'), '--json', '--limit', '1'], {env: own.env(), timeoutMs: 30_000})
+      expect(before.code, before.stderr).to.equal(0)
+      const lastOld: number = JSON.parse(before.stdout).id
+      await own.stop()
+      own = await startLite({storeDir, home})
+      expect((await put('b')).code).to.equal(0)
+      expect((await put('c')).code).to.equal(0)
+      const after = await runCli(['events', 'tail', '--since', String(lastOld), '--urn-prefix', 'urn:li:dataset:(urn:li:dataPlatform:hive,restart.', '--json', '--limit', '2'], {env: own.env(), timeoutMs: 30_000})
+      expect(after.code, after.stderr).to.equal(0)
+      const changes = after.stdout.trim().split('\n').map((l) => JSON.parse(l))
+      expect(changes.map((c) => c.mcl.entityUrn)).to.deep.equal([datasetUrn('restart.b'), datasetUrn('restart.c')])
+      expect(changes.every((c) => c.id > lastOld)).to.equal(true)
+      expect(after.stderr).to.match(/Warning: some changes after \d+ are no longer held/)
+    } finally {
+      await own.stop()
+      cleanup(storeDir, home)
+    }
+  })
+
   it('GET /events needs a token, filters by aspect and resumes after Last-Event-ID', async () => {
     const anon = await request(`${lite.url}/events`)
     expect(anon.statusCode).to.equal(401)

@@ -12,7 +12,7 @@ const change = (i: number, bytes: number) => ({
 
 describe('change log ring', () => {
   it('keeps at most twice its capacity of changes, then the newest `capacity`', () => {
-    const log = new ChangeLog(100)
+    const log = new ChangeLog(100, undefined, {firstId: 1})
     for (let i = 0; i < 450; i++) log.append([change(i, 10)])
     const {entries, gap} = log.since(0)
     expect(entries.length).to.be.within(100, 200)
@@ -22,7 +22,7 @@ describe('change log ring', () => {
 
   it('holds fewer changes when their values are large: memory is bounded by bytes too', () => {
     // 1,000 changes of 100 KB would be 100 MB; a 1 MiB budget keeps a handful.
-    const log = new ChangeLog(10_000, 2 ** 20)
+    const log = new ChangeLog(10_000, 2 ** 20, {firstId: 1})
     for (let i = 0; i < 1000; i++) log.append([change(i, 100_000)])
     const {entries} = log.since(0)
     expect(entries.length).to.be.within(1, 11)
@@ -33,19 +33,31 @@ describe('change log ring', () => {
   })
 
   it('an id it never gave out (a client resuming across a server restart) is a gap, and every held change is new to it', () => {
-    const log = new ChangeLog(100)
+    const log = new ChangeLog(100, undefined, {firstId: 1})
     for (let i = 0; i < 3; i++) log.append([change(i, 10)])
     expect(log.since(3)).to.deep.include({gap: false, entries: []})
     const resumed = log.since(126)
     expect(resumed.gap).to.equal(true)
     expect(resumed.entries.map((e) => e.id)).to.deep.equal([1, 2, 3])
-    expect(new ChangeLog(100).since(126)).to.deep.include({gap: true, entries: []})
+    expect(new ChangeLog(100, undefined, {firstId: 1}).since(126)).to.deep.include({gap: true, entries: []})
+  })
+
+  it('an id of an earlier log (below this one\'s first id) resumes with a gap and every held change', () => {
+    const earlier = new ChangeLog(100, undefined, {firstId: 1000})
+    for (let i = 0; i < 3; i++) earlier.append([change(i, 10)])
+    const last = earlier.since(0).entries.at(-1)!.id
+    const later = new ChangeLog(100, undefined, {firstId: 5000})
+    later.append([change(9, 10)])
+    expect(later.since(last)).to.deep.include({gap: true})
+    expect(later.since(last).entries.map((e) => e.id)).to.deep.equal([5000])
+    expect(later.since(0)).to.deep.include({gap: false})
+    expect(later.since(5000)).to.deep.include({gap: false, entries: []})
   })
 })
 
 describe('change log ring, entries read back', () => {
   it('gives back every field of a change as it was appended, whatever its text', () => {
-    const log = new ChangeLog(4, 2 ** 16)
+    const log = new ChangeLog(4, 2 ** 16, {firstId: 1})
     const texts = ['{"name":"plain"}', '{"name":"café ☕ 日本"}', '{"name":"\ud83d\ude00 pair"}', `{"name":"lone ${String.fromCharCode(0xd800)} surrogate"}`]
     const sm = {runId: 'run-1', lastObserved: 5}
     const entries = texts.map((t, i) => ({
@@ -132,7 +144,7 @@ describe('change log entries', () => {
     expect(entries).to.have.length(1)
     expect(entries[0]!.changeEvents.map((e) => [e.category, e.operation, e.modifier])).to.deep.equal([['TAG', 'ADD', 'urn:li:tag:pii']])
     // Written as JSON (the outbox, a publisher), the entry carries its events and its id as fields.
-    const log = new ChangeLog(10)
+    const log = new ChangeLog(10, undefined, {firstId: 1})
     log.append(entries)
     const written = JSON.parse(JSON.stringify(log.since(0).entries[0]))
     expect(Object.keys(written).sort()).to.deep.equal(['changeEvents', 'id', 'mcl'])

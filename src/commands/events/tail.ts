@@ -16,7 +16,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
     '<%= config.bin %> events tail',
     '<%= config.bin %> events tail --entity-type dataset --aspect globalTags',
     '<%= config.bin %> events tail --urn-prefix "urn:li:dataset:(urn:li:dataPlatform:postgres" --json | jq .mcl.entityUrn',
-    '<%= config.bin %> events tail --since 1200    # resume after the change with id 1200',
+    '<%= config.bin %> events tail --since 1754380800000042    # resume after the change with this id (--json shows ids)',
   ]
 
   static override enableJsonFlag = false
@@ -24,7 +24,7 @@ MetadataChangeLog shape. Stops on Ctrl-C, or after --limit changes.`
     'entity-type': Flags.string({char: 't', summary: 'Only changes of this entity type.'}),
     aspect: Flags.string({char: 'a', summary: 'Only changes of this aspect (and hard deletes of whole entities, which remove it too).'}),
     'urn-prefix': Flags.string({summary: 'Only entities whose urn starts with this.'}),
-    since: Flags.integer({summary: 'Resume after this change id (the server holds the last 10,000).', min: 0}),
+    since: Flags.integer({summary: 'Resume after this change id (the server holds the last 10,000; an id from before the server restarted, or too old, is warned of as a gap). 0: everything held.', min: 0}),
     limit: Flags.integer({summary: 'Stop after this many changes.', min: 1}),
     json: Flags.boolean({summary: 'One JSON object per line.', default: false}),
   }
