@@ -282,6 +282,21 @@ export class ChangeLog {
     return {from: Math.max(first, lastId + 1), gap: lastId + 1 < first}
   }
 
+  /** Entry `id` as an object, if the ring still holds it. */
+  entry(id: number): LoggedChange | undefined {
+    return id >= this.ring.first && id < this.ring.next ? this.ring.get(id) : undefined
+  }
+
+  /** The oldest id the ring holds (or `end` when it holds none). */
+  get oldest(): number {
+    return this.ring.first
+  }
+
+  /** The id the next change will get. */
+  get end(): number {
+    return this.nextId
+  }
+
   /**
    * The entities changed most recently, newest first, each once with its latest change; walks the
    * ring from its end and stops after `count` entities (or `scanLimit` entries).

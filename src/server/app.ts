@@ -186,6 +186,8 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
   registerRuns(router, catalog)
   const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})
   const changeStream = registerEvents(router, opts.changeLog, opts.auth ? (headers) => resolveActor(headers, 'GET') : undefined)
+  metrics.gauge('mdcli_events_subscribers', 'Open GET /events streams', {collect: () => changeStream.subscribers()})
+  metrics.gauge('mdcli_events_buffered_bytes', 'Bytes GET /events streams have written and their sockets not yet sent (in the server, beside the kernel\'s buffers)', {collect: () => changeStream.bufferedBytes()})
   registerFrontend(router, {auth: opts.auth, tokens: opts.tokens, users: new NativeUsers(catalog), sessionTtlMs: opts.sessionTtlMs, graphql: graphql.serve})
   if (opts.uiDir) {
     registerDataHubUi(router, opts.uiDir)

@@ -12,7 +12,8 @@ import {BugError} from '../errors.js'
 
 /**
  * A subscriber this far behind is cut off: characters of live changes not yet handed to its
- * socket, beside the largest of them (see `send`).
+ * socket, beside the largest of them (see `send`). A replay holds nothing of its own: it is read
+ * from the ring as the socket drains (see `replay`).
  */
 const MAX_BUFFERED = 8 * 1024 * 1024
 const HEARTBEAT_MS = 15_000
@@ -35,7 +36,11 @@ function frameOf(c: LoggedChange): string {
  * same caches as any request: a stream is cut within a second of when a new request with those
  * credentials would be refused (ACCESS_CACHE_MAX_AGE_MS at most).
  */
-export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: (headers: IncomingHttpHeaders) => Promise<unknown>): {closeAll(): void} {
+export function registerEvents(
+  router: Router,
+  log: ChangeLog,
+  reauthenticate?: (headers: IncomingHttpHeaders) => Promise<unknown>,
+): {closeAll(): void; subscribers(): number; bufferedBytes(): number} {
   const open = new Set<ServerResponse>()
   router.on('GET', '/events', async (ctx) => {
     const q = ctx.query
@@ -65,11 +70,6 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
         })
       }
       const frame = frameOf(c)
-      // A replay (bounded by the ring it comes from) is written whole; live changes count.
-      if (replaying) {
-        res.write(frame)
-        return
-      }
       // Behind by more than the bound, not counting the largest change still in flight: the
       // subscriber is not keeping up. One change over the bound (an aspect may be 15 MiB) still
       // goes to a subscriber that is, and so do the changes after it.
@@ -91,15 +91,53 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
     // Sizes (in characters) of the live changes written and not yet handed to the socket, in order.
     const inFlight: number[] = []
     let inFlightBytes = 0
-    let replaying = false
-    if (lastId !== undefined) {
-      const {entries, gap} = log.since(lastId)
-      if (gap) res.write(`event: gap\ndata: {"message":"some changes after ${lastId} are no longer held; re-read what you track"}\n\n`)
-      replaying = true
-      for (const e of entries) send(e)
-      replaying = false
+    let unsubscribe: () => void = () => {}
+    // The next ring id to replay, until the replay has caught up with the ring's end.
+    let cursor: number | undefined
+    /**
+     * Writes held changes from `cursor` while the socket takes them, and goes on at its 'drain':
+     * a subscriber that does not read holds one frame and the socket's buffer, not the ring's
+     * worth (a replay of 10,000 large changes is ~16 MiB per connection). Caught up, it turns
+     * to live changes, in the same turn, so none is missed or sent twice. One whose next change
+     * the ring has already dropped is cut, as a live subscriber that falls behind is: it resumes
+     * with Last-Event-ID and is told of the gap.
+     */
+    const replay = (): void => {
+      while (cursor !== undefined && !res.destroyed && !res.writableEnded) {
+        if (cursor < log.oldest) {
+          res.destroy()
+          return
+        }
+        if (cursor >= log.end) {
+          cursor = undefined
+          unsubscribe()
+          unsubscribe = log.subscribe(send)
+          return
+        }
+        const c = log.entry(cursor++)!
+        if (matches(filter, c) && !res.write(frameOf(c))) {
+          res.once('drain', replay)
+          return
+        }
+      }
     }
-    const unsubscribe = log.subscribe(send)
+    if (lastId !== undefined) {
+      const {from, gap} = log.resume(lastId)
+      if (gap) res.write(`event: gap\ndata: {"message":"some changes after ${lastId} are no longer held; re-read what you track"}\n\n`)
+      cursor = from
+      // While the replay waits on the socket, a change that pushes its next one out of the ring
+      // cuts it (looked at once the change is in the ring, once a turn however many come).
+      let looking = false
+      unsubscribe = log.subscribe(() => {
+        if (looking) return
+        looking = true
+        setImmediate(() => {
+          looking = false
+          if (cursor !== undefined && cursor < log.oldest) res.destroy()
+        })
+      })
+      replay()
+    } else unsubscribe = log.subscribe(send)
     const beat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS)
     beat.unref()
     const headers = ctx.request.headers
@@ -115,6 +153,7 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
     recheck?.unref()
     open.add(res)
     res.on('close', () => {
+      cursor = undefined
       unsubscribe()
       clearInterval(beat)
       if (recheck) clearInterval(recheck)
@@ -125,6 +164,13 @@ export function registerEvents(router: Router, log: ChangeLog, reauthenticate?: 
   return {
     closeAll() {
       for (const res of open) res.end()
+    },
+    subscribers: () => open.size,
+    // What the open streams have written and their sockets not yet sent (node's buffers, not the kernel's).
+    bufferedBytes() {
+      let n = 0
+      for (const res of open) n += res.writableLength
+      return n
     },
   }
 }
