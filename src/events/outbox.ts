@@ -22,7 +22,7 @@ import {join} from 'node:path'
 import type {EntityRecord, WriteOp} from '../store/types.js'
 import {entityTypeOf} from '../model/urn.js'
 import type {LoggedChange} from '../model/changelog.js'
-import {UsageError} from '../errors.js'
+import {ConnectionError, UsageError} from '../errors.js'
 import {isStoreUrl, maskUrl} from '../store/postgres/url.js'
 
 export const OUTBOX_FILE = 'changelog-outbox.jsonl'
@@ -53,6 +53,7 @@ export function checkOutboxStore(store: string): void {
 
 export class ChangeOutbox {
   private fd: number
+  private closed = false
   private nextCommit: number
   private readonly open = new Set<number>()
   private bytes: number
@@ -111,6 +112,7 @@ export class ChangeOutbox {
 
   /** Before a store write: the intent, on disk when this returns. */
   intent(ops: WriteOp[]): number {
+    if (this.closed) throw new ConnectionError('The server is stopping; nothing of this request was written. Retry once it is back.')
     const commit = this.nextCommit++
     this.open.add(commit)
     const urns = [...new Set(ops.map((o) => o.urn))]
@@ -118,8 +120,13 @@ export class ChangeOutbox {
     return commit
   }
 
-  /** After the write: the entries it produced (none: the commit is done). */
+  /**
+   * After the write: the entries it produced (none: the commit is done). Once closed, nothing:
+   * the write is saved and must not be reported failed; its intent, left open, has the next start
+   * rebuild its entries from the store.
+   */
   committed(commit: number, changes: Change[]): void {
+    if (this.closed) return
     if (changes.length === 0) return this.published(commit)
     this.append({c: commit, changes}, false)
   }
@@ -131,6 +138,7 @@ export class ChangeOutbox {
 
   /** Every entry of `commit` acknowledged. Not synced: losing it means publishing again. */
   published(commit: number): void {
+    if (this.closed) return
     this.open.delete(commit)
     this.append({p: commit}, false)
     if (this.open.size === 0 && this.bytes > COMPACT_BYTES) this.compact()
@@ -146,6 +154,8 @@ export class ChangeOutbox {
   }
 
   close(): void {
+    if (this.closed) return
+    this.closed = true
     closeSync(this.fd)
   }
 }

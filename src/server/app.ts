@@ -397,8 +397,6 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         // The consumer first: what it took from the queue is written (and acknowledged) or redelivered.
         await consumer?.close()
         changeStream.closeAll()
-        await publisher?.close()
-        outboxFile?.close()
         stopping = true
         // Requests held for an open that never came are answered as stopping.
         open()
@@ -416,6 +414,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           server.closeIdleConnections()
         })
         await Promise.allSettled([...inflight])
+        // Only now that no request is being handled: a write whose outbox entry could not be
+        // written after it was saved would be answered as failed though it was saved.
+        await publisher?.close()
+        outboxFile?.close()
         await closeStore()
       })()
       return closing

@@ -6,7 +6,9 @@
 import {expect} from 'chai'
 import {connect} from 'node:net'
 import {cleanup, type LiteProcess, startLite, TEST_STORE} from '../helpers/lite.js'
-import {skipWithReason} from '../helpers/requires.js'
+import {jetstreamManager} from '@nats-io/jetstream'
+import {connect as natsConnect} from '@nats-io/transport-node'
+import {requireNats, skipWithReason, uniqueName} from '../helpers/requires.js'
 
 function proposal(urn: string) {
   return {proposal: {entityType: 'tag', entityUrn: urn, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify({name: urn.slice('urn:li:tag:'.length)})}}}
@@ -65,5 +67,58 @@ describe('server: a clean stop with busy and stalled clients', function () {
       await res.text()
     }
     expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+  })
+
+  it('with --changelog, answers no write it saved as failed while it stops', async function () {
+    if (TEST_STORE !== 'embedded') skipWithReason(this, '--changelog needs a store directory')
+    const url = await requireNats(this)
+    if (lite) {
+      await lite.stop()
+      cleanup(lite.storeDir, lite.home)
+      lite = undefined
+    }
+    const stream = `fixev_stop_${uniqueName('s').replace(/[^A-Za-z0-9_]/g, '_')}`
+    const nc = await natsConnect({servers: url.replace(/^nats:\/\//, '')})
+    try {
+      const first = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', `${stream}.changelog`]})
+      lite = first
+      const auth = {authorization: `Bearer ${first.token}`, 'content-type': 'application/json'}
+      const acknowledged: string[] = []
+      const refused: Array<{status: number; body: string}> = []
+      let running = true
+      // Four writers back to back (at most 500 writes each) until the server goes.
+      const writers = [0, 1, 2, 3].map(async (c) => {
+        for (let i = 0; running && i < 500; i++) {
+          const urn = `urn:li:tag:stopcl-${c}-${i}`
+          try {
+            const res = await fetch(`${first.url}/aspects?action=ingestProposal`, {method: 'POST', headers: auth, body: JSON.stringify(proposal(urn))})
+            const body = await res.text()
+            if (res.status === 200) acknowledged.push(urn)
+            else refused.push({status: res.status, body})
+          } catch {
+            return
+          }
+        }
+      })
+      while (acknowledged.length < 40) await new Promise((r) => setTimeout(r, 20))
+      await first.stop()
+      running = false
+      await Promise.all(writers)
+      // Turned away unwritten (503) is fine; a 500 for a write the store kept is not.
+      expect(refused.filter((r) => r.status !== 503), JSON.stringify(refused.slice(0, 3))).to.deep.equal([])
+      expect(first.output()).to.not.match(/EBADF/)
+
+      lite = await startLite({storeDir: first.storeDir, home: first.home, args: ['--changelog', `${url}/${stream}`, '--changelog-subject', `${stream}.changelog`]})
+      const missing: string[] = []
+      for (const urn of acknowledged) {
+        const res = await fetch(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`, {headers: {authorization: `Bearer ${lite.token}`}})
+        if (res.status !== 200) missing.push(urn)
+        await res.text()
+      }
+      expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+    } finally {
+      await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined)
+      await nc.close()
+    }
   })
 })
