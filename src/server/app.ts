@@ -289,31 +289,39 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     await closeStore()
     throw e
   }
+  let publisher: {close(): Promise<void>} | undefined
+  let outboxFile: {close(): void} | undefined
+  /** Undoes a start that failed after the listener bound. */
+  const abandon = async () => {
+    server.close()
+    await publisher?.close()
+    outboxFile?.close()
+    await closeStore()
+  }
+  // The change log's publisher before the first start's writes: a broker that cannot be reached
+  // must fail the start before it makes an admin token it would never show, and the first start's
+  // changes (roles, policies, the admin) are published like any other.
+  if (opts.changelog) {
+    try {
+      const {publishChangeLog} = await import('../events/publish.js')
+      const {ChangeOutbox} = await import('../events/outbox.js')
+      const outbox = ChangeOutbox.open(opts.storeDir)
+      outboxFile = outbox
+      catalog.setOutbox(outbox)
+      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog})
+    } catch (e) {
+      await abandon()
+      throw e
+    }
+  }
   let adminToken: string | undefined
   let adminPassword: string | undefined
   try {
     adminToken = (await bootstrapAccess(catalog)).adminToken
     if (auth && (opts.adminPassword || !opts.noGeneratedPassword)) adminPassword = (await new NativeUsers(catalog).bootstrapAdminPassword(opts.adminPassword)).generated
   } catch (e) {
-    server.close()
-    await closeStore()
+    await abandon()
     throw e
-  }
-  let publisher: {close(): Promise<void>} | undefined
-  let outboxFile: {close(): void} | undefined
-  if (opts.changelog) {
-    try {
-      const {publishChangeLog} = await import('../events/publish.js')
-      const {ChangeOutbox} = await import('../events/outbox.js')
-      const outbox = ChangeOutbox.open(opts.storeDir)
-      catalog.setOutbox(outbox)
-      outboxFile = outbox
-      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog})
-    } catch (e) {
-      server.close()
-      await closeStore()
-      throw e
-    }
   }
   let consumer: {close(): Promise<void>; stats?: unknown} | undefined
   if (opts.consume) {
@@ -328,8 +336,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         metrics.counter('mdcli_consumer_redelivered_total', 'Queued proposals delivered more than once', {collect: () => stats.redelivered ?? 0})
       }
     } catch (e) {
-      server.close()
-      await closeStore()
+      await abandon()
       throw e
     }
   }
