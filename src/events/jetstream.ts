@@ -67,17 +67,28 @@ export class JetStreamPublisher implements QueuePublisher {
     private readonly nc: NatsConnection,
     private readonly js: JetStreamClient,
     private readonly timeoutMs: number,
+    private readonly target: QueueTarget,
   ) {}
 
-  static async open(target: QueueTarget, opts: {timeoutMs?: number; name?: string} = {}): Promise<JetStreamPublisher> {
-    const nc = await connectNats(target.servers, opts.name ?? 'mdcli')
+  static async open(target: QueueTarget, opts: {timeoutMs?: number; name?: string} & ConnectOptions = {}): Promise<JetStreamPublisher> {
+    const nc = await connectNats(target.servers, opts.name ?? 'mdcli', opts)
     try {
       await ensureStream(await jetstreamManager(nc), target.stream, target.subjects)
     } catch (error) {
       await nc.close()
       throw new ConnectionError(`NATS at ${redact(target.servers)} refused stream '${target.stream}': ${(error as Error).message}`)
     }
-    return new JetStreamPublisher(nc, jetstream(nc), opts.timeoutMs ?? 10_000)
+    return new JetStreamPublisher(nc, jetstream(nc), opts.timeoutMs ?? 10_000, target)
+  }
+
+  /** Makes the stream again if it went away (as `open` does when it is absent). */
+  async ensureStream(): Promise<void> {
+    await ensureStream(await jetstreamManager(this.nc), this.target.stream, this.target.subjects)
+  }
+
+  /** Closes at once, without waiting for the broker: a publish still waiting for it fails. */
+  async abort(): Promise<void> {
+    await this.nc.close().catch(() => undefined)
   }
 
   async publish(subject: string, data: Uint8Array, msgId: string): Promise<PublishAck> {

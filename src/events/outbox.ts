@@ -71,8 +71,8 @@ export class ChangeOutbox {
     for (const p of pending) this.open.add(p.commit)
   }
 
-  static open(storeDir: string): ChangeOutbox {
-    const path = join(storeDir, OUTBOX_FILE)
+  /** The file's id, its commits not marked published (by commit), and the highest commit. */
+  private static read(path: string): {id?: string; byCommit: Map<number, PendingCommit>; max: number} {
     let id: string | undefined
     const byCommit = new Map<number, PendingCommit>()
     let max = 0
@@ -96,6 +96,14 @@ export class ChangeOutbox {
         } else if (typeof rec.p === 'number') byCommit.delete(rec.p)
       }
     }
+    return {id, byCommit, max}
+  }
+
+  static open(storeDir: string): ChangeOutbox {
+    const path = join(storeDir, OUTBOX_FILE)
+    const read = ChangeOutbox.read(path)
+    let id = read.id
+    const {byCommit, max} = read
     if (!id) {
       id = randomUUID()
       writeFileSync(path, JSON.stringify({id}) + '\n', {mode: 0o600})
@@ -129,6 +137,17 @@ export class ChangeOutbox {
     if (this.closed) return
     if (changes.length === 0) return this.published(commit)
     this.append({c: commit, changes}, false)
+  }
+
+  /**
+   * Commits of this run whose entries were written and that are not marked published, oldest
+   * first, at most `limit`: what a publisher let go of to bound its memory (see publish.ts), read
+   * back from the file. A commit still being written (an intent without entries) is not among
+   * them: its entries reach the publisher when it commits.
+   */
+  unpublished(limit: number): {commits: PendingCommit[]; more: boolean} {
+    const done = [...ChangeOutbox.read(this.path).byCommit.values()].filter((p) => p.changes !== undefined).sort((a, b) => a.commit - b.commit)
+    return {commits: done.slice(0, limit), more: done.length > limit}
   }
 
   /** A write that failed: nothing to publish. */

@@ -1,13 +1,23 @@
 /**
- * Publishes the change log to JetStream (`mdcli lite --changelog nats://host:port[/stream]`), in
- * commit order, one message per change: `{mcl, changeEvents}` JSON with the server's id in the
- * message id so a retried publish is stored once. With `outbox` (the store's, src/events/outbox.ts)
- * delivery is at least once: commits not acknowledged before a crash, or whose publish failed
- * past the retries, are published again at the next start, before any new change.
+ * Publishes the change log to JetStream (`mdcli lite --changelog nats://host:port[/stream]`), one
+ * message per change: `{mcl, changeEvents}` JSON with the server's id in the message id so a
+ * retried publish is stored once. With `outbox` (the store's, src/events/outbox.ts) delivery is
+ * at least once: commits not acknowledged before a crash or a stop are published again at the
+ * next start, before any new change.
+ *
+ * Strictly in commit order: a change that cannot be published is retried (backing off to 5 s)
+ * until it is, and every later change waits behind it — a subscriber of the stream never sees a
+ * newer value overwritten by an older one sent late. What waits is in the outbox; past
+ * MAX_QUEUED_CHANGES the publisher lets go of its copies and reads them back from the outbox
+ * when it has caught up, so a long outage costs disk, not memory.
+ *
+ * Glossary:
+ * - commit: one write's changes (one appended batch of the change log; an outbox commit).
+ * - stuck: the oldest waiting change has failed to publish at least once and not yet succeeded.
  */
 import {randomUUID} from 'node:crypto'
 import type {Catalog} from '../catalog/catalog.js'
-import {rebuildChanges, type ChangeOutbox} from './outbox.js'
+import {rebuildChanges, type ChangeOutbox, type PendingCommit} from './outbox.js'
 import type {ChangeLog} from './changelog.js'
 import type {LoggedChange} from '../model/changelog.js'
 import {JetStreamPublisher} from './jetstream.js'
@@ -16,64 +26,184 @@ import {parseQueueUrl} from './queue.js'
 export const DEFAULT_CHANGELOG_STREAM = 'MDCLI_CHANGELOG'
 export const DEFAULT_CHANGELOG_SUBJECT = 'mdcli.changelog'
 
+/** Changes held in memory while waiting; past it, the outbox holds them alone. */
+export const MAX_QUEUED_CHANGES = 10_000
+/** How long a stop waits for a publisher that is making progress to finish what is queued. */
+const STOP_FLUSH_MS = 5_000
+const BACKOFF_FIRST_MS = 250
+const BACKOFF_LAST_MS = 5_000
+/** A change that keeps failing is logged again at most this often. */
+const WARN_EVERY_MS = 60_000
+
 const encoder = new TextEncoder()
+
+type Change = Omit<LoggedChange, 'id'> & {id?: number}
+
+/** A commit waiting: its changes (or the outbox record to rebuild them from) and how many went out. */
+interface Waiting {
+  seq?: number
+  changes?: Change[]
+  pending?: PendingCommit
+  sent: number
+}
+
+export interface PublisherStatus {
+  /** Changes committed and not yet acknowledged by the broker (in memory or only in the outbox). */
+  waiting: number
+  /** Set while the oldest waiting change keeps failing: why, and since when. */
+  stuck?: {reason: string; since: number}
+  published: number
+  failures: number
+}
+
+export interface ChangeLogPublisher {
+  status(): PublisherStatus
+  /**
+   * Stops publishing: gives a publisher that is making progress up to STOP_FLUSH_MS to finish,
+   * none to one that is failing; what is left stays in the outbox for the next start.
+   */
+  close(): Promise<void>
+}
 
 export async function publishChangeLog(
   log: ChangeLog,
   opts: {url: string; subject?: string; log: {info(m: string): void; warn(m: string): void}; outbox?: ChangeOutbox; catalog?: Catalog},
-): Promise<{close(): Promise<void>}> {
+): Promise<ChangeLogPublisher> {
   const {servers, stream} = parseQueueUrl(opts.url, DEFAULT_CHANGELOG_STREAM)
   const subject = opts.subject ?? DEFAULT_CHANGELOG_SUBJECT
   const pub = await JetStreamPublisher.open({servers, stream, subjects: [subject]}, {name: 'mdcli-lite-changelog'})
-  const instance = opts.outbox?.id ?? randomUUID()
-  let failed = 0
-  // Outbox commits identify a change across restarts; without one the server's id does for this run.
-  const msgIdOf = (c: Pick<LoggedChange, 'id' | 'commit'>) => (c.commit ? `${instance}-${c.commit.seq}-${c.commit.index}` : `${instance}-${c.id}`)
-  const publishOne = async (c: Omit<LoggedChange, 'id'> & {id?: number}): Promise<boolean> => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await pub.publish(subject, encoder.encode(JSON.stringify({id: c.id, mcl: c.mcl, changeEvents: c.changeEvents})), msgIdOf({id: c.id ?? 0, commit: c.commit}))
-        return true
-      } catch (error) {
-        if (attempt >= 4) {
-          failed++
-          opts.log.warn(`Change log: change ${c.id ?? `of commit ${c.commit?.seq}`} (${c.mcl.entityUrn}) not published: ${(error as Error).message}`)
-          return false
-        }
-        await new Promise((r) => setTimeout(r, 200 * 2 ** attempt))
-      }
-    }
-  }
-  const publishCommit = async (batch: Array<Omit<LoggedChange, 'id'> & {id?: number}>): Promise<void> => {
-    let ok = true
-    for (const c of batch) ok = (await publishOne(c)) && ok
-    const seq = batch[0]?.commit?.seq
-    // A commit is marked only when all of it was acknowledged; otherwise the next start re-sends it.
-    if (ok && seq !== undefined) opts.outbox?.published(seq)
-  }
-  let chain: Promise<void> = Promise.resolve()
   const outbox = opts.outbox
-  if (outbox && outbox.pending.length > 0) {
-    const pending = outbox.pending
-    opts.log.info(`Change log: publishing ${pending.length} commits left unpublished by the last run`)
-    chain = chain.then(async () => {
-      for (const p of pending) {
-        const changes = p.changes ?? (opts.catalog ? rebuildChanges(p, await opts.catalog.entitiesAsStored(p.urns), Date.now()) : [])
-        if (changes.length === 0) outbox.published(p.commit)
-        else await publishCommit(changes.map((c, index) => ({...c, commit: {seq: p.commit, index}})))
+  const instance = outbox?.id ?? randomUUID()
+  // Outbox commits identify a change across restarts; without one the server's id does for this run.
+  const msgIdOf = (c: Change) => (c.commit ? `${instance}-${c.commit.seq}-${c.commit.index}` : `${instance}-${c.id}`)
+
+  const queue: Waiting[] = []
+  let queuedChanges = 0
+  /** Changes let go of to the outbox (read back by `refill`). */
+  let spilled = 0
+  const status: PublisherStatus = {waiting: 0, published: 0, failures: 0}
+  let stopping = false
+  let wake: (() => void) | undefined
+  const nudge = () => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  /** Resolves after `ms`, or at once when nudged (new work, a stop). */
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ms)
+      wake = () => {
+        clearTimeout(t)
+        resolve()
       }
     })
+
+  const enqueue = (w: Waiting, n: number) => {
+    queue.push(w)
+    queuedChanges += n
+    status.waiting += n
+  }
+  if (outbox && outbox.pending.length > 0) {
+    opts.log.info(`Change log: publishing ${outbox.pending.length} commits left unpublished by the last run`)
+    for (const p of outbox.pending) enqueue({seq: p.commit, pending: p, sent: 0}, p.changes?.length ?? 1)
   }
   log.addSink((batch) => {
-    // One appended batch is one commit (Catalog.writeOps appends once per write).
-    chain = chain.then(() => publishCommit(batch))
+    status.waiting += batch.length
+    // One appended batch is one commit (Catalog.writeOps appends once per write). Past the bound,
+    // and until the publisher has caught up with what it let go of, the outbox alone holds it.
+    if (outbox && batch[0]?.commit && (spilled > 0 || queuedChanges + batch.length > MAX_QUEUED_CHANGES)) {
+      spilled += batch.length
+      nudge()
+      return
+    }
+    queue.push({seq: batch[0]?.commit?.seq, changes: batch, sent: 0})
+    queuedChanges += batch.length
+    nudge()
   })
+
+  /** Reads back from the outbox what was let go of, once the queue in memory is empty. */
+  const refill = () => {
+    if (!outbox || spilled === 0) return
+    const {commits, more} = outbox.unpublished(MAX_QUEUED_CHANGES)
+    let n = 0
+    for (const p of commits) {
+      queue.push({seq: p.commit, changes: (p.changes ?? []).map((c, index) => ({...c, commit: {seq: p.commit, index}})), sent: 0})
+      n += p.changes?.length ?? 0
+    }
+    queuedChanges += n
+    spilled = more ? Math.max(1, spilled - n) : 0
+  }
+
+  /** Publishes `c`, retrying until the broker acknowledges it; false when stopped first. */
+  const publishOne = async (c: Change): Promise<boolean> => {
+    const data = encoder.encode(JSON.stringify({id: c.id, mcl: c.mcl, changeEvents: c.changeEvents}))
+    let lastWarn = 0
+    for (let attempt = 0; !stopping; attempt++) {
+      try {
+        await pub.publish(subject, data, msgIdOf(c))
+        if (status.stuck) opts.log.info(`Change log: publishing to ${stream} again after ${Math.round((Date.now() - status.stuck.since) / 1000)} s`)
+        status.stuck = undefined
+        status.published++
+        return true
+      } catch (error) {
+        if (stopping) return false
+        status.failures++
+        const reason = (error as Error).message
+        status.stuck = {reason, since: status.stuck?.since ?? Date.now()}
+        if (Date.now() - lastWarn >= WARN_EVERY_MS) {
+          lastWarn = Date.now()
+          opts.log.warn(`Change log: change ${c.id ?? `of commit ${c.commit?.seq}`} (${c.mcl.entityUrn}) not published yet: ${reason}; retrying, ${status.waiting - 1} later changes wait behind it`)
+        }
+        // A stream that went away (a broker restarted without its storage) is made again, as at start.
+        if (/no responders|stream not found|503/i.test(reason)) await pub.ensureStream().catch(() => undefined)
+        await pause(Math.min(BACKOFF_LAST_MS, BACKOFF_FIRST_MS * 2 ** attempt))
+      }
+    }
+    return false
+  }
+
+  const run = async (): Promise<void> => {
+    while (!stopping) {
+      if (queue.length === 0) refill()
+      const w = queue[0]
+      if (!w) {
+        await pause(60_000)
+        continue
+      }
+      if (!w.changes) {
+        const p = w.pending!
+        w.changes = p.changes ?? (opts.catalog ? rebuildChanges(p, await opts.catalog.entitiesAsStored(p.urns), Date.now()) : [])
+        w.changes = w.changes.map((c, index) => ({...c, commit: {seq: p.commit, index}}))
+        // The estimate made when it was queued, replaced by the count.
+        status.waiting += w.changes.length - (p.changes?.length ?? 1)
+        queuedChanges += w.changes.length - (p.changes?.length ?? 1)
+      }
+      for (; w.sent < w.changes.length; w.sent++) {
+        if (!(await publishOne(w.changes[w.sent]!))) return
+        status.waiting--
+        queuedChanges--
+      }
+      // A commit is marked only when all of it was acknowledged; otherwise the next start re-sends it.
+      if (w.seq !== undefined) outbox?.published(w.seq)
+      queue.shift()
+    }
+  }
+  const running = run().catch((e: unknown) => opts.log.warn(`Change log: publisher stopped: ${(e as Error)?.stack ?? String(e)}`))
+
   opts.log.info(`Publishing the change log to ${stream} (subject ${subject})`)
   return {
+    status: () => ({...status, ...(status.stuck ? {stuck: {...status.stuck}} : {})}),
     async close() {
-      await chain
-      await pub.close()
-      if (failed > 0) opts.log.warn(`Change log: ${failed} changes were not published`)
+      // A publisher that is getting acknowledgements may finish, briefly; one that is failing stops now.
+      const deadline = Date.now() + STOP_FLUSH_MS
+      while (status.waiting > 0 && !status.stuck && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      stopping = true
+      nudge()
+      // Closing the connection ends a publish still waiting for the broker.
+      await pub.abort()
+      await running
+      if (status.waiting > 0) opts.log.warn(`Change log: ${status.waiting} changes not yet published stay in the outbox; the next start publishes them first`)
     },
   }
 }

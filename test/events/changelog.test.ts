@@ -198,11 +198,13 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
       await until(async () => (await logged()).length === 1)
       expect(await logged()).to.deep.equal([datasetUrn('outbox.a')])
 
-      // The broker loses the stream: the commit stands, its publish fails past the retries.
+      // The broker loses the stream: the commit stands, its publish fails, and the publisher
+      // makes the stream again and publishes it.
       await jsm.streams.delete(stream)
       expect((await put('b')).code).to.equal(0)
       await until(async () => lite.output().includes('not published'))
       expect(lite.output()).to.contain('not published')
+      await until(async () => (await logged()).includes(datasetUrn('outbox.b')))
       await lite.stop()
 
       lite = await startLite({args, storeDir, home})
@@ -219,6 +221,51 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     } finally {
       await lite.stop()
       cleanup(storeDir, home)
+      await jsm.streams.delete(stream).catch(() => undefined)
+      await nc.close()
+    }
+  })
+
+  it('lite --changelog publishes strictly in commit order: a change the broker refuses holds back the later ones until it goes out', async function () {
+    const url = await requireNats(this)
+    const stream = `fixev_order_${uniqueName('o').replace(/[^A-Za-z0-9_]/g, '_')}`
+    const subject = `${stream}.changelog`
+    const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
+    const jsm = await jetstreamManager(nc)
+    // Messages up to 64 KiB: the first start's changes fit, a 100 KB description does not.
+    await jsm.streams.add({name: stream, subjects: [subject], max_msg_size: 64 * 1024})
+    const pub = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
+    const urnsOnStream = async (): Promise<string[]> => {
+      const info = await jsm.streams.info(stream)
+      const out: string[] = []
+      for (let seq = Number(info.state.first_seq); seq <= Number(info.state.last_seq); seq++) {
+        const m = await jsm.streams.getMessage(stream, {seq}).catch(() => null)
+        if (m) out.push(m.json<any>().mcl.entityUrn)
+      }
+      return out
+    }
+    const until = async (cond: () => Promise<boolean> | boolean) => {
+      for (let i = 0; i < 150 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 200))
+    }
+    try {
+      const big = datasetUrn('order.big')
+      const small = datasetUrn('order.small')
+      expect((await runCli(['put', '--urn', big, '-a', 'datasetProperties', '-d', '-'], {env: pub.env(), input: JSON.stringify({name: 'big', description: 'x'.repeat(100_000), customProperties: {}, tags: []})})).code).to.equal(0)
+      expect((await runCli(['put', '--urn', small, '-a', 'status', '-d', '-'], {env: pub.env(), input: '{"removed": false}'})).code).to.equal(0)
+      await until(() => pub.output().includes('not published'))
+      expect(pub.output()).to.match(/order\.big.*not published/)
+      // Longer than the old publisher's retries of one change (~3 s), after which it went on without it.
+      await new Promise((r) => setTimeout(r, 5000))
+      expect(await urnsOnStream()).to.not.include(small)
+      // The broker takes it now: both go out, in the order they were committed.
+      const info = await jsm.streams.info(stream)
+      await jsm.streams.update(stream, {...info.config, max_msg_size: 1024 * 1024})
+      await until(async () => (await urnsOnStream()).includes(small))
+      const urns = await urnsOnStream()
+      expect(urns.filter((u) => u === big || u === small)).to.deep.equal([big, small])
+    } finally {
+      await pub.stop()
+      cleanup(pub.storeDir, pub.home)
       await jsm.streams.delete(stream).catch(() => undefined)
       await nc.close()
     }
