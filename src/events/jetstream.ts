@@ -15,6 +15,7 @@ export interface ConnectOptions {
    * A long-lived client (the consuming server): reconnect forever, waiting what this returns
    * between rounds, and ping often enough that a silent broker is noticed within half a minute.
    * Without it, a client gives up after three reconnects (a run's publisher reports and exits).
+   * The change-log publisher is long-lived too.
    */
   reconnectDelay?: () => number
 }
@@ -84,6 +85,16 @@ export class JetStreamPublisher implements QueuePublisher {
   /** Makes the stream again if it went away (as `open` does when it is absent). */
   async ensureStream(): Promise<void> {
     await ensureStream(await jetstreamManager(this.nc), this.target.stream, this.target.subjects)
+  }
+
+  /** Calls `onChange` when the connection is lost (false) and when it is back (true). */
+  watch(onChange: (connected: boolean) => void): void {
+    void (async () => {
+      for await (const s of this.nc.status()) {
+        if (s.type === 'disconnect') onChange(false)
+        else if (s.type === 'reconnect') onChange(true)
+      }
+    })().catch(() => undefined)
   }
 
   /** Closes at once, without waiting for the broker: a publish still waiting for it fails. */

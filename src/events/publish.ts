@@ -21,7 +21,9 @@ import {rebuildChanges, type ChangeOutbox, type PendingCommit} from './outbox.js
 import type {ChangeLog} from './changelog.js'
 import type {LoggedChange} from '../model/changelog.js'
 import {JetStreamPublisher} from './jetstream.js'
-import {parseQueueUrl} from './queue.js'
+import {parseQueueUrl, redact} from './queue.js'
+import type {Health} from '../server/health.js'
+import type {Metrics} from '../server/metrics.js'
 
 export const DEFAULT_CHANGELOG_STREAM = 'MDCLI_CHANGELOG'
 export const DEFAULT_CHANGELOG_SUBJECT = 'mdcli.changelog'
@@ -48,6 +50,8 @@ interface Waiting {
 }
 
 export interface PublisherStatus {
+  /** The connection to the broker is up (it reconnects for as long as the server runs). */
+  connected: boolean
   /** Changes committed and not yet acknowledged by the broker (in memory or only in the outbox). */
   waiting: number
   /** Set while the oldest waiting change keeps failing: why, and since when. */
@@ -67,11 +71,26 @@ export interface ChangeLogPublisher {
 
 export async function publishChangeLog(
   log: ChangeLog,
-  opts: {url: string; subject?: string; log: {info(m: string): void; warn(m: string): void}; outbox?: ChangeOutbox; catalog?: Catalog},
+  opts: {
+    url: string
+    subject?: string
+    log: {info(m: string): void; warn(m: string): void}
+    outbox?: ChangeOutbox
+    catalog?: Catalog
+    /** Adds the `changelog` check: failing while the broker is unreachable or a change is stuck. */
+    health?: Health
+    metrics?: Metrics
+  },
 ): Promise<ChangeLogPublisher> {
   const {servers, stream} = parseQueueUrl(opts.url, DEFAULT_CHANGELOG_STREAM)
   const subject = opts.subject ?? DEFAULT_CHANGELOG_SUBJECT
-  const pub = await JetStreamPublisher.open({servers, stream, subjects: [subject]}, {name: 'mdcli-lite-changelog'})
+  let reconnects = 0
+  // Reconnects for as long as the server runs, as the consumer does: the broker must answer at
+  // start, and an outage afterwards only delays publishing.
+  const pub = await JetStreamPublisher.open(
+    {servers, stream, subjects: [subject]},
+    {name: 'mdcli-lite-changelog', reconnectDelay: () => Math.min(BACKOFF_LAST_MS, BACKOFF_FIRST_MS * 2 ** reconnects++) * (0.75 + Math.random() / 2)},
+  )
   const outbox = opts.outbox
   const instance = outbox?.id ?? randomUUID()
   // Outbox commits identify a change across restarts; without one the server's id does for this run.
@@ -81,7 +100,8 @@ export async function publishChangeLog(
   let queuedChanges = 0
   /** Changes let go of to the outbox (read back by `refill`). */
   let spilled = 0
-  const status: PublisherStatus = {waiting: 0, published: 0, failures: 0}
+  const status: PublisherStatus = {connected: true, waiting: 0, published: 0, failures: 0}
+  let disconnectedSince: number | undefined
   let stopping = false
   let wake: (() => void) | undefined
   const nudge = () => {
@@ -189,6 +209,28 @@ export async function publishChangeLog(
       queue.shift()
     }
   }
+  const where = `${redact(servers)}/${stream}`
+  pub.watch((connected) => {
+    status.connected = connected
+    if (connected) {
+      reconnects = 0
+      disconnectedSince = undefined
+      opts.log.info(`Change log: connected to ${where} again`)
+      // What waited publishes now rather than at the end of its back-off.
+      nudge()
+    } else {
+      disconnectedSince = Date.now()
+      opts.log.warn(`Change log: NATS at ${redact(servers)} is unreachable; reconnecting (changes wait in the outbox)`)
+    }
+  })
+  const unregister = opts.health?.add('changelog', () => {
+    if (!status.connected) return {ok: false, reason: `not publishing the change log to ${where} since ${new Date(disconnectedSince ?? Date.now()).toISOString()}: NATS is unreachable; reconnecting; ${status.waiting} changes waiting`}
+    if (status.stuck) return {ok: false, reason: `not publishing the change log to ${where} since ${new Date(status.stuck.since).toISOString()}: ${status.stuck.reason}; ${status.waiting} changes waiting`}
+    return {ok: true}
+  })
+  opts.metrics?.gauge('mdcli_changelog_waiting', 'Committed changes not yet acknowledged by the change-log stream (in memory or in the outbox)', {collect: () => status.waiting})
+  opts.metrics?.counter('mdcli_changelog_published_total', 'Changes the change-log stream acknowledged', {collect: () => status.published})
+  opts.metrics?.counter('mdcli_changelog_publish_failures_total', 'Failed attempts to publish a change (each retried until it goes out)', {collect: () => status.failures})
   const running = run().catch((e: unknown) => opts.log.warn(`Change log: publisher stopped: ${(e as Error)?.stack ?? String(e)}`))
 
   opts.log.info(`Publishing the change log to ${stream} (subject ${subject})`)
@@ -197,8 +239,10 @@ export async function publishChangeLog(
     async close() {
       // A publisher that is getting acknowledgements may finish, briefly; one that is failing stops now.
       const deadline = Date.now() + STOP_FLUSH_MS
-      while (status.waiting > 0 && !status.stuck && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      while (status.waiting > 0 && status.connected && !status.stuck && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
       stopping = true
+      // A publisher stopped on purpose is not a failing part.
+      unregister?.()
       nudge()
       // Closing the connection ends a publish still waiting for the broker.
       await pub.abort()

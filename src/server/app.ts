@@ -163,7 +163,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
   const metrics = opts.metrics ?? new Metrics()
   const requests = metrics.histogram('mdcli_http_request_duration_seconds', 'HTTP requests answered, by route and status, and how long they took', {labelNames: ['route', 'status']})
   metrics.gauge('mdcli_write_queue_depth', 'Write batches handed to the store and not yet committed', {collect: () => catalog.writesInFlight})
-  metrics.gauge('mdcli_health_check_up', 'Each /health check: 1 passing, 0 failing (store, listener, consumer)', {
+  metrics.gauge('mdcli_health_check_up', 'Each /health check: 1 passing, 0 failing (store, listener, consumer, changelog)', {
     labelNames: ['check'],
     async collect(g) {
       const report = await health.report()
@@ -308,7 +308,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const outbox = ChangeOutbox.open(opts.storeDir)
       outboxFile = outbox
       catalog.setOutbox(outbox)
-      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog})
+      publisher = await publishChangeLog(changeLog, {url: opts.changelog.url, subject: opts.changelog.subject, log: logger, outbox, catalog, health, metrics})
     } catch (e) {
       await abandon()
       throw e

@@ -5,7 +5,8 @@
  * Glossary:
  * - check: a named function answering `{ok, reason?}`. The server adds `store` (the database
  *   answers) and `listener` (this replica hears the other replicas' writes) for a PostgreSQL
- *   store; the queue consumer adds `consumer`. Any module may add one with `Health.add`.
+ *   store; the queue consumer adds `consumer`, the change-log publisher `changelog`. Any module
+ *   may add one with `Health.add`.
  * - healthy: every check answered ok, within CHECK_TIMEOUT_MS (5 s). `/health` is 200 then, else 503
  *   with each failing check's reason, so a load balancer stops sending traffic to a replica that
  *   cannot serve.
