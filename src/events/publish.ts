@@ -80,6 +80,8 @@ export async function publishChangeLog(
     /** Adds the `changelog` check: failing while the broker is unreachable or a change is stuck. */
     health?: Health
     metrics?: Metrics
+    /** Changes held in memory while waiting (default MAX_QUEUED_CHANGES). */
+    maxQueued?: number
   },
 ): Promise<ChangeLogPublisher> {
   const {servers, stream} = parseQueueUrl(opts.url, DEFAULT_CHANGELOG_STREAM)
@@ -96,6 +98,7 @@ export async function publishChangeLog(
   // Outbox commits identify a change across restarts; without one the server's id does for this run.
   const msgIdOf = (c: Change) => (c.commit ? `${instance}-${c.commit.seq}-${c.commit.index}` : `${instance}-${c.id}`)
 
+  const maxQueued = opts.maxQueued ?? MAX_QUEUED_CHANGES
   const queue: Waiting[] = []
   let queuedChanges = 0
   /** Changes let go of to the outbox (read back by `refill`). */
@@ -132,7 +135,7 @@ export async function publishChangeLog(
     status.waiting += batch.length
     // One appended batch is one commit (Catalog.writeOps appends once per write). Past the bound,
     // and until the publisher has caught up with what it let go of, the outbox alone holds it.
-    if (outbox && batch[0]?.commit && (spilled > 0 || queuedChanges + batch.length > MAX_QUEUED_CHANGES)) {
+    if (outbox && batch[0]?.commit && (spilled > 0 || queuedChanges + batch.length > maxQueued)) {
       spilled += batch.length
       nudge()
       return
@@ -145,7 +148,7 @@ export async function publishChangeLog(
   /** Reads back from the outbox what was let go of, once the queue in memory is empty. */
   const refill = () => {
     if (!outbox || spilled === 0) return
-    const {commits, more} = outbox.unpublished(MAX_QUEUED_CHANGES)
+    const {commits, more} = outbox.unpublished(maxQueued)
     let n = 0
     for (const p of commits) {
       queue.push({seq: p.commit, changes: (p.changes ?? []).map((c, index) => ({...c, commit: {seq: p.commit, index}})), sent: 0})
