@@ -7,9 +7,9 @@ import {jetstreamManager} from '@nats-io/jetstream'
 import {connect} from '@nats-io/transport-node'
 import pg from 'pg'
 import {createServer} from 'node:net'
-import {cleanup, runCli, startLite, TEST_STORE, tempDir} from '../helpers/lite.js'
+import {cleanup, runCli, startLite, tempDir} from '../helpers/lite.js'
 import {createTestDatabase} from '../helpers/pg.js'
-import {requireNats, requirePostgres, skipWithReason, uniqueName} from '../helpers/requires.js'
+import {requireNats, requirePostgres, uniqueName} from '../helpers/requires.js'
 
 describe('events: starting a server with --changelog', function () {
   this.timeout(120_000)
@@ -54,7 +54,6 @@ describe('events: starting a server with --changelog', function () {
   })
 
   it('a first start whose broker cannot be reached writes nothing: the next start still shows the admin token and password', async function () {
-    if (TEST_STORE !== 'embedded') skipWithReason(this, '--changelog needs a store directory')
     // A port nothing listens on: taken and let go.
     const port = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
@@ -81,13 +80,12 @@ describe('events: starting a server with --changelog', function () {
   })
 
   it('publishes the first start\'s own changes (roles, policies, the admin)', async function () {
-    if (TEST_STORE !== 'embedded') skipWithReason(this, '--changelog needs a store directory')
     const url = await requireNats(this)
     const stream = `fixev_${uniqueName('first').replace(/[^A-Za-z0-9_]/g, '_')}`
     const subject = `${stream}.changelog`
     const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
     const jsm = await jetstreamManager(nc)
-    const lite = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
+    const lite = await startLite({storeDir: tempDir('mdcli-store-'), args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
     try {
       const urns = new Set<string>()
       for (let i = 0; i < 100 && !urns.has('urn:li:corpuser:datahub'); i++) {

@@ -143,7 +143,8 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     const stream = uniqueName('MDCLI_CL').replace(/[^A-Za-z0-9_]/g, '_')
     const subject = `${stream.toLowerCase()}.changelog`
     const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
-    const pub = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
+    // --changelog needs a store directory, whatever store the suite runs on.
+    const pub = await startLite({storeDir: tempDir('mdcli-store-'), args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
     try {
       const urn = datasetUrn('changelog.js')
       expect((await runCli(['put', '--urn', urn, '-a', 'status', '-d', '-'], {env: pub.env(), input: '{"removed": false}'})).code).to.equal(0)
@@ -170,7 +171,7 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     const subject = `${stream.toLowerCase()}.changelog`
     const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
     const args = ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]
-    let lite = await startLite({args})
+    let lite = await startLite({storeDir: tempDir('mdcli-store-'), args})
     const storeDir = lite.storeDir
     const home = lite.home
     const jsm = await jetstreamManager(nc)
@@ -235,7 +236,8 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     const jsm = await jetstreamManager(nc)
     // Messages up to 64 KiB: the first start's changes fit, a 100 KB description does not.
     await jsm.streams.add({name: stream, subjects: [subject], max_msg_size: 64 * 1024})
-    const pub = await startLite({args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
+    // --changelog needs a store directory, whatever store the suite runs on.
+    const pub = await startLite({storeDir: tempDir('mdcli-store-'), args: ['--changelog', `${url}/${stream}`, '--changelog-subject', subject]})
     const urnsOnStream = async (): Promise<string[]> => {
       const info = await jsm.streams.info(stream)
       const out: string[] = []
@@ -281,7 +283,7 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
     const nc = await connect({servers: url.replace(/^nats:\/\//, '')})
     const jsm = await jetstreamManager(nc)
     const args = ['--changelog', `nats://127.0.0.1:${proxy.port}/${stream}`, '--changelog-subject', subject]
-    let pub = await startLite({args})
+    let pub = await startLite({storeDir: tempDir('mdcli-store-'), args})
     const {storeDir, home} = pub
     const put = (name: string) => runCli(['put', '--urn', datasetUrn(`outage.${name}`), '-a', 'status', '-d', '-'], {env: pub.env(), input: '{"removed": false}'})
     const ours = async (): Promise<string[]> => {
