@@ -44,6 +44,18 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await browser?.close()
   })
 
+  /** Writes one aspect as ingestion would (the test's own small fixtures). */
+  const propose = async (urn: string, aspectName: string, value: unknown) => {
+    const entityType = /^urn:li:([^:]+):/.exec(urn)![1]
+    const r = await http(`${lite.url}/aspects?action=ingestProposal`, {token: lite.token, body: {proposal: {entityType, entityUrn: urn, aspectName, changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify(value)}}}})
+    expect(r.status, JSON.stringify(r.body)).to.equal(200)
+  }
+  const api = async (query: string, variables: Record<string, unknown> = {}) => {
+    const r = await http(`${lite.url}/api/graphql`, {token: lite.token, body: {query, variables}})
+    expect(r.body.errors, JSON.stringify(r.body.errors)).to.equal(undefined)
+    return r.body.data
+  }
+
   const signIn = async (token: string): Promise<Page> => {
     const page = await (await newContext()).newPage()
     await page.goto(lite.url)
@@ -192,6 +204,45 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const history = page.getByRole('region', {name: 'History'})
     await history.locator('.history > li').first().waitFor()
     expect(await history.textContent()).to.include('DOCUMENTATION')
+    await page.context().close()
+  })
+
+  it('keeps what a description renders inside its box: no styles, forms or controls, nothing over the page', async () => {
+    const hostile =
+      '<div style="position:fixed;top:0;left:0;width:100vw;height:100vh;z-index:99999;background:#fff">Session expired. <a href="https://example.com/login">Sign in again</a></div>' +
+      '<form action="https://example.com/steal"><label for="pw">Password</label><input id="pw" name="password" type="password"><select><option>a</option></select><textarea></textarea><button>Sign in</button></form>' +
+      '<p id="add-tag" class="error" role="alert" tabindex="0">Your token has expired</p><dialog open>modal</dialog><div popover>pop</div>'
+    const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_overlay,PROD)'
+    await propose(DS, 'datasetProperties', {name: 'web_overlay', description: hostile, customProperties: {}, tags: []})
+    await api('mutation t($d: String) { createTag(input: {id: "web-overlay", name: "web-overlay", description: $d}) }', {d: hostile})
+    const page = await signIn(lite.token)
+    for (const [urn, heading] of [[DS, 'web_overlay'], ['urn:li:tag:web-overlay', 'web-overlay']] as const) {
+      await page.goto(`${lite.url}/entity/${encodeURIComponent(urn)}`)
+      await page.getByRole('heading', {name: heading, exact: true}).waitFor()
+      const md = page.getByRole('region', {name: 'Documentation'}).locator('.markdown')
+      await md.getByText('Session expired.').waitFor()
+      // The words stay; what would make them look like the app, or act, does not.
+      expect(await md.locator('[style], [id], [class], [role], [tabindex], [popover], form, input, button, select, textarea, label, dialog').count()).to.equal(0)
+      expect(await md.getByRole('link', {name: 'Sign in again'}).count()).to.equal(1)
+      // The page's own controls are on top where they are drawn, the editors too.
+      for (const control of [page.getByLabel('Search the catalog'), page.getByRole('form', {name: 'Add tag'}).getByRole('textbox'), page.getByRole('button', {name: 'Sign out'})]) {
+        const hit = await control.evaluate((el: any) => {
+          const r = el.getBoundingClientRect()
+          return (globalThis as any).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el
+        })
+        expect(hit, `${heading}: ${await control.evaluate((el: any) => el.outerHTML)} is covered`).to.equal(true)
+      }
+      // Whatever a description renders in the future is painted inside its box only.
+      const css = await md.evaluate((el: any) => {
+        const s = (globalThis as any).getComputedStyle(el)
+        return {contain: s.contain, overflow: s.overflow}
+      })
+      expect(css.contain).to.include('paint')
+      expect(css.overflow).to.equal('hidden')
+      // The label of the page's own Add tag field still names its own field.
+      await page.getByRole('textbox', {name: 'Add tag'}).fill('web-test')
+      expect(await page.getByRole('form', {name: 'Add tag'}).getByRole('textbox').inputValue()).to.equal('web-test')
+    }
     await page.context().close()
   })
 

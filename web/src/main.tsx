@@ -399,9 +399,24 @@ const ENTITY = `query entity($urn: String!) {
   }
 }`
 
-/** Markdown from the catalog, rendered and then sanitised: a description cannot run script. */
+/**
+ * DOMPurify's defaults (no script, no event handlers) less what lets a description pass for the
+ * app or reach past its own box: inline styles and `<style>` (a `position: fixed` sheet over the
+ * page), forms and their controls (a fake "sign in again"), ids, classes and roles (the app's own
+ * labels, styles and alerts), and what opens in the browser's top layer, which no container clips
+ * (dialogs, popovers). Media and embedded graphics go too: a description is text, links and images.
+ */
+const DESCRIPTION_HTML = {
+  FORBID_TAGS: ['style', 'form', 'input', 'button', 'select', 'option', 'optgroup', 'datalist', 'textarea', 'output', 'fieldset', 'legend', 'label', 'dialog', 'template', 'marquee', 'blink', 'audio', 'video', 'source', 'track', 'canvas', 'map', 'area', 'svg', 'math'],
+  FORBID_ATTR: ['style', 'id', 'name', 'class', 'role', 'tabindex', 'accesskey', 'autofocus', 'popover', 'popovertarget', 'popovertargetaction', 'form', 'formaction'],
+}
+
+/**
+ * Markdown from the catalog, rendered and then sanitised: a description cannot run script, and
+ * what it renders stays inside its box (the stylesheet contains `.markdown`'s paint and layout).
+ */
 function Markdown({text}: {text: string}) {
-  const html = DOMPurify.sanitize(marked.parse(text, {async: false}) as string)
+  const html = DOMPurify.sanitize(marked.parse(text, {async: false}) as string, DESCRIPTION_HTML)
   return <div className="markdown" dangerouslySetInnerHTML={{__html: html}} />
 }
 
