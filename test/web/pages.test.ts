@@ -3,6 +3,8 @@ import {existsSync} from 'node:fs'
 import {chromium, type Browser, type Page} from 'playwright-core'
 import {CATALOG_SAMPLE, http, runCli, useLite} from '../helpers/lite.js'
 import {IN_CI, skipWithReason} from '../helpers/requires.js'
+import {accepts} from '../../src/catalog/edits/common.js'
+import {DESCRIPTION_TYPES} from '../../src/catalog/edits/description.js'
 
 const CHROMIUM = process.env.MDCLI_TEST_CHROMIUM ?? '/usr/bin/chromium'
 const HDFS = 'urn:li:dataset:(urn:li:dataPlatform:hdfs,SampleHdfsDataset,PROD)'
@@ -211,7 +213,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
     const hostile =
       '<div style="position:fixed;top:0;left:0;width:100vw;height:100vh;z-index:99999;background:#fff">Session expired. <a href="https://example.com/login">Sign in again</a></div>' +
       '<form action="https://example.com/steal"><label for="pw">Password</label><input id="pw" name="password" type="password"><select><option>a</option></select><textarea></textarea><button>Sign in</button></form>' +
-      '<p id="add-tag" class="error" role="alert" tabindex="0">Your token has expired</p><dialog open>modal</dialog><div popover>pop</div>'
+      '<p id="add-owner" class="error" role="alert" tabindex="0">Your token has expired</p><dialog open>modal</dialog><div popover>pop</div>'
     const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_overlay,PROD)'
     await propose(DS, 'datasetProperties', {name: 'web_overlay', description: hostile, customProperties: {}, tags: []})
     await api('mutation t($d: String) { createTag(input: {id: "web-overlay", name: "web-overlay", description: $d}) }', {d: hostile})
@@ -225,7 +227,7 @@ describe('web pages in a real browser (headless Chromium)', function () {
       expect(await md.locator('[style], [id], [class], [role], [tabindex], [popover], form, input, button, select, textarea, label, dialog').count()).to.equal(0)
       expect(await md.getByRole('link', {name: 'Sign in again'}).count()).to.equal(1)
       // The page's own controls are on top where they are drawn, the editors too.
-      for (const control of [page.getByLabel('Search the catalog'), page.getByRole('form', {name: 'Add tag'}).getByRole('textbox'), page.getByRole('button', {name: 'Sign out'})]) {
+      for (const control of [page.getByLabel('Search the catalog'), page.getByRole('form', {name: 'Add owner'}).getByRole('textbox'), page.getByRole('button', {name: 'Sign out'})]) {
         const hit = await control.evaluate((el: any) => {
           const r = el.getBoundingClientRect()
           return (globalThis as any).document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === el
@@ -239,9 +241,77 @@ describe('web pages in a real browser (headless Chromium)', function () {
       })
       expect(css.contain).to.include('paint')
       expect(css.overflow).to.equal('hidden')
-      // The label of the page's own Add tag field still names its own field.
-      await page.getByRole('textbox', {name: 'Add tag'}).fill('web-test')
-      expect(await page.getByRole('form', {name: 'Add tag'}).getByRole('textbox').inputValue()).to.equal('web-test')
+      // The label of the page's own Add owner field still names its own field.
+      await page.getByRole('textbox', {name: 'Add owner'}).fill('jdoe')
+      expect(await page.getByRole('form', {name: 'Add owner'}).getByRole('textbox').inputValue()).to.equal('jdoe')
+    }
+    await page.context().close()
+  })
+
+  it('offers on each type\'s page exactly the edits the server takes for that type, and shows each once made', async () => {
+    // One entity of every type a page is offered for, written as ingestion would.
+    const stamp = {time: 0, actor: 'urn:li:corpuser:datahub'}
+    const info = {title: 'w', description: '', lastModified: {created: stamp, lastModified: stamp}}
+    const FLOW = 'urn:li:dataFlow:(airflow,web_types_flow,prod)'
+    const entities: Array<[string, string, string, unknown]> = [
+      ['Dataset', 'urn:li:dataset:(urn:li:dataPlatform:hive,web_types,PROD)', 'datasetProperties', {name: 'web_types', customProperties: {}, tags: []}],
+      ['Chart', 'urn:li:chart:(looker,web_types_chart)', 'chartInfo', info],
+      ['Dashboard', 'urn:li:dashboard:(looker,web_types_dashboard)', 'dashboardInfo', info],
+      ['DataFlow', FLOW, 'dataFlowInfo', {name: 'web_types_flow'}],
+      ['DataJob', `urn:li:dataJob:(${FLOW},web_types_job)`, 'dataJobInfo', {name: 'web_types_job', type: 'SQL'}],
+      ['Container', 'urn:li:container:webtypes', 'containerProperties', {name: 'web_types_container'}],
+      ['Notebook', 'urn:li:notebook:(querybook,web_types_notebook)', 'notebookInfo', {title: 'web_types_notebook', changeAuditStamps: {}}],
+      ['MLModel', 'urn:li:mlModel:(urn:li:dataPlatform:science,web_types_model,PROD)', 'mlModelProperties', {}],
+      ['MLModelGroup', 'urn:li:mlModelGroup:(urn:li:dataPlatform:science,web_types_group,PROD)', 'mlModelGroupProperties', {}],
+      ['MLFeatureTable', 'urn:li:mlFeatureTable:(urn:li:dataPlatform:feast,web_types_table)', 'mlFeatureTableProperties', {}],
+      ['MLFeature', 'urn:li:mlFeature:(web_types,feature)', 'mlFeatureProperties', {}],
+      ['MLPrimaryKey', 'urn:li:mlPrimaryKey:(web_types,key)', 'mlPrimaryKeyProperties', {sources: []}],
+      ['GlossaryTerm', 'urn:li:glossaryTerm:WebTypesTerm', 'glossaryTermInfo', {name: 'WebTypesTerm', definition: 'A term', termSource: 'INTERNAL'}],
+      ['GlossaryNode', 'urn:li:glossaryNode:WebTypesNode', 'glossaryNodeInfo', {name: 'WebTypesNode', definition: 'A node'}],
+      ['CorpUser', 'urn:li:corpuser:webtypes', 'corpUserInfo', {active: true}],
+      ['CorpGroup', 'urn:li:corpGroup:webtypes', 'corpGroupInfo', {admins: [], members: [], groups: []}],
+    ]
+    for (const [, urn, aspect, value] of entities) await propose(urn, aspect, value)
+    await api('mutation { createTag(input: {id: "web-types", name: "web-types", description: "A tag"}) }')
+    await api('mutation { createDomain(input: {id: "web-types-domain", name: "Web types domain", description: "A domain"}) }')
+    entities.push(['Tag', 'urn:li:tag:web-types', '', null], ['Domain', 'urn:li:domain:web-types-domain', '', null])
+
+    // What each editor writes (the server's aspect) and what reads it back (a field of the GraphQL type).
+    const EDITORS = {Tags: ['globalTags', 'tags'], 'Glossary terms': ['glossaryTerms', 'glossaryTerms'], Owners: ['ownership', 'ownership'], Domain: ['domains', 'domain'], Deprecation: ['deprecation', 'deprecation']} as const
+    const page = await signIn(lite.token)
+    for (const [gqlType, urn] of entities) {
+      const type = /^urn:li:([^:]+):/.exec(urn)![1]!
+      const fields = new Set<string>((await api(`{ __type(name: "${gqlType}") { fields { name } } }`)).__type.fields.map((f: {name: string}) => f.name))
+      const expected = Object.entries(EDITORS).filter(([, [aspect, field]]) => accepts(type, aspect) && fields.has(field)).map(([h]) => h)
+      await page.goto(`${lite.url}/entity/${encodeURIComponent(urn)}`)
+      await page.locator('main h1').waitFor()
+      await page.getByRole('heading', {name: 'About'}).waitFor()
+      const offered = await page.locator('.editors h3').allTextContents()
+      expect(offered, `${gqlType}: the editors offered`).to.deep.equal(expected)
+      expect(await page.getByRole('button', {name: 'Edit description'}).count(), `${gqlType}: the description editor`).to.equal(DESCRIPTION_TYPES.includes(type) ? 1 : 0)
+      // Each edit offered is taken by the server and shown by the page once made.
+      const add = async (form: string, value: string, shown: string) => {
+        const f = page.getByRole('form', {name: form})
+        await f.getByRole('textbox').fill(value)
+        await f.getByRole('button').click()
+        await page.getByRole('button', {name: shown}).waitFor()
+      }
+      if (offered.includes('Tags')) await add('Add tag', 'web-types', 'Remove tag web-types')
+      if (offered.includes('Glossary terms')) await add('Add term', 'WebTypesTerm', 'Remove term WebTypesTerm')
+      if (offered.includes('Owners')) await add('Add owner', 'urn:li:corpuser:webtypes', 'Remove owner webtypes')
+      if (offered.includes('Domain')) await add('Set domain', 'web-types-domain', 'Remove domain Web types domain')
+      if (offered.includes('Deprecation')) {
+        await page.getByLabel('Deprecation note').fill('retired')
+        await page.getByRole('button', {name: 'Mark as deprecated'}).click()
+        await page.getByRole('button', {name: 'Mark as not deprecated'}).waitFor()
+      }
+      if (DESCRIPTION_TYPES.includes(type)) {
+        await page.getByRole('button', {name: 'Edit description'}).click()
+        await page.getByRole('textbox', {name: 'Description'}).fill(`Written on the ${gqlType} page`)
+        await page.getByRole('form', {name: 'Edit description'}).getByRole('button', {name: 'Save'}).click()
+        await page.getByRole('region', {name: 'Documentation'}).locator('.markdown', {hasText: `Written on the ${gqlType} page`}).waitFor()
+      }
+      expect(await page.getByRole('alert').count(), `${gqlType}: no refusal`).to.equal(0)
     }
     await page.context().close()
   })

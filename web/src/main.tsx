@@ -15,8 +15,6 @@ import {ColumnEditor, DeprecationEditor, DomainEditor, OwnersEditor, TagsEditor,
 type Obj = Record<string, any>
 
 const LineageGraph = lazy(() => import('./lineage-graph.js'))
-/** Types whose page offers terms, owners, domain and deprecation edits (those the queries below read). */
-const EDITABLE_TYPES = new Set(['DATASET', 'CHART', 'DASHBOARD', 'DATA_JOB', 'DATA_FLOW', 'CONTAINER'])
 const termLink = (urn: string, text: string) => <Link href={entityHref(urn)}>{text}</Link>
 const LINEAGE_TYPES = new Set(['DATASET', 'CHART', 'DASHBOARD', 'DATA_JOB', 'DATA_FLOW'])
 
@@ -366,36 +364,86 @@ function Search({params}: {params: URLSearchParams}) {
   )
 }
 
-/** What the edit controls show, for every type that has them. */
-const CLASSIFICATION = `ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }
-      tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } }
-      domain { domain { urn properties { name } } } deprecation { deprecated note }`
+type EditorKind = 'tags' | 'terms' | 'owners' | 'domain' | 'deprecation' | 'description'
+
+/** What each editor shows, asked for on every type whose page offers that editor. A description is read with the type's own fields (below). */
+const READS: Record<EditorKind, string> = {
+  tags: 'tags { tags { tag { urn name } } }',
+  terms: 'glossaryTerms { terms { term { urn name } } }',
+  owners: 'ownership { owners { owner { ... on CorpUser { urn username } ... on CorpGroup { urn name } } } }',
+  domain: 'domain { domain { urn properties { name } } }',
+  deprecation: 'deprecation { deprecated note }',
+  description: '',
+}
+
+const ASSET: EditorKind[] = ['tags', 'terms', 'owners', 'domain', 'deprecation']
+/**
+ * The edits each type's page offers (by GraphQL type name): those the server accepts for the type
+ * (its registry's aspects; updateDescription's types) and also serves back on the type, so an edit
+ * shows once it is made. Left out on purpose: deprecation of containers and notebooks, a domain
+ * of a glossary node (the server keeps no such aspect for them); tags of groups (the server
+ * writes them, but CorpGroup has no `tags` field to read them back, in DataHub's schema neither).
+ */
+const EDITORS: Record<string, EditorKind[]> = {
+  Dataset: [...ASSET, 'description'],
+  Chart: ASSET,
+  Dashboard: ASSET,
+  DataJob: ASSET,
+  DataFlow: ASSET,
+  Container: ['tags', 'terms', 'owners', 'domain', 'description'],
+  Notebook: ['tags', 'terms', 'owners', 'domain', 'description'],
+  MLModel: [...ASSET, 'description'],
+  MLModelGroup: [...ASSET, 'description'],
+  MLFeatureTable: [...ASSET, 'description'],
+  MLFeature: [...ASSET, 'description'],
+  MLPrimaryKey: [...ASSET, 'description'],
+  GlossaryTerm: ['owners', 'domain', 'deprecation', 'description'],
+  GlossaryNode: ['owners', 'description'],
+  Tag: ['owners', 'deprecation', 'description'],
+  Domain: ['owners', 'description'],
+  CorpUser: ['tags'],
+  CorpGroup: ['owners', 'description'],
+}
+
 const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { ${NAMED} } } }
       downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { ${NAMED} } } }`
 
 const LINKS = `institutionalMemory { elements { url label } }`
+const ASPECTS = 'aspects { aspectName payload }'
+const EDITED = 'editableProperties { description }'
 
-const ENTITY = `query entity($urn: String!) {
-  entity(urn: $urn) { urn type
-    ... on Dataset { name platform { name } properties { name description customProperties { key value } }
-      editableProperties { description }
+/** What an entity page shows of each type, besides what its editors read. */
+const SHOWN: Record<string, string> = {
+  Dataset: `name platform { name } properties { name description customProperties { key value } } ${EDITED}
       schemaMetadata { fields { fieldPath nativeDataType type description nullable isPartOfKey tags { tags { tag { urn name } } } glossaryTerms { terms { term { urn name } } } } }
       editableSchemaMetadata { editableSchemaFieldInfo { fieldPath description tags { tags { tag { urn name } } } } }
       datasetProfiles(limit: 1) { timestampMillis rowCount columnCount sizeInBytes
         fieldProfiles { fieldPath uniqueCount uniqueProportion nullCount nullProportion min max mean median stdev sampleValues } }
-      ${CLASSIFICATION} ${LINEAGE} ${LINKS} ${PATH} aspects { aspectName payload } }
-    ... on Chart { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
-    ... on Dashboard { properties { name description } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } ${LINEAGE} }
-    ... on DataJob { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } ${LINEAGE} }
-    ... on DataFlow { properties { name description } ${CLASSIFICATION} ${LINKS} aspects { aspectName payload } }
-    ... on Container { properties { name description } platform { name } subTypes { typeNames } ${CLASSIFICATION} ${LINKS} ${PATH} aspects { aspectName payload } }
-    ... on Notebook { ${LINKS} aspects { aspectName payload } }
-    ... on GlossaryTerm { name properties { name description } ${LINKS} aspects { aspectName payload } }
-    ... on GlossaryNode { properties { name description } aspects { aspectName payload } }
-    ... on Tag { name properties { name description } aspects { aspectName payload } }
-    ... on Domain { properties { name description } ${LINKS} aspects { aspectName payload } }
-    ... on CorpUser { username tags { tags { tag { urn name } } } aspects { aspectName payload } }
-    ... on CorpGroup { name aspects { aspectName payload } }
+      ${LINEAGE} ${LINKS} ${PATH}`,
+  Chart: `properties { name description } platform { name } ${LINKS} ${PATH} ${LINEAGE}`,
+  Dashboard: `properties { name description } platform { name } ${LINKS} ${PATH} ${LINEAGE}`,
+  DataJob: `properties { name description } ${LINKS} ${LINEAGE}`,
+  DataFlow: `properties { name description } platform { name } ${LINKS} ${LINEAGE}`,
+  Container: `properties { name description } ${EDITED} platform { name } subTypes { typeNames } ${LINKS} ${PATH}`,
+  Notebook: `info { title description } ${EDITED} platform { name } ${LINKS}`,
+  MLModel: `name platform { name } description ${EDITED} ${LINKS} ${LINEAGE}`,
+  MLModelGroup: `name platform { name } description ${EDITED} ${LINKS} ${LINEAGE}`,
+  MLFeatureTable: `name platform { name } description ${EDITED} ${LINKS} ${LINEAGE}`,
+  MLFeature: `name description ${EDITED} ${LINKS} ${LINEAGE}`,
+  MLPrimaryKey: `name description ${EDITED} ${LINKS} ${LINEAGE}`,
+  GlossaryTerm: `name properties { name description } ${LINKS}`,
+  GlossaryNode: `properties { name description } ${LINKS}`,
+  Tag: `name properties { name description }`,
+  Domain: `properties { name description } ${LINKS}`,
+  CorpUser: 'username',
+  CorpGroup: `name properties { description } ${EDITED}`,
+}
+
+const ENTITY = `query entity($urn: String!) {
+  entity(urn: $urn) { urn type __typename
+    ${Object.entries(SHOWN)
+      .map(([t, fields]) => `... on ${t} { ${fields} ${(EDITORS[t] ?? []).map((k) => READS[k]).join(' ')} ${ASPECTS} }`)
+      .join('\n    ')}
   }
 }`
 
@@ -617,7 +665,8 @@ function Entity({urn}: {urn: string}) {
   if (!data) return <p>Loading…</p>
   const e = data.entity
   if (!e) return <p role="alert">No entity {urn}</p>
-  const description = e.editableProperties?.description ?? e.properties?.description ?? ''
+  const description = e.editableProperties?.description ?? e.properties?.description ?? e.info?.description ?? e.description ?? ''
+  const editors = EDITORS[e.__typename] ?? []
   const fields: Obj[] = e.schemaMetadata?.fields ?? []
   // Edits made in the catalog (editableSchemaMetadata) win over what the source ingested.
   const edited = new Map<string, Obj>((e.editableSchemaMetadata?.editableSchemaFieldInfo ?? []).map((x: Obj) => [x.fieldPath, x]))
@@ -644,7 +693,7 @@ function Entity({urn}: {urn: string}) {
       <section aria-label="Documentation">
         <h2>About</h2>
         {description ? <Markdown text={description} /> : <p className="meta">No description.</p>}
-        {e.type === 'DATASET' && <EditDescription urn={e.urn} current={description} onDone={reload} />}
+        {editors.includes('description') && <EditDescription urn={e.urn} current={description} onDone={reload} />}
       </section>
       {(e.institutionalMemory?.elements ?? []).length > 0 && (
         <section aria-label="Links">
@@ -663,16 +712,18 @@ function Entity({urn}: {urn: string}) {
           </ul>
         </section>
       )}
-      <section aria-label="Tags and terms">
-        <h2>Ownership and classification</h2>
-        <div className="editors">
-          <TagsEditor urn={e.urn} tags={e.tags?.tags ?? []} onDone={reload} />
-          {EDITABLE_TYPES.has(e.type) && <TermsEditor urn={e.urn} terms={e.glossaryTerms?.terms ?? []} onDone={reload} link={termLink} />}
-          {EDITABLE_TYPES.has(e.type) && <OwnersEditor urn={e.urn} owners={e.ownership?.owners ?? []} onDone={reload} />}
-          {EDITABLE_TYPES.has(e.type) && <DomainEditor urn={e.urn} domain={e.domain?.domain} onDone={reload} link={termLink} />}
-          {EDITABLE_TYPES.has(e.type) && <DeprecationEditor urn={e.urn} deprecation={e.deprecation} onDone={reload} />}
-        </div>
-      </section>
+      {editors.some((k) => k !== 'description') && (
+        <section aria-label="Tags and terms">
+          <h2>Ownership and classification</h2>
+          <div className="editors">
+            {editors.includes('tags') && <TagsEditor urn={e.urn} tags={e.tags?.tags ?? []} onDone={reload} />}
+            {editors.includes('terms') && <TermsEditor urn={e.urn} terms={e.glossaryTerms?.terms ?? []} onDone={reload} link={termLink} />}
+            {editors.includes('owners') && <OwnersEditor urn={e.urn} owners={e.ownership?.owners ?? []} onDone={reload} />}
+            {editors.includes('domain') && <DomainEditor urn={e.urn} domain={e.domain?.domain} onDone={reload} link={termLink} />}
+            {editors.includes('deprecation') && <DeprecationEditor urn={e.urn} deprecation={e.deprecation} onDone={reload} />}
+          </div>
+        </section>
+      )}
       {fields.length > 0 && (
         <section aria-label="Schema">
           <h2>Schema ({fields.length} fields)</h2>
