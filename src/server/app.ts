@@ -181,7 +181,7 @@ export function createApp(catalog: Catalog, opts: AppOptions): {router: Router; 
     bodyRate: opts.bodyRate,
   })
   registerOperations(router, {health, metrics, metricsOpen: opts.metricsOpen === true || !opts.auth})
-  registerRest(router, catalog, {startedAt: Date.now(), storeId: opts.storeId})
+  registerRest(router, catalog, {startedAt: Date.now(), storeId: opts.storeId, maxResultWindow: opts.maxResultWindow})
   registerHistory(router, catalog, {maxResultWindow: opts.maxResultWindow})
   registerRuns(router, catalog)
   const graphql = registerLazyGraphql(router, catalog, {maxResultWindow: opts.maxResultWindow, logger: opts.logger, changeLog: opts.changeLog})

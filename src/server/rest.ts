@@ -11,6 +11,7 @@ import {splitTopLevel} from '../model/urn.js'
 import {BadRequestError} from '../errors.js'
 import type {Catalog, ProposalOutcome} from '../catalog/catalog.js'
 import {relationshipsOf} from '../catalog/relationships.js'
+import {SEARCH_WINDOW} from '../catalog/delete.js'
 import {mceToProposals} from '../model/mce.js'
 import {aspectSpec, keyAspectOf, validateUrn} from '../model/registry.js'
 import type {EntityRecord, StoredAspect} from '../store/types.js'
@@ -112,7 +113,8 @@ function action(ctx: RequestContext): string {
   return a
 }
 
-export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number; storeId?: string}): void {
+/** `maxResultWindow`: where offset paging of search stops (lite --max-result-window), shown by GET /config. */
+export function registerRest(router: Router, catalog: Catalog, info: {startedAt: number; storeId?: string; maxResultWindow?: number}): void {
   // Batches are parsed only when the store can take them: one waiting for its turn holds its
   // body's bytes, not a thousand parsed proposals that would outlive V8's young generation.
   const batches = new Gate(catalog.writeConcurrency)
@@ -130,7 +132,8 @@ export function registerRest(router: Router, catalog: Catalog, info: {startedAt:
       versions: {'acryldata/datahub': {version: SERVER_VERSION, commit: 'unknown'}},
       telemetry: {enabledCli: false, enabledIngestion: false},
       startedAt: info.startedAt,
-      server: {type: 'mdcli-lite', ...(info.storeId ? {store: info.storeId} : {})},
+      // Clients that page by offset (our pages) stop here and follow the scroll cursor past it.
+      server: {type: 'mdcli-lite', ...(info.storeId ? {store: info.storeId} : {}), maxResultWindow: info.maxResultWindow ?? SEARCH_WINDOW},
     }), {public: true})
 
   router.on('POST', '/aspects', async (ctx) => {

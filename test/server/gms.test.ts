@@ -24,6 +24,8 @@ describe('GMS REST: GET /config', () => {
     expect(r.json.versions['acryldata/datahub'].commit).to.be.a('string')
     // Our own readers (version, docker check, the REST sink) take it from there too.
     expect(serverVersionOf(r.json)).to.equal(r.json.versions['acryldata/datahub'].version)
+    // Where offset paging of search stops (the pages follow the cursor past it).
+    expect(r.json.server.maxResultWindow).to.equal(10_000)
   })
 
   it('our clients read a DataHub server\'s version, old key or new, before any other', () => {

@@ -269,9 +269,46 @@ const snippetOf = (md: string): string =>
 const FACET_COUNTS = `query facets($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { facets { field displayName aggregations { value count } } } }`
 
 const SEARCH = `query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total ${RESULT_FIELDS} } }`
-/** Past the 10,000-result window, pages follow the scroll cursor instead of an offset. */
+/** Past the server's result window, pages follow the scroll cursor instead of an offset. */
 const SCROLL = `query scroll($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { nextScrollId count total ${RESULT_FIELDS} } }`
-const WINDOW = 10_000
+/** The cursor `offset` results in, asked for without the results themselves. */
+const SKIP = `query skip($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { nextScrollId count } }`
+/** The largest page the server gives (and a request may ask for in all). */
+const MAX_PAGE = 10_000
+
+/**
+ * The server's result window (`lite --max-result-window`, in GET /config): offset pages end there.
+ * Asked for once per page load; a server that does not say has DataHub's 10,000.
+ */
+let windowAsked: Promise<number> | undefined
+function useResultWindow(): number | undefined {
+  const [resultWindow, setResultWindow] = useState<number>()
+  useEffect(() => {
+    windowAsked ??= getJson<Obj>('/config').then(
+      (c) => (Number.isInteger(c.server?.maxResultWindow) && c.server.maxResultWindow > 0 ? c.server.maxResultWindow : 10_000),
+      () => 10_000,
+    )
+    let live = true
+    void windowAsked.then((w) => live && setResultWindow(w))
+    return () => {
+      live = false
+    }
+  }, [])
+  return resultWindow
+}
+
+/** A scroll cursor that starts `offset` results in: the pages past the window go on from where the offset pages stopped. */
+async function cursorAt(input: Obj, offset: number): Promise<string | null> {
+  let scrollId: string | undefined
+  for (let done = 0; done < offset; ) {
+    const d = await gql<Obj>(SKIP, {input: {...input, count: Math.min(offset - done, MAX_PAGE), ...(scrollId ? {scrollId} : {})}})
+    const r = d.scrollAcrossEntities
+    if (!r.nextScrollId || r.count === 0) return null
+    scrollId = r.nextScrollId
+    done += r.count
+  }
+  return scrollId ?? null
+}
 
 const FACETS: Array<[string, string]> = [
   ['type', '_entityType'],
@@ -290,6 +327,10 @@ function Search({params}: {params: URLSearchParams}) {
   const types = params.getAll('type')
   const cursor = params.get('cursor')
   const scrolling = cursor !== null
+  // Where a cursor page starts in the whole list (a walk that went on from the offset pages).
+  const from = Number(params.get('from') ?? 0)
+  const resultWindow = useResultWindow()
+  const [jump, setJump] = useState<{busy?: boolean; error?: string}>({})
   const filters = {...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
   const input = scrolling ? {query: q, count: PAGE, ...(cursor ? {scrollId: cursor} : {}), ...filters} : {query: q, start, count: PAGE, ...filters}
   const {data, error} = useQuery<Obj>(scrolling ? SCROLL : SEARCH, {input}, [params.toString()])
@@ -327,7 +368,7 @@ function Search({params}: {params: URLSearchParams}) {
         <p className="count">
           {r.total} results for <q>{q}</q>
         </p>
-        <ol className="results" start={scrolling ? undefined : start + 1}>
+        <ol className="results" start={(scrolling ? from : start) + 1}>
           {r.searchResults.map(({entity: e}: Obj) => (
             <li key={e.urn}>
               <Link href={entityHref(e.urn)} className="name">{nameOf(e)}</Link>
@@ -349,15 +390,40 @@ function Search({params}: {params: URLSearchParams}) {
           {scrolling ? (
             <>
               <Link href={searchHref({...current, q})}>← First page</Link>
-              {r.nextScrollId && <Link href={searchHref({...current, q, cursor: r.nextScrollId})}>Next →</Link>}
+              <span className="meta">
+                {from + 1}–{from + r.searchResults.length} of {r.total}
+              </span>
+              {r.nextScrollId && <Link href={searchHref({...current, q, cursor: r.nextScrollId, from: String(from + r.searchResults.length)})}>Next →</Link>}
             </>
-          ) : (
+          ) : resultWindow === undefined ? null : (
             <>
               {start > 0 && <Link href={searchHref({...current, q, start: String(Math.max(0, start - PAGE))})}>← Previous</Link>}
-              {start + PAGE < Math.min(r.total, WINDOW) && <Link href={searchHref({...current, q, start: String(start + PAGE)})}>Next →</Link>}
-              {r.total > WINDOW && <Link href={searchHref({...current, q, cursor: ''})}>Walk all {r.total} results with a cursor →</Link>}
+              {start + PAGE < r.total &&
+                (start + 2 * PAGE <= resultWindow ? (
+                  <Link href={searchHref({...current, q, start: String(start + PAGE)})}>Next →</Link>
+                ) : (
+                  // The next page is past the window: the cursor goes on from here.
+                  <button
+                    className="link"
+                    disabled={jump.busy}
+                    onClick={() => {
+                      setJump({busy: true})
+                      cursorAt({query: q, ...filters}, start + PAGE).then(
+                        (id) => {
+                          setJump({})
+                          if (id) navigate(searchHref({...current, q, cursor: id, from: String(start + PAGE)}))
+                        },
+                        (e) => setJump({error: (e as Error).message}),
+                      )
+                    }}
+                  >
+                    {jump.busy ? 'Next …' : 'Next →'}
+                  </button>
+                ))}
+              {r.total > resultWindow && <Link href={searchHref({...current, q, cursor: ''})}>Walk all {r.total} results with a cursor →</Link>}
             </>
           )}
+          {jump.error && <p role="alert" className="error">{jump.error}</p>}
         </nav>
       </section>
     </main>
