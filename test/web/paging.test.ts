@@ -94,4 +94,38 @@ describe('web pages past one page (headless Chromium, a search window of 100)', 
     expect(new Set([...windowUrns, ...past]).size).to.equal(total)
     await page.context().close()
   })
+
+  it('lists every lineage neighbour a page at a time, and the graph says how many it shows and draws the rest on request', async () => {
+    const page = await signIn()
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(ROOT)}`)
+    const down = page.getByRole('region', {name: 'Downstream', exact: true})
+    await down.getByRole('heading', {name: `Downstream (${MANY})`}).waitFor()
+    const names = () => down.locator('li a').allTextContents()
+    const seen: string[] = []
+    for (const [from, to] of [[1, 50], [51, 100], [101, 150]]) {
+      await down.getByText(`${from}–${to} of ${MANY}`).waitFor()
+      const rows = await names()
+      expect(rows).to.have.length(to! - from! + 1)
+      seen.push(...rows)
+      if (to! < MANY) await down.getByRole('button', {name: 'Next →'}).click()
+    }
+    expect(await down.getByRole('button', {name: 'Next →'}).count()).to.equal(0)
+    expect(new Set(seen).size).to.equal(MANY)
+    await down.getByRole('button', {name: '← Previous'}).click()
+    await down.getByText(`51–100 of ${MANY}`).waitFor()
+
+    // The graph: the first 100 neighbours drawn, and it says so; the rest on request.
+    const graph = page.getByRole('region', {name: 'Lineage graph'})
+    const partly = graph.getByRole('list', {name: 'Neighbours not all shown'})
+    await partly.getByText(`many_root: 100 of ${MANY} downstream shown`).waitFor()
+    await graph.getByText(`101 entities, 100 edges.`).waitFor()
+    expect(await graph.getByRole('button', {name: `Show more downstream of many_root (100 of ${MANY} shown)`}).count()).to.equal(1)
+    await partly.getByRole('button', {name: `Show ${MANY - 100} more`}).click()
+    await graph.getByText(`${MANY + 1} entities, ${MANY} edges.`).waitFor()
+    await partly.waitFor({state: 'detached'})
+    expect(await graph.locator('.react-flow__node').count()).to.equal(MANY + 1)
+    expect(await graph.getByRole('list', {name: 'Lineage edges'}).locator('li').count()).to.equal(MANY)
+    expect(await graph.getByRole('button', {name: /downstream of many_root/}).count()).to.equal(0)
+    await page.context().close()
+  })
 })

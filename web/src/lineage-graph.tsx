@@ -27,8 +27,10 @@ interface GraphNode {
   type: string
   name: string
   platform?: string
-  /** Directions already expanded from this node. */
+  /** Directions already expanded from this node, all their neighbours shown. */
   expanded: Set<Direction>
+  /** Directions expanded in part: how many of the neighbours are shown, of how many. */
+  partial: Partial<Record<Direction, {shown: number; total: number}>>
   loading?: Direction
   /** Column edges recorded on this node (it is their downstream end). */
   columns: Array<{from: string; fromField: string; toField: string}>
@@ -47,8 +49,10 @@ const NAME_FIELDS = `urn type
   ... on DataJob { properties { name } }
   ... on DataFlow { properties { name } platform { name } }`
 
-const HOP = `query hop($urn: String!, $direction: LineageDirection!) {
-  searchAcrossLineage(input: {urn: $urn, direction: $direction, query: "*", count: 100, orFilters: [{and: [{field: "degree", values: ["1"]}]}]}) {
+/** Neighbours drawn per hop; more are drawn on request, a hop at a time. */
+const HOP_PAGE = 100
+const HOP = `query hop($urn: String!, $direction: LineageDirection!, $start: Int!) {
+  searchAcrossLineage(input: {urn: $urn, direction: $direction, query: "*", start: $start, count: ${HOP_PAGE}, orFilters: [{and: [{field: "degree", values: ["1"]}]}]}) {
     total searchResults { entity { ${NAME_FIELDS} } }
   }
 }`
@@ -84,7 +88,7 @@ function toNode(e: Obj): GraphNode {
   for (const f of e.fineGrainedLineages ?? []) {
     for (const u of f.upstreams ?? []) for (const d of f.downstreams ?? []) columns.push({from: u.urn, fromField: u.path, toField: d.path})
   }
-  return {urn: e.urn, type: e.type, name: e.name ?? e.properties?.name ?? e.urn, platform: e.platform?.name, expanded: new Set(), columns}
+  return {urn: e.urn, type: e.type, name: e.name ?? e.properties?.name ?? e.urn, platform: e.platform?.name, expanded: new Set(), partial: {}, columns}
 }
 
 /** Positions from dagre, left to right (upstream on the left). */
@@ -107,12 +111,16 @@ type CardData = {node: GraphNode; root: boolean; expand: (urn: string, d: Direct
 
 function Card({data}: NodeProps<Node<CardData>>) {
   const {node, root, expand} = data
-  const button = (d: Direction, label: string, glyph: string) =>
-    node.expanded.has(d) ? null : (
-      <button className={`hop ${d === "UPSTREAM" ? "up" : "down"}`} aria-label={`${label} of ${node.name}`} title={label} disabled={node.loading === d} onClick={() => expand(node.urn, d)}>
+  const button = (d: Direction, label: string, glyph: string) => {
+    if (node.expanded.has(d)) return null
+    const part = node.partial[d]
+    const name = part ? `${label.replace('Show', 'Show more')} of ${node.name} (${part.shown} of ${part.total} shown)` : `${label} of ${node.name}`
+    return (
+      <button className={`hop ${d === "UPSTREAM" ? "up" : "down"}`} aria-label={name} title={name} disabled={node.loading === d} onClick={() => expand(node.urn, d)}>
         {node.loading === d ? '…' : glyph}
       </button>
     )
+  }
   return (
     <div className={root ? 'card root' : 'card'}>
       <Handle type="target" position={Position.Left} />
@@ -155,16 +163,25 @@ export default function LineageGraph({urn}: {urn: string}) {
   const [error, setError] = useState<string>()
   const [showColumns, setShowColumns] = useState(true)
 
-  const expand = useCallback(async (from: string, direction: Direction) => {
+  /** Draws the next hop from a node one way: its first neighbours, or the next of them when some are drawn already. */
+  const expand = useCallback(async (from: string, direction: Direction, start = 0) => {
     setNodes((m) => new Map(m).set(from, {...m.get(from)!, loading: direction}))
     try {
-      const data = await gql<Obj>(HOP, {urn: from, direction})
+      const data = await gql<Obj>(HOP, {urn: from, direction, start})
       const found: GraphNode[] = data.searchAcrossLineage.searchResults.map((r: Obj) => toNode(r.entity))
+      const shown = start + found.length
+      const total: number = data.searchAcrossLineage.total
       setNodes((m) => {
         const next = new Map(m)
         for (const n of found) if (!next.has(n.urn)) next.set(n.urn, n)
         const self = next.get(from)!
-        next.set(from, {...self, loading: undefined, expanded: new Set([...self.expanded, direction])})
+        const done = shown >= total || found.length === 0
+        next.set(from, {
+          ...self,
+          loading: undefined,
+          expanded: done ? new Set([...self.expanded, direction]) : self.expanded,
+          partial: {...self.partial, [direction]: done ? undefined : {shown, total}},
+        })
         return next
       })
       setEdges((es) => {
@@ -206,7 +223,7 @@ export default function LineageGraph({urn}: {urn: string}) {
       id: n.urn,
       type: 'card',
       position: pos.get(n.urn)!,
-      data: {node: n, root: n.urn === urn, expand: (u: string, d: Direction) => void expand(u, d)},
+      data: {node: n, root: n.urn === urn, expand: (u: string, d: Direction) => void expand(u, d, nodes.get(u)?.partial[d]?.shown ?? 0)},
       ariaLabel: `${n.name} (${n.type.toLowerCase()})`,
     }))
     const rfEdges: Edge[] = edges.map((e) => {
@@ -228,6 +245,7 @@ export default function LineageGraph({urn}: {urn: string}) {
   useEffect(() => setRfNodes(flow.rfNodes), [flow.rfNodes])
   const onNodesChange = useCallback((changes: Array<NodeChange<Node<CardData>>>) => setRfNodes((ns) => applyNodeChanges(changes, ns)), [])
   const columnCount = list.reduce((n, x) => n + x.columns.length, 0)
+  const partly = list.flatMap((n) => (['UPSTREAM', 'DOWNSTREAM'] as const).flatMap((d) => (n.partial[d] ? [{node: n, direction: d, ...n.partial[d]!}] : [])))
   return (
     <section aria-label="Lineage graph" className="lineage-graph">
       <h2>Lineage</h2>
@@ -245,6 +263,18 @@ export default function LineageGraph({urn}: {urn: string}) {
           </label>
         )}
       </p>
+      {partly.length > 0 && (
+        <ul className="meta partial" aria-label="Neighbours not all shown">
+          {partly.map((p) => (
+            <li key={`${p.node.urn} ${p.direction}`}>
+              {p.node.name}: {p.shown} of {p.total} {p.direction.toLowerCase()} shown{' '}
+              <button className="link" disabled={p.node.loading === p.direction} onClick={() => void expand(p.node.urn, p.direction, p.shown)}>
+                Show {Math.min(HOP_PAGE, p.total - p.shown)} more
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="graph" role="group" aria-label="Lineage diagram">
         <ReactFlow nodes={rfNodes} onNodesChange={onNodesChange} edges={flow.rfEdges} nodeTypes={NODE_TYPES} fitView fitViewOptions={FIT} nodesConnectable={false} nodesDraggable={false} minZoom={0.2}>
           <Background />

@@ -471,8 +471,12 @@ const EDITORS: Record<string, EditorKind[]> = {
   CorpGroup: ['owners', 'description'],
 }
 
-const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM}) { total relationships { type entity { ${NAMED} } } }
-      downstream: lineage(input: {direction: DOWNSTREAM}) { total relationships { type entity { ${NAMED} } } }`
+const LINEAGE_PAGE = 50
+const NEIGHBOURS = `start total relationships { type entity { ${NAMED} } }`
+/** The first page of each direction's neighbours, with the entity; the lists ask for later pages themselves. */
+const LINEAGE = `upstream: lineage(input: {direction: UPSTREAM, start: 0, count: ${LINEAGE_PAGE}}) { ${NEIGHBOURS} }
+      downstream: lineage(input: {direction: DOWNSTREAM, start: 0, count: ${LINEAGE_PAGE}}) { ${NEIGHBOURS} }`
+const LINEAGE_AT = `query lineagePage($urn: String!, $input: LineageInput!) { entity(urn: $urn) { urn ... on EntityWithRelationships { lineage(input: $input) { ${NEIGHBOURS} } } } }`
 
 const LINKS = `institutionalMemory { elements { url label } }`
 const ASPECTS = 'aspects { aspectName payload }'
@@ -589,23 +593,42 @@ function History({urn}: {urn: string}) {
   )
 }
 
-function Lineage({title, result}: {title: string; result?: Obj}) {
-  if (!result) return null
+/** An entity's direct neighbours one way, a page at a time: the entity's own query brings the first. */
+function Lineage({urn, title, direction, first}: {urn: string; title: string; direction: 'UPSTREAM' | 'DOWNSTREAM'; first?: Obj}) {
+  const [start, setStart] = useState(0)
+  const later = useQuery<Obj>(LINEAGE_AT, {urn, input: {direction, start, count: LINEAGE_PAGE}}, [urn, direction, start], start > 0)
+  if (!first) return null
+  const result: Obj | undefined = start === 0 ? first : later.data?.entity?.lineage
   return (
     <section aria-label={title}>
       <h2>
-        {title} ({result.total})
+        {title} ({first.total})
       </h2>
-      {result.total === 0 ? (
+      {first.total === 0 ? (
         <p className="meta">None recorded.</p>
+      ) : later.error && start > 0 ? (
+        <p role="alert" className="error">{later.error.message}</p>
+      ) : !result ? (
+        <p>Loading…</p>
       ) : (
-        <ul>
-          {result.relationships.map((r: Obj) => (
-            <li key={r.entity.urn}>
-              <Link href={entityHref(r.entity.urn)}>{nameOf(r.entity)}</Link> <span className="meta" title={r.entity.urn}>{typeLabel(r.entity)} · {r.type.toLowerCase().replace(/_/g, ' ')}</span>
-            </li>
-          ))}
-        </ul>
+        <>
+          <ul>
+            {result.relationships.map((r: Obj) => (
+              <li key={r.entity.urn}>
+                <Link href={entityHref(r.entity.urn)}>{nameOf(r.entity)}</Link> <span className="meta" title={r.entity.urn}>{typeLabel(r.entity)} · {r.type.toLowerCase().replace(/_/g, ' ')}</span>
+              </li>
+            ))}
+          </ul>
+          {result.total > LINEAGE_PAGE && (
+            <nav className="pager" aria-label={`${title} pages`}>
+              {start > 0 && <button className="link" onClick={() => setStart(Math.max(0, start - LINEAGE_PAGE))}>← Previous</button>}
+              <span className="meta">
+                {start + 1}–{start + result.relationships.length} of {result.total}
+              </span>
+              {start + LINEAGE_PAGE < result.total && <button className="link" onClick={() => setStart(start + LINEAGE_PAGE)}>Next →</button>}
+            </nav>
+          )}
+        </>
       )}
     </section>
   )
@@ -836,8 +859,8 @@ function Entity({urn}: {urn: string}) {
         </Suspense>
       )}
       <History urn={e.urn} />
-      <Lineage title="Upstream" result={e.upstream} />
-      <Lineage title="Downstream" result={e.downstream} />
+      <Lineage key={`up ${e.urn}`} urn={e.urn} title="Upstream" direction="UPSTREAM" first={e.upstream} />
+      <Lineage key={`down ${e.urn}`} urn={e.urn} title="Downstream" direction="DOWNSTREAM" first={e.downstream} />
       {e.properties?.customProperties?.length > 0 && (
         <section aria-label="Properties">
           <h2>Properties</h2>
