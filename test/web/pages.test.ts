@@ -316,6 +316,22 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.context().close()
   })
 
+  it('offers the history where the server keeps a timeline (datasets) and nowhere else', async () => {
+    const page = await signIn(lite.token)
+    const failed: string[] = []
+    page.on('response', (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`))
+    for (const urn of ['urn:li:glossaryTerm:CustomerAccount', 'urn:li:container:sampledb', 'urn:li:tag:Legacy', 'urn:li:corpGroup:bfoo', 'urn:li:mlModel:(urn:li:dataPlatform:science,scienceModel,PROD)']) {
+      await page.goto(`${lite.url}/entity/${encodeURIComponent(urn)}`)
+      await page.getByRole('heading', {name: 'About'}).waitFor()
+      expect(await page.getByRole('region', {name: 'History'}).count(), urn).to.equal(0)
+    }
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(KAFKA)}`)
+    await page.getByRole('button', {name: 'Show history'}).click()
+    await page.getByRole('region', {name: 'History'}).locator('.history > li').first().waitFor()
+    expect(failed).to.deep.equal([])
+    await page.context().close()
+  })
+
   it('shows links, the container path and the raw aspects of an entity', async () => {
     const page = await signIn(lite.token)
     await page.goto(`${lite.url}/entity/${encodeURIComponent(HDFS)}`)

@@ -858,7 +858,8 @@ function Entity({urn}: {urn: string}) {
           <LineageGraph urn={e.urn} />
         </Suspense>
       )}
-      <History urn={e.urn} />
+      {/* The server's timeline covers datasets only (DataHub's covers glossary terms too). */}
+      {e.type === 'DATASET' && <History urn={e.urn} />}
       <Lineage key={`up ${e.urn}`} urn={e.urn} title="Upstream" direction="UPSTREAM" first={e.upstream} />
       <Lineage key={`down ${e.urn}`} urn={e.urn} title="Downstream" direction="DOWNSTREAM" first={e.downstream} />
       {e.properties?.customProperties?.length > 0 && (
