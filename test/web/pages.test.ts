@@ -363,8 +363,11 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.goto(`${lite.url}/entity/${encodeURIComponent(FCT)}`)
     const g2 = page.getByRole('region', {name: 'Lineage graph'})
     await g2.locator('.react-flow__node', {hasText: 'logging_events'}).waitFor()
-    await g2.getByText('event_data → user_name').waitFor()
-    expect(await g2.getByRole('list', {name: 'Lineage edges'}).textContent()).to.include('logging_events → fct_users_created')
+    const label = g2.locator('.edge-columns')
+    await label.getByText('1 column').waitFor()
+    await label.hover()
+    await label.getByText('event_data → user_name').waitFor()
+    expect(await g2.getByRole('list', {name: 'Lineage edges'}).textContent()).to.include('logging_events → fct_users_created (columns: event_data → user_name)')
     // Keyboard: the node's link is reachable and opens the page.
     await g2.getByRole('link', {name: 'logging_events'}).focus()
     await page.keyboard.press('Enter')
@@ -610,6 +613,48 @@ describe('web pages in a real browser (headless Chromium)', function () {
         const overlap = a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
         expect(overlap, `cards ${i} and ${j} overlap`).to.equal(false)
       }
+    await page.context().close()
+  })
+
+  it('labels column-level edges by their count, clear of the cards, with the column pairs on hover and in the list for screen readers', async () => {
+    const SRC = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_columns_source,PROD)'
+    const DST = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_columns_target,PROD)'
+    const pairs = [['customer_identifier_hash', 'customer_key'], ['order_created_timestamp_utc', 'ordered_at'], ['order_total_amount_in_cents', 'order_total']]
+    const field = (ds: string, path: string) => `urn:li:schemaField:(${ds},${path})`
+    await propose(SRC, 'datasetProperties', {name: 'web_columns_source', customProperties: {}, tags: []})
+    await propose(DST, 'datasetProperties', {name: 'web_columns_target', customProperties: {}, tags: []})
+    await propose(DST, 'upstreamLineage', {
+      upstreams: [{dataset: SRC, type: 'TRANSFORMED', auditStamp: {time: 0, actor: 'urn:li:corpuser:datahub'}}],
+      fineGrainedLineages: pairs.map(([from, to]) => ({upstreamType: 'FIELD_SET', downstreamType: 'FIELD', upstreams: [field(SRC, from!)], downstreams: [field(DST, to!)]})),
+    })
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/entity/${encodeURIComponent(DST)}`)
+    const graph = page.getByRole('region', {name: 'Lineage graph'})
+    const label = graph.locator('.edge-columns')
+    await label.getByText('3 columns').waitFor()
+    const box = (await label.boundingBox())!
+    for (const card of await graph.locator('.react-flow__node').all()) {
+      const c = (await card.boundingBox())!
+      const overlap = box.x < c.x + c.width && c.x < box.x + box.width && box.y < c.y + c.height && c.y < box.y + box.height
+      expect(overlap, `the label over ${await card.textContent()}`).to.equal(false)
+    }
+    // Hovered, it lists each pair on a line of its own.
+    await label.hover()
+    const lines = label.locator('li')
+    await lines.first().waitFor()
+    expect(await lines.allTextContents()).to.deep.equal(pairs.map(([a, b]) => `${a} → ${b}`))
+    const tops = await lines.evaluateAll((ls: any[]) => ls.map((l) => Math.round(l.getBoundingClientRect().top)))
+    expect(new Set(tops).size).to.equal(pairs.length)
+    // Drawn above the cards it may cross.
+    const onTop = await lines.evaluateAll((ls: any[]) =>
+      ls.every((l) => {
+        const r = l.getBoundingClientRect()
+        return l.contains((globalThis as any).document.elementFromPoint(r.x + r.width - 2, r.y + r.height / 2))
+      }),
+    )
+    expect(onTop, 'the hovered pairs are on top').to.equal(true)
+    expect(await label.getAttribute('aria-label')).to.equal(`3 columns: ${pairs.map(([a, b]) => `${a} → ${b}`).join(', ')}`)
+    expect(await graph.getByRole('list', {name: 'Lineage edges'}).textContent()).to.include(`web_columns_source → web_columns_target (columns: ${pairs.map(([a, b]) => `${a} → ${b}`).join(', ')})`)
     await page.context().close()
   })
 

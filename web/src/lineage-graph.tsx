@@ -5,7 +5,10 @@
  * dagre; loaded on its own (a separate chunk), so pages without a graph never fetch it.
  */
 import {useCallback, useEffect, useMemo, useState} from 'react'
-import {applyNodeChanges, Background, Controls, Handle, Position, ReactFlow, useNodesInitialized, useReactFlow, type Edge, type Node, type NodeChange, type NodeProps} from '@xyflow/react'
+import {
+  applyNodeChanges, Background, BaseEdge, Controls, EdgeLabelRenderer, getBezierPath, Handle, Position, ReactFlow, useNodesInitialized, useReactFlow,
+  type Edge, type EdgeProps, type Node, type NodeChange, type NodeProps,
+} from '@xyflow/react'
 import dagre from '@dagrejs/dagre'
 import {gql} from './api.js'
 import {entityHref, navigate} from './router.js'
@@ -144,7 +147,41 @@ function Card({data}: NodeProps<Node<CardData>>) {
   )
 }
 
+type ColumnsData = {columns: string[]}
+
+/**
+ * An edge with column-level lineage: a short label ("3 columns") that fits between two ranks of
+ * cards, and the column pairs listed when it is hovered or focused. (One SVG text of every pair,
+ * as before, ran over the cards and showed its line breaks as written.)
+ */
+function ColumnsEdge({id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, markerEnd, data}: EdgeProps<Edge<ColumnsData>>) {
+  const [path, labelX, labelY] = getBezierPath({sourceX, sourceY, sourcePosition, targetX, targetY, targetPosition})
+  const columns = data?.columns ?? []
+  const count = `${columns.length} column${columns.length === 1 ? '' : 's'}`
+  return (
+    <>
+      <BaseEdge id={id} path={path} markerEnd={markerEnd} />
+      <EdgeLabelRenderer>
+        <div
+          className="edge-columns nodrag nopan"
+          style={{transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)`}}
+          tabIndex={0}
+          aria-label={`${count}: ${columns.join(', ')}`}
+        >
+          <span className="count">{count}</span>
+          <ul className="pairs">
+            {columns.map((c) => (
+              <li key={c}>{c}</li>
+            ))}
+          </ul>
+        </div>
+      </EdgeLabelRenderer>
+    </>
+  )
+}
+
 const NODE_TYPES = {card: Card}
+const EDGE_TYPES = {columns: ColumnsEdge}
 const FIT = {padding: 0.15, maxZoom: 1}
 
 /** Fits the view to the graph each time a hop adds nodes (once React Flow has measured them). */
@@ -217,6 +254,8 @@ export default function LineageGraph({urn}: {urn: string}) {
   }, [urn, expand])
 
   const list = useMemo(() => [...nodes.values()], [nodes])
+  /** The column pairs of an edge ("event_data → user_name"), recorded on its downstream dataset. */
+  const columnsOf = useCallback((e: GraphEdge) => (nodes.get(e.to)?.columns ?? []).filter((c) => c.from === e.from).map((c) => `${c.fromField} → ${c.toField}`), [nodes])
   const flow = useMemo(() => {
     const pos = layout(list, edges)
     const rfNodes: Array<Node<CardData>> = list.map((n) => ({
@@ -227,18 +266,16 @@ export default function LineageGraph({urn}: {urn: string}) {
       ariaLabel: `${n.name} (${n.type.toLowerCase()})`,
     }))
     const rfEdges: Edge[] = edges.map((e) => {
-      // Column edges of this pair, recorded on the downstream dataset.
-      const cols = showColumns ? (nodes.get(e.to)?.columns ?? []).filter((c) => c.from === e.from) : []
+      const cols = showColumns ? columnsOf(e) : []
       return {
         id: `${e.from}->${e.to}`,
         source: e.from,
         target: e.to,
-        label: cols.length > 0 ? cols.map((c) => `${c.fromField} → ${c.toField}`).join('\n') : undefined,
-        className: cols.length > 0 ? 'columns' : undefined,
+        ...(cols.length > 0 ? {type: 'columns', data: {columns: cols}, className: 'columns'} : {}),
       }
     })
     return {rfNodes, rfEdges}
-  }, [list, edges, nodes, urn, expand, showColumns])
+  }, [list, edges, nodes, urn, expand, showColumns, columnsOf])
 
   // React Flow measures the nodes it draws and reports it as changes; a controlled graph applies them.
   const [rfNodes, setRfNodes] = useState<Array<Node<CardData>>>([])
@@ -276,7 +313,7 @@ export default function LineageGraph({urn}: {urn: string}) {
         </ul>
       )}
       <div className="graph" role="group" aria-label="Lineage diagram">
-        <ReactFlow nodes={rfNodes} onNodesChange={onNodesChange} edges={flow.rfEdges} nodeTypes={NODE_TYPES} fitView fitViewOptions={FIT} nodesConnectable={false} nodesDraggable={false} minZoom={0.2}>
+        <ReactFlow nodes={rfNodes} onNodesChange={onNodesChange} edges={flow.rfEdges} nodeTypes={NODE_TYPES} edgeTypes={EDGE_TYPES} fitView fitViewOptions={FIT} nodesConnectable={false} nodesDraggable={false} minZoom={0.2}>
           <Background />
           <Controls showInteractive={false} />
           <FitOnGrowth count={rfNodes.length} />
@@ -286,6 +323,7 @@ export default function LineageGraph({urn}: {urn: string}) {
         {edges.map((e) => (
           <li key={`${e.from}->${e.to}`}>
             {nodes.get(e.from)?.name ?? e.from} → {nodes.get(e.to)?.name ?? e.to}
+            {columnsOf(e).length > 0 && ` (columns: ${columnsOf(e).join(', ')})`}
           </li>
         ))}
       </ul>
