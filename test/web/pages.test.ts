@@ -658,6 +658,35 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.context().close()
   })
 
+  it('follows one rule for a description on the page, in search and on columns: an emptied edit shows the ingested text again', async () => {
+    const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_described,PROD)'
+    await propose(DS, 'datasetProperties', {name: 'web_described', description: 'Ingested words', customProperties: {}, tags: []})
+    await propose(DS, 'schemaMetadata', {
+      schemaName: 'web_described', platform: 'urn:li:dataPlatform:hive', version: 0, hash: '', platformSchema: {'com.linkedin.schema.OtherSchema': {rawSchema: ''}},
+      fields: [{fieldPath: 'amount', type: {type: {'com.linkedin.schema.NumberType': {}}}, nativeDataType: 'int', description: 'Ingested column words'}],
+    })
+    const describe = (description: string, column = false) =>
+      api('mutation d($input: DescriptionUpdateInput!) { updateDescription(input: $input) }', {input: {description, resourceUrn: DS, ...(column ? {subResourceType: 'DATASET_FIELD', subResource: 'amount'} : {})}})
+    const page = await signIn(lite.token)
+    const check = async (entity: string, column: string) => {
+      await page.goto(`${lite.url}/entity/${encodeURIComponent(DS)}`)
+      await page.getByRole('heading', {name: 'web_described'}).waitFor()
+      expect(await page.getByRole('region', {name: 'Documentation'}).locator('.markdown').textContent()).to.equal(`${entity}\n`)
+      expect(await page.getByRole('region', {name: 'Schema'}).locator('tbody tr td').nth(2).textContent()).to.equal(column)
+      await page.goto(`${lite.url}/search?q=web_described`)
+      const snippet = page.locator('ol.results li').filter({hasText: 'web_described'}).locator('.snippet')
+      await snippet.waitFor()
+      expect(await snippet.textContent()).to.equal(entity)
+    }
+    await describe('Edited words')
+    await describe('Edited column words', true)
+    await check('Edited words', 'Edited column words')
+    await describe('')
+    await describe('', true)
+    await check('Ingested words', 'Ingested column words')
+    await page.context().close()
+  })
+
   it('every page above ran under its Content-Security-Policy with nothing refused, and no page can be framed', async () => {
     // The one refusal expected: the hostile description of the Markdown test, which the
     // sanitiser parses in a document of its own where Chromium loads the image and the policy

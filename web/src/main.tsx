@@ -253,7 +253,13 @@ const RESULT_TYPES: Array<[string, string]> = [
   ['CorpUser', `username ${TAGS}`],
 ]
 const RESULT_FIELDS = `searchResults { entity { urn type ${RESULT_TYPES.map(([t, f]) => `... on ${t} { ${f} }`).join(' ')} } }`
-const descriptionOf = (e: Obj): string | undefined => e.editableProperties?.description || e.properties?.description || e.info?.description || e.description || undefined
+/**
+ * The one rule for what describes an entity or a column, on its page and in search alike (DataHub's
+ * web app's): the description edited in the catalog, unless it is empty, then the ingested one.
+ * So clearing an edited description shows what the source says again.
+ */
+const described = (edited: string | null | undefined, ...ingested: Array<string | null | undefined>): string => [edited, ...ingested].find((d) => !!d) ?? ''
+const descriptionOf = (e: Obj): string => described(e.editableProperties?.description, e.properties?.description, e.info?.description, e.description)
 /** A description as one line of plain text for a result row: the Markdown's marks would show as typed (the entity page renders it). */
 const snippetOf = (md: string): string =>
   md
@@ -376,7 +382,7 @@ function Search({params}: {params: URLSearchParams}) {
                 {typeLabel(e)}
                 {pathOf(e) ? ` · ${pathOf(e)}` : ''}
               </span>
-              {descriptionOf(e) && <p className="snippet">{snippetOf(descriptionOf(e)!)}</p>}
+              {descriptionOf(e) && <p className="snippet">{snippetOf(descriptionOf(e))}</p>}
               <span className="meta">
                 {(e.ownership?.owners ?? []).map((o: Obj) => o.owner.username ?? o.owner.name).join(', ')}{' '}
                 {(e.tags?.tags ?? []).map((t: Obj) => (
@@ -754,7 +760,7 @@ function Entity({urn}: {urn: string}) {
   if (!data) return <p>Loading…</p>
   const e = data.entity
   if (!e) return <p role="alert">No entity {urn}</p>
-  const description = e.editableProperties?.description ?? e.properties?.description ?? e.info?.description ?? e.description ?? ''
+  const description = descriptionOf(e)
   const editors = EDITORS[e.__typename] ?? []
   const fields: Obj[] = e.schemaMetadata?.fields ?? []
   // Edits made in the catalog (editableSchemaMetadata) win over what the source ingested.
@@ -839,10 +845,10 @@ function Entity({urn}: {urn: string}) {
                       {f.nullable ? '' : ' not null'}
                       {f.nativeDataType && readableType(f.nativeDataType) !== f.nativeDataType && <span className="meta native" title="The type as the source stored it"> {f.nativeDataType}</span>}
                     </td>
-                    <td>{editedField(f.fieldPath)?.description ?? f.description}</td>
+                    <td>{described(editedField(f.fieldPath)?.description, f.description)}</td>
                     <td>{[...(f.tags?.tags ?? []), ...(editedField(f.fieldPath)?.tags?.tags ?? [])].map((t: Obj) => t.tag.name).concat((f.glossaryTerms?.terms ?? []).map((t: Obj) => t.term.name)).join(', ')}</td>
                     <td>
-                      <ColumnEditor urn={e.urn} field={f.fieldPath} description={editedField(f.fieldPath)?.description ?? f.description ?? ''} tags={editedField(f.fieldPath)?.tags?.tags ?? []} onDone={reload} />
+                      <ColumnEditor urn={e.urn} field={f.fieldPath} description={described(editedField(f.fieldPath)?.description, f.description)} tags={editedField(f.fieldPath)?.tags?.tags ?? []} onDone={reload} />
                     </td>
                   </tr>
                 ))}
