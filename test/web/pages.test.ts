@@ -687,6 +687,37 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.context().close()
   })
 
+  it('counts each facet under the other facets\' filters only, so several values of one facet can be ticked', async () => {
+    const HIVE_P = 'urn:li:dataPlatform:hive'
+    const KAFKA_P = 'urn:li:dataPlatform:kafka'
+    const counts = async (platforms: string[]) => {
+      const input = {query: '*', ...(platforms.length ? {orFilters: [{and: [{field: 'platform', values: platforms}]}]} : {})}
+      const d = await api('query c($input: AggregateAcrossEntitiesInput!) { aggregateAcrossEntities(input: $input) { facets { field aggregations { value count } } } }', {input})
+      return (field: string) => d.aggregateAcrossEntities.facets.find((f: any) => f.field === field).aggregations as Array<{value: string; count: number}>
+    }
+    const label = (a: {value: string; count: number}) => `${a.value.replace(/^urn:li:[a-zA-Z]+:/, '')} (${a.count})`
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/search?q=*&platform=${HIVE_P}`)
+    const platforms = page.getByRole('group', {name: 'platform'})
+    const types = page.getByRole('group', {name: 'type'})
+    await platforms.getByRole('checkbox', {name: /kafka/}).waitFor()
+    // The platform facet as without its own filter; the others under it.
+    const unfiltered = await counts([])
+    const onHive = await counts([HIVE_P])
+    expect((await platforms.locator('label').allTextContents()).map((t) => t.trim())).to.deep.equal(unfiltered('platform').slice(0, 12).map(label))
+    expect((await types.locator('label').allTextContents()).map((t) => t.trim())).to.deep.equal(onHive('_entityType').slice(0, 12).map(label))
+    expect(await platforms.getByRole('checkbox', {name: /hive/}).isChecked()).to.equal(true)
+    // A second platform is one more tick: results from both.
+    await platforms.getByRole('checkbox', {name: /kafka/}).check()
+    await page.waitForURL((u) => u.searchParams.getAll('platform').length === 2)
+    expect(new URL(page.url()).searchParams.getAll('platform')).to.deep.equal([HIVE_P, KAFKA_P])
+    const both = (await api(`{ searchAcrossEntities(input: {query: "*", start: 0, count: 0, orFilters: [{and: [{field: "platform", values: ["${HIVE_P}", "${KAFKA_P}"]}]}]}) { total } }`)).searchAcrossEntities.total
+    await page.getByText(`${both} results for`).waitFor()
+    await platforms.getByRole('checkbox', {name: /kafka/, checked: true}).waitFor()
+    expect(await platforms.getByRole('checkbox', {name: /hive/}).isChecked()).to.equal(true)
+    await page.context().close()
+  })
+
   it('every page above ran under its Content-Security-Policy with nothing refused, and no page can be framed', async () => {
     // The one refusal expected: the hostile description of the Markdown test, which the
     // sanitiser parses in a document of its own where Chromium loads the image and the policy

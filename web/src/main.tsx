@@ -271,8 +271,15 @@ const snippetOf = (md: string): string =>
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, 200)
-/** The filter counts, asked for apart: over many matches they cost more than the page of results, which shows first. */
-const FACET_COUNTS = `query facets($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { facets { field displayName aggregations { value count } } } }`
+/**
+ * The filter counts, asked for apart: over many matches they cost more than the page of results,
+ * which shows first. A facet with values ticked is counted under the other facets' filters only,
+ * as DataHub counts it, so its other values stay on offer; the rest are counted under them all.
+ */
+function facetCounts(groups: Array<{fields: string[]}>): string {
+  const vars = groups.map((_, i) => `$f${i}: AggregateAcrossEntitiesInput!`).join(', ')
+  return `query facets(${vars}) { ${groups.map((_, i) => `f${i}: aggregateAcrossEntities(input: $f${i}) { facets { field aggregations { value count } } }`).join(' ')} }`
+}
 
 const SEARCH = `query search($input: SearchAcrossEntitiesInput!) { searchAcrossEntities(input: $input) { start count total ${RESULT_FIELDS} } }`
 /** Past the server's result window, pages follow the scroll cursor instead of an offset. */
@@ -329,19 +336,29 @@ const PAGE = 20
 function Search({params}: {params: URLSearchParams}) {
   const q = params.get('q') ?? '*'
   const start = Number(params.get('start') ?? 0)
-  const and = FACETS.filter(([k]) => k !== 'type' && params.getAll(k).length > 0).map(([k, field]) => ({field, values: params.getAll(k)}))
-  const types = params.getAll('type')
+  /** The search's filters, or those of every facet but `skip`. */
+  const filtersBut = (skip?: string) => {
+    const and = FACETS.filter(([k]) => k !== 'type' && k !== skip && params.getAll(k).length > 0).map(([k, field]) => ({field, values: params.getAll(k)}))
+    const types = skip === 'type' ? [] : params.getAll('type')
+    return {...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
+  }
   const cursor = params.get('cursor')
   const scrolling = cursor !== null
   // Where a cursor page starts in the whole list (a walk that went on from the offset pages).
   const from = Number(params.get('from') ?? 0)
   const resultWindow = useResultWindow()
   const [jump, setJump] = useState<{busy?: boolean; error?: string}>({})
-  const filters = {...(types.length ? {types} : {}), ...(and.length ? {orFilters: [{and}]} : {})}
+  const filters = filtersBut()
   const input = scrolling ? {query: q, count: PAGE, ...(cursor ? {scrollId: cursor} : {}), ...filters} : {query: q, start, count: PAGE, ...filters}
   const {data, error} = useQuery<Obj>(scrolling ? SCROLL : SEARCH, {input}, [params.toString()])
-  const counts = useQuery<Obj>(FACET_COUNTS, {input: {query: q, start: 0, count: 0, ...filters}}, [q, JSON.stringify(filters)], data !== undefined)
-  const facets: Obj[] | undefined = counts.data?.searchAcrossEntities.facets
+  const ticked = FACETS.filter(([k]) => params.getAll(k).length > 0)
+  const untouched = FACETS.filter(([k]) => params.getAll(k).length === 0).map(([, field]) => field)
+  const groups = [
+    ...ticked.map(([k, field]) => ({fields: [field], input: {query: q, facets: [field], ...filtersBut(k)}})),
+    ...(untouched.length > 0 ? [{fields: untouched, input: {query: q, facets: untouched, ...filters}}] : []),
+  ]
+  const counts = useQuery<Obj>(facetCounts(groups), Object.fromEntries(groups.map((g, i) => [`f${i}`, g.input])), [q, JSON.stringify(filters)], data !== undefined)
+  const facets: Obj[] | undefined = counts.data && groups.flatMap((g, i) => (counts.data![`f${i}`]?.facets ?? []).filter((f: Obj) => g.fields.includes(f.field)))
   const current = Object.fromEntries(FACETS.map(([k]) => [k, params.getAll(k)]))
   const toggle = (k: string, v: string) => {
     const cur = current[k] ?? []
