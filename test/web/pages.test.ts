@@ -718,6 +718,33 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.context().close()
   })
 
+  it('keeps the search box in step with the page in view, through Back and Forward', async () => {
+    const page = await signIn(lite.token)
+    const box = page.getByLabel('Search the catalog')
+    for (const q of ['SampleKafkaDataset', 'SampleHdfsDataset']) {
+      await box.fill(q)
+      await page.keyboard.press('Enter')
+      await page.waitForURL((u) => u.searchParams.get('q') === q)
+      await page.locator('ol.results li').first().waitFor()
+    }
+    await page.goBack()
+    await page.waitForURL((u) => u.searchParams.get('q') === 'SampleKafkaDataset')
+    await page.getByText(/results for/).waitFor()
+    expect(await box.inputValue()).to.equal('SampleKafkaDataset')
+    await page.goForward()
+    await page.waitForURL((u) => u.searchParams.get('q') === 'SampleHdfsDataset')
+    await page.getByText(/results for/).waitFor()
+    expect(await box.inputValue()).to.equal('SampleHdfsDataset')
+    // A page without a query shows none; Back to the results shows theirs again.
+    await page.locator('ol.results li .name').first().click()
+    await page.getByRole('heading', {name: 'About'}).waitFor()
+    expect(await box.inputValue()).to.equal('')
+    await page.goBack()
+    await page.getByText(/results for/).waitFor()
+    expect(await box.inputValue()).to.equal('SampleHdfsDataset')
+    await page.context().close()
+  })
+
   it('every page above ran under its Content-Security-Policy with nothing refused, and no page can be framed', async () => {
     // The one refusal expected: the hostile description of the Markdown test, which the
     // sanitiser parses in a document of its own where Chromium loads the image and the policy

@@ -148,7 +148,10 @@ function SignIn({onDone, message}: {onDone: () => void; message?: string}) {
 
 function Header({me, onSignOut}: {me: string; onSignOut: () => void}) {
   const [, params] = usePath()
-  const [q, setQ] = useState(params.get('q') ?? '')
+  const asked = params.get('q') ?? ''
+  const [q, setQ] = useState(asked)
+  // The box shows the query of the page in view, after Back and Forward too; what is typed stays until the page changes.
+  useEffect(() => setQ(asked), [asked])
   return (
     <header>
       <Link href="/" className="brand">mdcli</Link>
