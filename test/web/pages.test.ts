@@ -745,6 +745,31 @@ describe('web pages in a real browser (headless Chromium)', function () {
     await page.context().close()
   })
 
+  it('tells a user and a group of the same name apart among owners, on the page and in search', async () => {
+    const DS = 'urn:li:dataset:(urn:li:dataPlatform:hive,web_twins,PROD)'
+    const stamp = {time: 0, actor: 'urn:li:corpuser:datahub'}
+    await propose('urn:li:corpuser:twin', 'corpUserInfo', {active: true})
+    await propose('urn:li:corpGroup:twin', 'corpGroupInfo', {admins: [], members: [], groups: []})
+    await propose(DS, 'datasetProperties', {name: 'web_twins', customProperties: {}, tags: []})
+    await propose(DS, 'ownership', {owners: [{owner: 'urn:li:corpuser:twin', type: 'DATAOWNER'}, {owner: 'urn:li:corpuser:twin', type: 'TECHNICAL_OWNER'}, {owner: 'urn:li:corpGroup:twin', type: 'DATAOWNER'}], lastModified: stamp})
+    const page = await signIn(lite.token)
+    await page.goto(`${lite.url}/search?q=web_twins`)
+    const row = page.locator('ol.results li').filter({hasText: 'web_twins'})
+    await row.waitFor()
+    expect((await row.locator('.meta').nth(1).textContent())?.trim()).to.equal('twin, twin (group)')
+    await row.getByRole('link', {name: 'web_twins'}).click()
+    const owners = page.locator('.editors > div', {has: page.getByRole('heading', {name: 'Owners'})})
+    await owners.getByRole('button', {name: 'Remove owner twin (user)', exact: true}).waitFor()
+    expect(await owners.getByRole('button', {name: 'Remove owner twin (group)', exact: true}).count()).to.equal(1)
+    expect((await owners.locator('.tag').allTextContents()).map((t) => t.replace('×', '').trim())).to.deep.equal(['user twin', 'group twin'])
+    // Removing the group leaves the user.
+    await owners.getByRole('button', {name: 'Remove owner twin (group)', exact: true}).click()
+    await owners.getByRole('button', {name: 'Remove owner twin (group)', exact: true}).waitFor({state: 'detached'})
+    const left = (await api(`{ dataset(urn: "${DS}") { ownership { owners { owner { ... on CorpUser { urn } ... on CorpGroup { urn } } } } } }`)).dataset.ownership.owners.map((o: any) => o.owner.urn)
+    expect([...new Set(left)]).to.deep.equal(['urn:li:corpuser:twin'])
+    await page.context().close()
+  })
+
   it('every page above ran under its Content-Security-Policy with nothing refused, and no page can be framed', async () => {
     // The one refusal expected: the hostile description of the Markdown test, which the
     // sanitiser parses in a document of its own where Chromium loads the image and the policy

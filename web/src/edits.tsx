@@ -108,6 +108,9 @@ export function TermsEditor({urn, terms, onDone, link}: {urn: string; terms: Obj
   )
 }
 
+/** Whether an owner is a user or a group, as a person reads it. */
+export const ownerKind = (ownerUrn: string): 'user' | 'group' => (ownerUrn.startsWith('urn:li:corpGroup:') ? 'group' : 'user')
+
 export function OwnersEditor({urn, owners, onDone}: {urn: string; owners: Obj[]; onDone: () => void}) {
   const m = useMutation(onDone)
   const add = (v: string) => {
@@ -122,9 +125,11 @@ export function OwnersEditor({urn, owners, onDone}: {urn: string; owners: Obj[];
         {/* One chip per person: an owner may hold several roles (DATAOWNER and TECHNICAL_OWNER), and removing removes them all. */}
         {owners.filter((o, i) => owners.findIndex((x) => x.owner.urn === o.owner.urn) === i).map((o) => {
           const name = o.owner.username ?? o.owner.name ?? o.owner.urn
+          // A user and a group may have the same name: each chip says which it is.
+          const kind = ownerKind(o.owner.urn)
           return (
-            <Chip key={o.owner.urn} name={`owner ${name}`} onRemove={() => void m.run('mutation r($input: RemoveOwnerInput!) { removeOwner(input: $input) }', {input: {ownerUrn: o.owner.urn, resourceUrn: urn}})}>
-              {name}
+            <Chip key={o.owner.urn} name={`owner ${name} (${kind})`} onRemove={() => void m.run('mutation r($input: RemoveOwnerInput!) { removeOwner(input: $input) }', {input: {ownerUrn: o.owner.urn, resourceUrn: urn}})}>
+              <span className="kind">{kind}</span> {name}
             </Chip>
           )
         })}

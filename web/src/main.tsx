@@ -10,7 +10,7 @@ import {marked} from 'marked'
 import {ApiError, getJson, getToken, gql, setToken} from './api.js'
 import {entityHref, navigate, searchHref, usePath} from './router.js'
 import {VersionDiff} from './version-diff.js'
-import {ColumnEditor, DeprecationEditor, DomainEditor, OwnersEditor, TagsEditor, TermsEditor} from './edits.js'
+import {ColumnEditor, DeprecationEditor, DomainEditor, ownerKind, OwnersEditor, TagsEditor, TermsEditor} from './edits.js'
 
 type Obj = Record<string, any>
 
@@ -263,6 +263,11 @@ const RESULT_FIELDS = `searchResults { entity { urn type ${RESULT_TYPES.map(([t,
  */
 const described = (edited: string | null | undefined, ...ingested: Array<string | null | undefined>): string => [edited, ...ingested].find((d) => !!d) ?? ''
 const descriptionOf = (e: Obj): string => described(e.editableProperties?.description, e.properties?.description, e.info?.description, e.description)
+/** A result row's owners, once each (an owner may hold several roles), groups marked: a user and a group may share a name. */
+const ownersOf = (e: Obj): string[] => {
+  const owners: Obj[] = (e.ownership?.owners ?? []).map((o: Obj) => o.owner)
+  return owners.filter((o, i) => owners.findIndex((x) => x.urn === o.urn) === i).map((o) => `${o.username ?? o.name ?? o.urn}${ownerKind(o.urn) === 'group' ? ' (group)' : ''}`)
+}
 /** A description as one line of plain text for a result row: the Markdown's marks would show as typed (the entity page renders it). */
 const snippetOf = (md: string): string =>
   md
@@ -404,7 +409,7 @@ function Search({params}: {params: URLSearchParams}) {
               </span>
               {descriptionOf(e) && <p className="snippet">{snippetOf(descriptionOf(e))}</p>}
               <span className="meta">
-                {(e.ownership?.owners ?? []).map((o: Obj) => o.owner.username ?? o.owner.name).join(', ')}{' '}
+                {ownersOf(e).join(', ')}{' '}
                 {(e.tags?.tags ?? []).map((t: Obj) => (
                   <span className="tag" key={t.tag.urn}>{t.tag.name}</span>
                 ))}
