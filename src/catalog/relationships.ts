@@ -50,6 +50,10 @@ const FROM_ASPECT: Record<string, (v: Obj) => Edge[]> = {
   groupMembership: (v) => strs(v.groups).map((urn) => ({type: 'IsMemberOfGroup', urn})),
   nativeGroupMembership: (v) => strs(v.nativeGroups).map((urn) => ({type: 'IsMemberOfNativeGroup', urn})),
   corpUserInfo: (v) => (typeof v.managerUrn === 'string' ? [{type: 'ReportsTo', urn: v.managerUrn}] : []),
+  // A user's or a group's roles, and the roles a policy applies to: the web app's Users and
+  // Groups pages show each one's role through these, its Roles page a role's users and policies.
+  roleMembership: (v) => strs(v.roles).map((urn) => ({type: 'IsMemberOfRole', urn})),
+  dataHubPolicyInfo: (v) => strs((v.actors as Obj | undefined)?.roles).map((urn) => ({type: 'IsAssociatedWithRole', urn})),
   schemaMetadata: (v) => {
     const out: Edge[] = []
     for (const f of Array.isArray(v.fields) ? v.fields : []) {
@@ -93,6 +97,8 @@ export const EDGE_TYPES_OF_ASPECT: Record<string, readonly string[]> = {
   groupMembership: ['IsMemberOfGroup'],
   nativeGroupMembership: ['IsMemberOfNativeGroup'],
   corpUserInfo: ['ReportsTo'],
+  roleMembership: ['IsMemberOfRole'],
+  dataHubPolicyInfo: ['IsAssociatedWithRole'],
   schemaMetadata: ['SchemaFieldTaggedWith', 'SchemaFieldWithGlossaryTerm'],
   editableSchemaMetadata: ['EditableSchemaFieldTaggedWith', 'EditableSchemaFieldWithGlossaryTerm'],
 }

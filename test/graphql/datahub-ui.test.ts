@@ -301,6 +301,33 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
       expect([d.listPosts.total, d.listMyViews.total, d.listGlobalViews.total]).to.deep.equal([0, 0, 0])
     })
 
+    it('roles show as DataHub’s relationships: a user’s IsMemberOfRole, a role’s users and policies (the Users and Roles pages)', async () => {
+      await put([[U('carol'), 'corpUserInfo', {active: true, displayName: 'Carol'}], [U('carol'), 'roleMembership', {roles: ['urn:li:dataHubRole:Reader']}]])
+      // The Users page's document: each user's role by name, and how many hold it.
+      const users = (await ok(`{ listUsers(input: {start: 0, count: 100}) { users { urn roles: relationships(input: {types: ["IsMemberOfRole"], direction: OUTGOING, start: 0}) {
+        total relationships { entity { ... on DataHubRole { urn type name relationships(input: {types: ["IsMemberOfRole"], direction: INCOMING}) { total } } } } } } } }`)).listUsers.users
+      const roleOf = (u: string) => users.find((x: any) => x.urn === u).roles
+      expect(roleOf(U('datahub')).total).to.equal(1)
+      expect(roleOf(U('datahub')).relationships[0].entity).to.deep.include({urn: 'urn:li:dataHubRole:Admin', type: 'DATAHUB_ROLE', name: 'Admin'})
+      expect(roleOf(U('carol')).relationships.map((r: any) => r.entity.name)).to.deep.equal(['Reader'])
+      expect(roleOf(U('carol')).relationships[0].entity.relationships.total).to.equal(1)
+      expect(roleOf(U('bob')).total).to.equal(0)
+      // The Roles page's document: a role's users, and its policies.
+      const roles = (await ok(`{ listRoles(input: {start: 0, count: 10}) { roles { name
+        users: relationships(input: {types: ["IsMemberOfRole"], direction: INCOMING, start: 0, count: 20}) { total relationships { entity { urn } } }
+        policies: relationships(input: {types: ["IsAssociatedWithRole"], direction: INCOMING, start: 0, count: 10, relatedEntityTypes: ["dataHubPolicy"]}) {
+          total relationships { entity { ... on DataHubPolicy { urn name relationships(input: {types: ["IsAssociatedWithRole"], direction: OUTGOING}) { total } } } } } } } }`)).listRoles.roles
+      const role = (n: string) => roles.find((r: any) => r.name === n)
+      expect(role('Admin').users.relationships.map((r: any) => r.entity.urn)).to.deep.equal([U('datahub')])
+      expect(role('Reader').users.relationships.map((r: any) => r.entity.urn)).to.deep.equal([U('carol')])
+      expect(role('Admin').policies.total).to.be.greaterThan(0)
+      for (const r of role('Admin').policies.relationships) expect(r.entity.relationships.total, r.entity.name).to.equal(1)
+      // Who is granted what is for policy managers: to bob the same document answers, without policies.
+      const bobs = await asBob('{ listRoles(input: {start: 0, count: 10}) { roles { name policies: relationships(input: {types: ["IsAssociatedWithRole"], direction: INCOMING}) { total relationships { entity { ... on DataHubPolicy { urn name } } } } } } }')
+      expect(bobs.errors, JSON.stringify(bobs.errors)).to.equal(undefined)
+      expect(bobs.data.listRoles.roles.map((r: any) => r.policies.total)).to.deep.equal([0, 0, 0])
+    })
+
     it('getGrantedPrivileges: your own, or anyone’s with MANAGE_POLICIES', async () => {
       const q = (actor: string) => `{ getGrantedPrivileges(input: {actorUrn: "${actor}"}) { privileges } }`
       expect((await asBob(q(U('bob')))).data.getGrantedPrivileges.privileges).to.deep.equal(['GENERATE_PERSONAL_ACCESS_TOKENS', 'VIEW_ANALYTICS'])

@@ -473,6 +473,9 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
       const {page, rec} = await open('/settings/identities/users', ['listUsers'])
       await judged(this, rec, page, async () => {
         await page.getByText('jdoe').first().waitFor()
+        // The admin's row shows the Admin role it holds (its roleMembership), not "No Role".
+        const role = page.getByRole('row').filter({hasText: 'datahub'}).first().getByRole('cell').nth(3)
+        await role.getByText('Admin', {exact: true}).waitFor()
         await page.goto(`${lite.url}/settings/identities/groups`, {waitUntil: 'domcontentloaded'})
         await rec.waitFor(page, ['listGroups'])
         await page.getByText(/bfoo|jdoe/).first().waitFor()
