@@ -211,6 +211,12 @@ describe('authorization table: every door, every role', function () {
       prepare: async (n) => (await adminGql(`mutation { createPolicy(input: ${policyInput(`del-${n}`)}) }`)).createPolicy as string,
       query: (_n, urn) => `mutation { deletePolicy(urn: "${urn}") }`,
     },
+    // An invite of no role: the caller's roles stay as they are, whoever accepts it.
+    acceptRole: {
+      self: true,
+      prepare: async () => (await adminGql('mutation { createInviteToken(input: {}) { inviteToken } }')).createInviteToken.inviteToken as string,
+      query: (_n, token) => `mutation { acceptRole(input: {inviteToken: "${token}"}) }`,
+    },
     batchUpdateStepStates: {self: true, query: (n) => `mutation { batchUpdateStepStates(input: {states: [{id: "${U(n)}-home-page-search-bar", properties: [{key: "state", value: "COMPLETE"}]}]}) { results { id succeeded } } }`},
     createAccessToken: {self: true, query: (n) => `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${U(n)}", duration: ONE_HOUR, name: "own"}) { accessToken } }`},
     revokeAccessToken: {

@@ -328,6 +328,27 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
       expect(bobs.data.listRoles.roles.map((r: any) => r.policies.total)).to.deep.equal([0, 0, 0])
     })
 
+    it('acceptRole: a valid invite token gives its role to the caller; an invalid one is refused with DataHub’s words', async () => {
+      await put([[U('dave'), 'corpUserInfo', {active: true, displayName: 'Dave'}]])
+      const dave = (await ok(`mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "${U('dave')}", duration: ONE_DAY, name: "dave"}) { accessToken } }`)).createAccessToken.accessToken
+      const accept = (token: string) => call('mutation a($t: String!) { acceptRole(input: {inviteToken: $t}) }', {t: token}, dave)
+      const roles = async () => ((await latestValue(U('dave'), 'roleMembership')) as {roles: string[]} | undefined)?.roles
+      const bad = await accept('not-an-invite')
+      expect(bad.errors?.[0]?.message).to.equal('Failed to accept role using invite token not-an-invite')
+      expect(bad.errors[0].extensions.code).to.equal(400)
+      expect(await roles()).to.equal(undefined)
+      const editor = (await ok('mutation { createInviteToken(input: {roleUrn: "urn:li:dataHubRole:Editor"}) { inviteToken } }')).createInviteToken.inviteToken
+      expect((await accept(editor)).data).to.deep.equal({acceptRole: true})
+      expect(await roles()).to.deep.equal(['urn:li:dataHubRole:Editor'])
+      // The Editor role's privileges are dave's at once.
+      expect((await call('{ me { platformPrivileges { manageTags } } }', {}, dave)).data.me.platformPrivileges.manageTags).to.equal(true)
+      // Accepting again, or an invite of no role, changes nothing.
+      expect((await accept(editor)).data).to.deep.equal({acceptRole: true})
+      const none = (await ok('mutation { createInviteToken(input: {}) { inviteToken } }')).createInviteToken.inviteToken
+      expect((await accept(none)).data).to.deep.equal({acceptRole: true})
+      expect(await roles()).to.deep.equal(['urn:li:dataHubRole:Editor'])
+    })
+
     it('getGrantedPrivileges: your own, or anyone’s with MANAGE_POLICIES', async () => {
       const q = (actor: string) => `{ getGrantedPrivileges(input: {actorUrn: "${actor}"}) { privileges } }`
       expect((await asBob(q(U('bob')))).data.getGrantedPrivileges.privileges).to.deep.equal(['GENERATE_PERSONAL_ACCESS_TOKENS', 'VIEW_ANALYTICS'])

@@ -26,6 +26,7 @@ const BUILD = join(ROOT, '..', 'shared', 'clients', 'datahub-web-react-build')
 const GOLDEN = join(FIXTURES, 'datahub-golden')
 const PASSWORD = 'web app admin password'
 const READER = {email: 'rita@example.com', password: 'rita reader password'}
+const SIGNUP = {email: 'sam@example.com', password: 'sam signup password'}
 const STARTUP = ['appConfig', 'getMe', 'getGlobalViewsSettings', 'getHomePageSettings', 'listMyViews', 'listGlobalViews', 'getLatestProductUpdate']
 
 const DATASET = 'urn:li:dataset:(urn:li:dataPlatform:hive,SampleHiveDataset,PROD)'
@@ -309,6 +310,29 @@ describe('DataHub’s web app in Chromium on lite --ui, with DataHub’s golden 
       })
       await page.waitForURL(/\/login/, {timeout: 90_000})
       expect((await context.cookies()).filter((c) => c.name === 'mdcli_session' || c.name === 'actor')).to.deep.equal([])
+    })
+
+    it('signs up through the app’s invite form: signed in with the invite’s role, and the app’s acceptRole answers true', async function () {
+      const invite = (await gql('mutation { createInviteToken(input: {roleUrn: "urn:li:dataHubRole:Editor"}) { inviteToken } }')).createInviteToken.inviteToken as string
+      const {page, rec, context} = await newPage()
+      await page.goto(`${lite.url}/signup?invite_token=${encodeURIComponent(invite)}`, {waitUntil: 'domcontentloaded'})
+      await judged(this, rec, page, async () => {
+        await page.getByTestId('email').fill(SIGNUP.email)
+        await page.getByTestId('name').fill('Sam Signup')
+        await page.getByTestId('password').fill(SIGNUP.password)
+        await page.getByTestId('confirmPassword').fill(SIGNUP.password)
+        const signUp = page.waitForResponse((r) => r.url().endsWith('/signUp'))
+        await page.getByTestId('sign-up').click()
+        expect((await signUp).status()).to.equal(200)
+        // Signed in, the app accepts the invite's role (it showed "Failed to accept invite" when
+        // acceptRole was switched off) and goes home.
+        await rec.waitFor(page, ['acceptRole'])
+        await rec.settled()
+        expect(rec.answers.filter((a) => a.op === 'acceptRole').map((a) => a.errors)).to.deep.equal([[]])
+        expect(decodeURIComponent((await context.cookies()).find((c) => c.name === 'actor')?.value ?? '')).to.equal(`urn:li:corpuser:${SIGNUP.email}`)
+      })
+      const user = await gql(`{ corpUser(urn: "urn:li:corpuser:${SIGNUP.email}") { roles: relationships(input: {types: ["IsMemberOfRole"], direction: OUTGOING}) { relationships { entity { urn } } } } }`)
+      expect(user.corpUser.roles.relationships.map((r: any) => r.entity.urn)).to.deep.equal(['urn:li:dataHubRole:Editor'])
     })
 
     it('a wrong password keeps the person on the login page, with no session', async () => {

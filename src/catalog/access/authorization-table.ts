@@ -288,8 +288,9 @@ export const MUTATIONS: Readonly<Record<string, MutationRule>> = {
   revokeAccessToken: P('MANAGE_ACCESS_TOKENS'),
   createInviteToken: P('MANAGE_USERS_AND_GROUPS'),
   createNativeUserResetToken: P('MANAGE_USER_CREDENTIALS'),
+  // The caller takes an invite's role for themselves: the valid invite token is the authorization (DataHub asks nothing more).
+  acceptRole: {on: 'self', privileges: [[]]},
   // Switched off (the SDL's @switchedOff names the feature of each).
-  acceptRole: OFF,
   addBusinessAttribute: OFF,
   batchAddToDataProducts: OFF,
   batchAssignRole: OFF,

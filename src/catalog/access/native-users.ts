@@ -135,6 +135,31 @@ export class NativeUsers {
     return out
   }
 
+  /** The invite whose token is `presented`, compared in constant time. */
+  private async invite(presented: unknown): Promise<{token: string; role?: string} | undefined> {
+    const given = Buffer.from(typeof presented === 'string' ? presented : '')
+    return (await this.invites()).find((t) => Buffer.byteLength(t.token) === given.length && timingSafeEqual(Buffer.from(t.token), given))
+  }
+
+  /**
+   * DataHub's acceptRole: the signed-in `actor` presents an invite token and takes the invite's
+   * role, if it names one (DataHub's web app sends it right after sign-up, which gave that role
+   * already, so usually nothing changes). The valid token is the authorization, as at sign-up.
+   */
+  async acceptRole(actor: Actor, inviteToken: unknown): Promise<true> {
+    const invite = await this.invite(inviteToken)
+    if (!invite) throw new BadRequestError(`Failed to accept role using invite token ${typeof inviteToken === 'string' ? inviteToken.slice(0, 200) : ''}`)
+    const role = invite.role
+    if (role === undefined) return true
+    await this.catalog.withLocks([actor.urn], async () => {
+      const held = (await this.catalog.rawAspect(actor.urn, 'roleMembership'))?.value as {roles?: string[]} | undefined
+      // As DataHub's role assignment: the invite's role replaces the ones held.
+      if (held?.roles?.length === 1 && held.roles[0] === role) return
+      await this.write(this.catalog.systemGrant(), [p(actor.urn, 'roleMembership', {roles: [role]})])
+    })
+    return true
+  }
+
   /**
    * Sign-up with an invite token: a new native user `urn:li:corpuser:<email>` with the invite's
    * role. Refused for an unknown token and for an email that already has a password.
@@ -144,8 +169,7 @@ export class NativeUsers {
     if (!/^[^\s@,()]+@[^\s@,()]+$/.test(email)) throw new BadRequestError('Sign-up needs an email address')
     const fullName = typeof input.fullName === 'string' && input.fullName.trim() !== '' ? input.fullName.trim() : email
     const password = checkPassword(input.password)
-    const presented = typeof input.inviteToken === 'string' ? input.inviteToken : ''
-    const invite = (await this.invites()).find((t) => t.token.length === presented.length && timingSafeEqual(Buffer.from(t.token), Buffer.from(presented)))
+    const invite = await this.invite(input.inviteToken)
     if (!invite) throw new UnauthenticatedError('Invalid invite token: ask an admin for a new invite link')
     const urn = userUrn(email)
     const hashed = await hashPassword(password)

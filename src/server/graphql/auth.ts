@@ -13,5 +13,6 @@ export const AUTH_QUERY_FIELDS: Record<string, Resolver> = {
 
 export const AUTH_MUTATION_FIELDS: Record<string, Resolver> = {
   createInviteToken: async (_s, {input}: {input: {roleUrn?: string | null}}, ctx: GqlContext) => ({inviteToken: await users(ctx).inviteToken(ctx.actor, input.roleUrn ?? undefined, false)}),
+  acceptRole: async (_s, {input}: {input: {inviteToken: string}}, ctx: GqlContext) => users(ctx).acceptRole(ctx.actor, input.inviteToken),
   createNativeUserResetToken: async (_s, {input}: {input: {userUrn: string}}, ctx: GqlContext) => ({resetToken: await users(ctx).createResetToken(ctx.actor, input.userUrn)}),
 }
