@@ -59,7 +59,11 @@ describe("GraphQL as DataHub's web app asks: older field names, lists, counts, a
       listGroups(input: {start: 0, count: 10}) { total groups { urn } }
       getEntityCounts(input: {types: [DATASET, DOMAIN]}) { counts { entityType count } }
     }`)
-    expect(lists.listDomains.total).to.equal(2)
+    // As DataHub's ListDomainsResolver: without a parent the top-level domains, with one its children.
+    expect(lists.listDomains).to.deep.equal({total: 1, domains: [{urn: 'urn:li:domain:finance', properties: {name: 'Finance'}}]})
+    const children = async (parent: string) => (await gql('query l($p: String) { listDomains(input: {start: 0, count: 10, parentDomain: $p}) { total domains { urn } } }', {p: parent})).listDomains
+    expect(await children('urn:li:domain:finance')).to.deep.equal({total: 1, domains: [{urn: 'urn:li:domain:billing'}]})
+    expect(await children('urn:li:domain:billing')).to.deep.equal({total: 0, domains: []})
     expect(lists.listUsers.users.map((u: {urn: string}) => u.urn)).to.include('urn:li:corpuser:ann')
     expect(lists.listGroups.groups).to.deep.equal([{urn: 'urn:li:corpGroup:analysts'}])
     expect(lists.getEntityCounts.counts).to.deep.equal([

@@ -22,10 +22,10 @@ function page(input: Obj | undefined, def = 20): {start: number; count: number} 
   return {start, count}
 }
 
-async function listOf(ctx: GqlContext, type: string, input: Obj | undefined): Promise<{start: number; count: number; total: number; items: Ent[]}> {
+async function listOf(ctx: GqlContext, type: string, input: Obj | undefined, filters?: FacetFilter[][]): Promise<{start: number; count: number; total: number; items: Ent[]}> {
   const {start, count} = page(input)
   const query = typeof input?.query === 'string' && input.query.trim() !== '' ? input.query : '*'
-  const r = await ctx.catalog.search({types: [type], query, start, count})
+  const r = await ctx.catalog.search({types: [type], query, start, count, ...(filters ? {filters} : {})})
   return {start, count: r.hits.length, total: r.total, items: r.hits.map((h) => stub(h.urn, h.entityType))}
 }
 
@@ -112,7 +112,11 @@ const AUTOCOMPLETE_SCAN = 2000
 
 export const COMPAT_QUERY_FIELDS: Record<string, Resolver> = {
   listDomains: async (_r, {input}: {input: Obj}, ctx) => {
-    const r = await listOf(ctx, 'domain', input)
+    // DataHub's ListDomainsResolver: the children of parentDomain, or without one the top-level
+    // domains only (the domains page and its pickers build the tree level by level from these).
+    const parent = typeof input?.parentDomain === 'string' && input.parentDomain !== '' ? input.parentDomain : undefined
+    const level: FacetFilter = parent ? {field: 'parentDomain', values: [parent]} : {field: 'parentDomain', values: [], match: 'EXISTS', negated: true}
+    const r = await listOf(ctx, 'domain', input, await resolveFilters(ctx, [[level]]))
     return {start: r.start, count: r.count, total: r.total, domains: r.items}
   },
   listUsers: async (_r, {input}: {input: Obj}, ctx) => {
