@@ -98,18 +98,29 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
     })
 
     it('appConfig describes the features this server has', async () => {
-      const c = (await asBob(`{ appConfig { appVersion authConfig { tokenAuthEnabled } analyticsConfig { enabled } policiesConfig { enabled platformPrivileges { type displayName }
-        resourcePrivileges { resourceType entityType privileges { type } } } identityManagementConfig { enabled } managedIngestionConfig { enabled }
+      const c = (await asBob(`{ appConfig { appVersion authConfig { tokenAuthEnabled } analyticsConfig { enabled } policiesConfig { enabled platformPrivileges { type displayName description }
+        resourcePrivileges { resourceType resourceTypeDisplayName entityType privileges { type displayName description } } } identityManagementConfig { enabled } managedIngestionConfig { enabled }
         lineageConfig { supportsImpactAnalysis } visualConfig { appTitle hideGlossary } telemetryConfig { enableThirdPartyLogging } testsConfig { enabled }
         viewsConfig { enabled } featureFlags { showBrowseV2 nestedDomainsEnabled readOnlyModeEnabled themeV2Enabled } chromeExtensionConfig { enabled } } }`)).data.appConfig
       expect(c.appVersion).to.be.a('string')
       expect(c.authConfig.tokenAuthEnabled).to.equal(true)
       expect([c.analyticsConfig.enabled, c.managedIngestionConfig.enabled, c.testsConfig.enabled, c.viewsConfig.enabled, c.chromeExtensionConfig.enabled]).to.deep.equal([false, false, false, false, false])
       expect([c.policiesConfig.enabled, c.identityManagementConfig.enabled, c.lineageConfig.supportsImpactAnalysis]).to.deep.equal([true, true, true])
-      expect(c.policiesConfig.platformPrivileges).to.deep.include({type: 'MANAGE_POLICIES', displayName: 'Manage Policies'})
+      // The policy builder's words are DataHub's: its display names, a description for every privilege, resource types by name.
+      const platform = new Map(c.policiesConfig.platformPrivileges.map((p: any) => [p.type, p.displayName]))
+      expect(platform.get('MANAGE_POLICIES')).to.equal('Manage Policies')
+      expect(platform.get('MANAGE_USERS_AND_GROUPS')).to.equal('Manage Users & Groups')
+      expect(platform.get('MANAGE_INGESTION')).to.equal('Manage Metadata Ingestion')
       const ds = c.policiesConfig.resourcePrivileges.find((r: any) => r.resourceType === 'dataset')
-      expect(ds.entityType).to.equal('DATASET')
+      expect([ds.entityType, ds.resourceTypeDisplayName]).to.deep.equal(['DATASET', 'Datasets'])
       expect(ds.privileges.map((p: any) => p.type)).to.include.members(['EDIT_ENTITY_TAGS', 'EDIT_LINEAGE', 'EDIT_DATASET_COL_DESCRIPTION'])
+      const names = new Map(ds.privileges.map((p: any) => [p.type, p.displayName]))
+      expect([names.get('EDIT_ENTITY_TAGS'), names.get('EDIT_ENTITY_GLOSSARY_TERMS'), names.get('EDIT_ENTITY_DOCS')]).to.deep.equal(['Edit Tags', 'Edit Glossary Terms', 'Edit Description'])
+      const byType = new Map(c.policiesConfig.resourcePrivileges.map((r: any) => [r.resourceType, r.resourceTypeDisplayName]))
+      expect([byType.get('dataFlow'), byType.get('dataJob'), byType.get('glossaryNode'), byType.get('corpuser')]).to.deep.equal(['Data Pipelines', 'Data Tasks', 'Glossary Term Groups', 'Users'])
+      const all = [...c.policiesConfig.platformPrivileges, ...c.policiesConfig.resourcePrivileges.flatMap((r: any) => r.privileges)]
+      expect(all.filter((p: any) => typeof p.description !== 'string' || p.description === '').map((p: any) => p.type), 'privileges without a description').to.deep.equal([])
+      expect(c.policiesConfig.resourcePrivileges.filter((r: any) => r.resourceTypeDisplayName === r.resourceType).map((r: any) => r.resourceType), 'resource types without a name').to.deep.equal([])
       expect(c.featureFlags).to.deep.equal({showBrowseV2: true, nestedDomainsEnabled: true, readOnlyModeEnabled: false, themeV2Enabled: false})
     })
   })

@@ -2,7 +2,7 @@
  * Resolvers of app.graphql (`me`, `appConfig`) and of `privileges` on entities: what the caller
  * may do, from the access policies, and which features this server has.
  */
-import {PLATFORM_PRIVILEGES, privilegeDisplayName, RESOURCE_PRIVILEGES} from '../../catalog/access/privileges.js'
+import {PLATFORM_PRIVILEGES, privilegeLabel, RESOURCE_PRIVILEGES, RESOURCE_TYPE_LABELS} from '../../catalog/access/privileges.js'
 import {SERVER_VERSION} from '../rest.js'
 import {type Ent, type GqlContext, graphqlEntityType, stub} from './context.js'
 import type {Resolver} from './entities.js'
@@ -50,7 +50,7 @@ function platformPrivileges(g: Set<string>): Obj {
   }
 }
 
-const privilege = (type: string): Obj => ({type, displayName: privilegeDisplayName(type), description: null})
+const privilege = (type: string): Obj => ({type, ...privilegeLabel(type)})
 
 function appConfig(): Obj {
   return {
@@ -63,7 +63,7 @@ function appConfig(): Obj {
       platformPrivileges: PLATFORM_PRIVILEGES.map(privilege),
       resourcePrivileges: Object.entries(RESOURCE_PRIVILEGES).map(([resourceType, list]) => ({
         resourceType,
-        resourceTypeDisplayName: resourceType,
+        resourceTypeDisplayName: RESOURCE_TYPE_LABELS[resourceType] ?? resourceType,
         entityType: graphqlEntityType(resourceType),
         privileges: list.map(privilege),
       })),
