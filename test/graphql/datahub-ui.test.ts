@@ -62,6 +62,18 @@ describe('graphql: what DataHub’s UI and SDK ask first', function () {
       expect(b.errors[0]).to.deep.include({path: ['listPolicies'], extensions: {code: 403, type: 'UNAUTHORIZED', classification: 'DataFetchingException'}})
     })
 
+    it('listUsers and listGroups need Manage Users & Groups, as DataHub’s; search still finds people', async () => {
+      for (const q of ['{ listUsers(input: {start: 0, count: 5}) { total users { urn } } }', '{ listGroups(input: {start: 0, count: 5}) { total groups { urn } } }']) {
+        const b = await asBob(q)
+        expect(b.data, q).to.deep.equal({[q.includes('listUsers') ? 'listUsers' : 'listGroups']: null})
+        expect(b.errors[0]).to.deep.include({message: 'Unauthorized to perform this action. Please contact your DataHub administrator.'})
+        expect(b.errors[0].extensions.code).to.equal(403)
+        expect((await call(q)).errors, `${q} as the admin`).to.equal(undefined)
+      }
+      const found = (await asBob('{ searchAcrossEntities(input: {types: [CORP_USER], query: "Bob", start: 0, count: 5}) { searchResults { entity { urn } } } }')).data
+      expect(found.searchAcrossEntities.searchResults.map((r: any) => r.entity.urn)).to.include(U('bob'))
+    })
+
     it('the admin gets both', async () => {
       const d = await ok('{ listPolicies(input: {start: 0, count: 100}) { total } me { corpUser { urn } } }')
       expect(d.listPolicies.total).to.be.greaterThan(0)

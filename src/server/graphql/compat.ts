@@ -119,11 +119,16 @@ export const COMPAT_QUERY_FIELDS: Record<string, Resolver> = {
     const r = await listOf(ctx, 'domain', input, await resolveFilters(ctx, [[level]]))
     return {start: r.start, count: r.count, total: r.total, domains: r.items}
   },
+  // DataHub's ListUsersResolver and ListGroupsResolver: Manage Users & Groups, else refused (the
+  // app asks them only on its settings pages for identities and tokens, which need it anyway;
+  // its owner and member pickers search).
   listUsers: async (_r, {input}: {input: Obj}, ctx) => {
+    await ctx.catalog.authorize(ctx.actor, [{privileges: [['MANAGE_USERS_AND_GROUPS']]}])
     const r = await listOf(ctx, 'corpuser', input)
     return {start: r.start, count: r.count, total: r.total, users: r.items}
   },
   listGroups: async (_r, {input}: {input: Obj}, ctx) => {
+    await ctx.catalog.authorize(ctx.actor, [{privileges: [['MANAGE_USERS_AND_GROUPS']]}])
     const r = await listOf(ctx, 'corpGroup', input)
     return {start: r.start, count: r.count, total: r.total, groups: r.items}
   },
