@@ -14,6 +14,17 @@ function proposal(urn: string) {
   return {proposal: {entityType: 'tag', entityUrn: urn, aspectName: 'tagProperties', changeType: 'UPSERT', aspect: {contentType: 'application/json', value: JSON.stringify({name: urn.slice('urn:li:tag:'.length)})}}}
 }
 
+
+/** Every acknowledged urn reads back from the restarted server. */
+async function expectAllThere(lite: LiteProcess, acknowledged: string[]): Promise<void> {
+  const missing: string[] = []
+  for (const urn of acknowledged) {
+    const res = await fetch(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`, {headers: {authorization: `Bearer ${lite.token}`}})
+    if (res.status !== 200) missing.push(urn)
+    await res.text()
+  }
+  expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+}
 describe('server: a clean stop with busy and stalled clients', function () {
   this.timeout(90_000)
   let lite: LiteProcess | undefined
@@ -60,13 +71,7 @@ describe('server: a clean stop with busy and stalled clients', function () {
     expect(turnedAway.every((s) => s === 503), `statuses ${turnedAway.join(',')}`).to.equal(true)
 
     lite = await startLite({storeDir: first.storeDir, home: first.home})
-    const missing: string[] = []
-    for (const urn of acknowledged) {
-      const res = await fetch(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`, {headers: {authorization: `Bearer ${lite.token}`}})
-      if (res.status !== 200) missing.push(urn)
-      await res.text()
-    }
-    expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+    await expectAllThere(lite, acknowledged)
   })
 
   it('with --changelog, answers no write it saved as failed while it stops', async function () {
@@ -109,13 +114,7 @@ describe('server: a clean stop with busy and stalled clients', function () {
       expect(first.output()).to.not.match(/EBADF/)
 
       lite = await startLite({storeDir: first.storeDir, home: first.home, args: ['--changelog', `${url}/${stream}`, '--changelog-subject', `${stream}.changelog`]})
-      const missing: string[] = []
-      for (const urn of acknowledged) {
-        const res = await fetch(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`, {headers: {authorization: `Bearer ${lite.token}`}})
-        if (res.status !== 200) missing.push(urn)
-        await res.text()
-      }
-      expect(missing, `${missing.length} of ${acknowledged.length} acknowledged writes missing`).to.deep.equal([])
+      await expectAllThere(lite, acknowledged)
     } finally {
       await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined)
       await nc.close()
