@@ -3,8 +3,9 @@
  *
  * Glossary:
  * - additions: what a transformer adds to one dataset (owners, tags, terms, domains); `simple_`
- *   transformers add the same to every dataset, `pattern_` ones what the rules whose regex
- *   matches the urn (anchored at its start, like Python's `re.match`) list.
+ *   transformers add the same to every dataset, `pattern_` ones what the first rule whose regex
+ *   matches the urn (anchored at its start, like Python's `re.match`) lists — or, with
+ *   `first_match_only: false`, every matching rule (DataHub's KeyValuePattern).
  * - semantics: OVERWRITE (default) merges the additions into the aspect as the stream carries it
  *   (or writes the additions alone when the stream has none, replacing the server's value);
  *   PATCH also keeps what the server holds now, read once per dataset when a server answers.
@@ -135,9 +136,18 @@ export function compileRules<T>(rules: Record<string, T[]>, where: string): Arra
   })
 }
 
-export function matchRules<T>(rules: Array<[RegExp, T[]]>, urn: string): T[] {
+/**
+ * The values of the rules matching `urn`: those of the first matching rule only (DataHub's
+ * KeyValuePattern default), or, with `firstMatchOnly` false, of every matching rule in order,
+ * each value once.
+ */
+export function matchRules<T>(rules: Array<[RegExp, T[]]>, urn: string, firstMatchOnly = true): T[] {
   const out: T[] = []
-  for (const [re, values] of rules) if (re.test(urn)) out.push(...values)
+  for (const [re, values] of rules) {
+    if (!re.test(urn)) continue
+    if (firstMatchOnly) return [...values]
+    for (const v of values) if (!out.includes(v)) out.push(v)
+  }
   return out
 }
 
@@ -175,7 +185,10 @@ export function transformerPair<A>(opts: {
       properties: {
         [opts.patternKey]: {
           type: 'object',
-          properties: {rules: {type: 'object', additionalProperties: {type: 'array', items: opts.itemSchema}}},
+          properties: {
+            rules: {type: 'object', additionalProperties: {type: 'array', items: opts.itemSchema}},
+            first_match_only: {type: 'boolean', default: true},
+          },
           required: ['rules'],
           additionalProperties: false,
         },
@@ -186,13 +199,14 @@ export function transformerPair<A>(opts: {
     },
     create(config, ctx) {
       const rules = compileRules(config[opts.patternKey].rules as Record<string, string[]>, `${opts.patternKey}.rules`)
+      const firstMatchOnly = config[opts.patternKey].first_match_only !== false
       // Checks the rest of the config now rather than at the first matching dataset.
       opts.toAdditions([], config)
       const cache = new Map<string, A[]>()
       const additionsFor = (urn: string): A[] => {
         let a = cache.get(urn)
         if (!a) {
-          a = opts.toAdditions(matchRules(rules, urn), config)
+          a = opts.toAdditions(matchRules(rules, urn, firstMatchOnly), config)
           // Bounded: a pattern transformer asks about a dataset twice at most (in stream, at the end).
           if (cache.size > 10_000) cache.clear()
           cache.set(urn, a)

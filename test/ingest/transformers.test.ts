@@ -67,6 +67,34 @@ describe('ingest: transformers', function () {
     expect(value(rows, B, 'domains')).to.deep.equal([{domains: ['urn:li:domain:hr']}])
   })
 
+  it('pattern_*: only the first matching rule applies unless first_match_only is false (DataHub’s KeyValuePattern)', async () => {
+    const rules = <T>(first: T[], second: T[]) => ({'.*orders.*': first, '.*sales.*': second})
+    const recipe = (firstMatchOnly?: boolean) => {
+      const fmo = firstMatchOnly === undefined ? {} : {first_match_only: firstMatchOnly}
+      return [
+        {type: 'pattern_add_dataset_tags', config: {tag_pattern: {rules: rules(['urn:li:tag:o'], ['urn:li:tag:s', 'urn:li:tag:o']), ...fmo}}},
+        {type: 'pattern_add_dataset_ownership', config: {owner_pattern: {rules: rules(['urn:li:corpuser:o'], ['urn:li:corpuser:s']), ...fmo}}},
+        {type: 'pattern_add_dataset_terms', config: {term_pattern: {rules: rules(['urn:li:glossaryTerm:o'], ['urn:li:glossaryTerm:s']), ...fmo}}},
+        {type: 'pattern_add_dataset_domain', config: {domain_pattern: {rules: rules(['urn:li:domain:o'], ['urn:li:domain:s']), ...fmo}}},
+      ]
+    }
+    const got = (rows: Array<Record<string, any>>) => ({
+      tags: value(rows, A, 'globalTags')[0].tags.map((t: {tag: string}) => t.tag),
+      owners: value(rows, A, 'ownership')[0].owners.map((o: {owner: string}) => o.owner),
+      terms: value(rows, A, 'glossaryTerms')[0].terms.map((t: {urn: string}) => t.urn),
+      domains: value(rows, A, 'domains')[0].domains,
+    })
+    const first = {tags: ['urn:li:tag:existing', 'urn:li:tag:o'], owners: ['urn:li:corpuser:old', 'urn:li:corpuser:o'], terms: ['urn:li:glossaryTerm:o'], domains: ['urn:li:domain:o']}
+    expect(got(await run('fmo-default', recipe()))).to.deep.equal(first)
+    expect(got(await run('fmo-true', recipe(true)))).to.deep.equal(first)
+    expect(got(await run('fmo-false', recipe(false)))).to.deep.equal({
+      tags: ['urn:li:tag:existing', 'urn:li:tag:o', 'urn:li:tag:s'],
+      owners: ['urn:li:corpuser:old', 'urn:li:corpuser:o', 'urn:li:corpuser:s'],
+      terms: ['urn:li:glossaryTerm:o', 'urn:li:glossaryTerm:s'],
+      domains: ['urn:li:domain:o', 'urn:li:domain:s'],
+    })
+  })
+
   it('replace_existing drops what the stream carried', async () => {
     const rows = await run('replace', [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:only'], replace_existing: true}}])
     expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:only'}]}])
