@@ -2,6 +2,8 @@
  * Transformers `simple_add_dataset_ownership` (`owner_urns`) and `pattern_add_dataset_ownership`
  * (`owner_pattern.rules`: urn regex → owner urns): add owners to datasets. `ownership_type`
  * (default DATAOWNER) may be an ownership type name or an `urn:li:ownershipType:` urn (CUSTOM).
+ * With semantics PATCH, an owner the server already lists takes the configured type rather than
+ * being listed twice.
  */
 import {ConfigError, listEdit, transformerPair} from '../../src/sdk/index.js'
 
@@ -20,8 +22,15 @@ function owners(urns: string[], config: Record<string, any>): Owner[] {
   return urns.map((u) => ({owner: u, type: custom ? 'CUSTOM' : t.toUpperCase(), ...(custom ? {typeUrn: t} : {})}))
 }
 
+const edit = {
+  ...listEdit<Owner>('ownership', 'owners', (o) => `${o.owner}|${o.typeUrn ?? o.type}`, {field: 'lastModified', actor: 'urn:li:corpuser:datahub'}),
+  // PATCH: an owner the server has keeps its place and takes the configured type (DataHub:
+  // "if owner ids match, but the ownership type differs, we prefer the transformers opinion").
+  patchKey: (o: Owner) => o.owner,
+}
+
 export const {simple, pattern} = transformerPair<Owner>({
-  edit: listEdit('ownership', 'owners', (o) => `${o.owner}|${o.typeUrn ?? o.type}`, {field: 'lastModified', actor: 'urn:li:corpuser:datahub'}),
+  edit,
   description: 'Adds owners to datasets',
   simpleKey: 'owner_urns',
   patternKey: 'owner_pattern',

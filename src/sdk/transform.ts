@@ -24,6 +24,14 @@ export interface AspectEdit<A> {
   items(value: Record<string, any> | undefined): A[]
   /** Identity of an item, for de-duplication. */
   key(item: A): string
+  /**
+   * Identity of an item when PATCH merges the transformer's items into the server's, where it is
+   * coarser than `key`: an item of the server sharing it with one of the transformer's is replaced
+   * by the transformer's, in the server's place (DataHub's ownership PATCH: an owner urn already
+   * on the server takes the transformer's ownership type). Without it, `key` decides and the
+   * server's item is kept.
+   */
+  patchKey?(item: A): string
   /** The aspect value holding `items`, keeping `base`'s other fields (audit stamps …). */
   build(base: Record<string, any> | undefined, items: A[], ctx: PluginContext): Record<string, any>
 }
@@ -75,6 +83,34 @@ function union<A>(edit: AspectEdit<A>, ...lists: A[][]): A[] {
   return out
 }
 
+/**
+ * The server's items with the transformer's (`ours`) merged in by `edit.patchKey`: a server item
+ * whose patch key one of ours has gives way to all of ours with it, in its place; the rest of
+ * ours follow.
+ */
+function patchMerge<A>(edit: AspectEdit<A>, patchKey: (item: A) => string, server: A[], ours: A[]): A[] {
+  const byKey = new Map<string, A[]>()
+  for (const x of ours) {
+    const k = patchKey(x)
+    const list = byKey.get(k)
+    if (list) list.push(x)
+    else byKey.set(k, [x])
+  }
+  const out: A[] = []
+  const placed = new Set<string>()
+  for (const x of server) {
+    const k = patchKey(x)
+    const mine = byKey.get(k)
+    if (!mine) out.push(x)
+    else if (!placed.has(k)) {
+      placed.add(k)
+      out.push(...mine)
+    }
+  }
+  for (const x of ours) if (!placed.has(patchKey(x))) out.push(x)
+  return union(edit, out)
+}
+
 /** Builds the stream function of a dataset transformer. */
 export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: string) => A[], settings: TransformerSettings, ctx: PluginContext): Transform {
   const patch = settings.semantics === 'PATCH'
@@ -94,7 +130,8 @@ export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: str
   /** stream value + server value (PATCH) + additions → the new aspect value. */
   const combine = async (urn: string, stream: Record<string, any> | undefined, additions: A[]): Promise<Record<string, any>> => {
     const server = await serverValue(urn)
-    const items = union(edit, edit.items(server), replace ? [] : edit.items(stream), additions)
+    const ours = union(edit, replace ? [] : edit.items(stream), additions)
+    const items = edit.patchKey && server ? patchMerge(edit, edit.patchKey, edit.items(server), ours) : union(edit, edit.items(server), ours)
     return edit.build(stream ?? server, items, ctx)
   }
   return async function* (stream: WorkUnitStream): AsyncGenerator<WorkUnit> {

@@ -122,6 +122,20 @@ describe('ingest: transformers', function () {
       expect(await tags()).to.deep.equal(['urn:li:tag:added'])
     })
 
+    it('PATCH ownership: an owner the server has takes the configured type instead of being listed twice', async () => {
+      const urn = datasetUrn('patch.owners')
+      const seed = writeJson(dir, 'own-seed.json', [
+        mcpRecord(urn, 'ownership', {owners: [{owner: 'urn:li:corpuser:bob', type: 'DATAOWNER'}, {owner: 'urn:li:corpuser:alice', type: 'DATAOWNER'}], lastModified: {time: 1, actor: 'urn:li:corpuser:seed'}}),
+      ])
+      expect((await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: seed}}, sink: {type: 'datahub-rest'}}, 'oseed.yml'), lite.env())).code).to.equal(0)
+      const file = writeJson(dir, 'own-in.json', [mcpRecord(urn, 'status', {removed: false})])
+      const config = {owner_urns: ['urn:li:corpuser:alice', 'urn:li:corpuser:carol'], ownership_type: 'TECHNICAL_OWNER', semantics: 'PATCH'}
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: file}}, transformers: [{type: 'simple_add_dataset_ownership', config}], sink: {type: 'datahub-rest'}}, 'own.yml'), lite.env())
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      const owners = (await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects.ownership.value.owners as Array<{owner: string; type: string}>
+      expect(owners.map((o) => `${o.owner} ${o.type}`)).to.deep.equal(['urn:li:corpuser:bob DATAOWNER', 'urn:li:corpuser:alice TECHNICAL_OWNER', 'urn:li:corpuser:carol TECHNICAL_OWNER'])
+    })
+
     it('datahub-lineage-file with preserve_upstream keeps the server’s upstreams', async () => {
       const down = 'urn:li:dataset:(urn:li:dataPlatform:kafka,topic3,DEV)'
       const old = datasetUrn('legacy.source')
