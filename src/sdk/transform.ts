@@ -200,7 +200,19 @@ export function transformerPair<A>(opts: {
   itemSchema: JsonSchema
   extraProps?: Record<string, JsonSchema>
   toAdditions: (values: string[], config: Record<string, any>) => A[]
+  /**
+   * Turns the configured values into what `toAdditions` takes, once per run before the first work
+   * unit (a domain's name into its urn, asking the server): every distinct value of the config
+   * (`where` names its key), answered as a map of the values it changes. Throws ConfigError for a
+   * value it cannot resolve.
+   */
+  resolve?: (values: string[], ctx: PluginContext, where: string) => Promise<Map<string, string>>
 }): {simple: TransformerPlugin; pattern: TransformerPlugin} {
+  const resolved = async (values: string[], ctx: PluginContext, where: string): Promise<(v: string) => string> => {
+    if (!opts.resolve) return (v) => v
+    const map = await opts.resolve([...new Set(values)], ctx, where)
+    return (v) => map.get(v) ?? v
+  }
   const common = {semantics: SEMANTICS_SCHEMA, replace_existing: {type: 'boolean', default: false}, ...(opts.extraProps ?? {})}
   const simple: TransformerPlugin<Record<string, any>> = {
     description: `${opts.description} (the same for every dataset)`,
@@ -210,8 +222,10 @@ export function transformerPair<A>(opts: {
       required: [opts.simpleKey],
       additionalProperties: false,
     },
-    create(config, ctx) {
-      const additions = opts.toAdditions(config[opts.simpleKey] as string[], config)
+    async create(config, ctx) {
+      const values = config[opts.simpleKey] as string[]
+      const map = await resolved(values, ctx, opts.simpleKey)
+      const additions = opts.toAdditions(values.map(map), config)
       return datasetTransform(opts.edit, () => additions, config as TransformerSettings, ctx)
     },
   }
@@ -234,11 +248,14 @@ export function transformerPair<A>(opts: {
       required: [opts.patternKey],
       additionalProperties: false,
     },
-    create(config, ctx) {
-      const rules = compileRules(config[opts.patternKey].rules as Record<string, string[]>, `${opts.patternKey}.rules`)
+    async create(config, ctx) {
+      const where = `${opts.patternKey}.rules`
+      const rules = compileRules(config[opts.patternKey].rules as Record<string, string[]>, where)
       const firstMatchOnly = config[opts.patternKey].first_match_only !== false
       // Checks the rest of the config now rather than at the first matching dataset.
       opts.toAdditions([], config)
+      const map = await resolved(rules.flatMap(([, values]) => values), ctx, where)
+      for (const rule of rules) rule[1] = rule[1].map(map)
       const cache = new Map<string, A[]>()
       const additionsFor = (urn: string): A[] => {
         let a = cache.get(urn)

@@ -38,7 +38,7 @@ describe('ingest: transformers', function () {
       {type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:new', 'urn:li:tag:existing']}},
       {type: 'simple_add_dataset_ownership', config: {owner_urns: ['urn:li:corpGroup:team'], ownership_type: 'TECHNICAL_OWNER'}},
       {type: 'simple_add_dataset_terms', config: {term_urns: ['urn:li:glossaryTerm:Sales']}},
-      {type: 'simple_add_dataset_domain', config: {domains: ['marketing']}},
+      {type: 'simple_add_dataset_domain', config: {domains: ['urn:li:domain:marketing']}},
     ])
     expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:existing'}, {tag: 'urn:li:tag:new'}]}])
     expect(value(rows, B, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:new'}, {tag: 'urn:li:tag:existing'}]}])
@@ -106,6 +106,17 @@ describe('ingest: transformers', function () {
     expect(r.result.error.message).to.match(/transformers\[0\]\.config\.tag_urns\[0\]: must match pattern/)
   })
 
+  it('a domain given by name needs a server: without one the run stops naming it', async () => {
+    for (const transformer of [
+      {type: 'simple_add_dataset_domain', config: {domains: ['urn:li:domain:ok', 'marketing']}},
+      {type: 'pattern_add_dataset_domain', config: {domain_pattern: {rules: {'.*': ['marketing']}}}},
+    ]) {
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers: [transformer], sink: {type: 'file', config: {filename: join(dir, 'dom-out.json')}}}, 'dom-offline.yml'), offlineEnv(dir))
+      expect(r.code, r.stdout + r.stderr).to.equal(1)
+      expect(r.result.error.message).to.match(/domain.*'marketing' is not a domain urn and needs a server/)
+    }
+  })
+
   describe('semantics PATCH with a server', () => {
     const lite = useLite()
 
@@ -134,6 +145,29 @@ describe('ingest: transformers', function () {
       expect(r.code, r.stderr + r.stdout).to.equal(0)
       const owners = (await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects.ownership.value.owners as Array<{owner: string; type: string}>
       expect(owners.map((o) => `${o.owner} ${o.type}`)).to.deep.equal(['urn:li:corpuser:bob DATAOWNER', 'urn:li:corpuser:alice TECHNICAL_OWNER', 'urn:li:corpuser:carol TECHNICAL_OWNER'])
+    })
+
+    it('domains: an id or a name resolves to the domain’s urn on the server, as DataHub’s DomainRegistry; an unknown one stops the run', async () => {
+      const seed = writeJson(dir, 'dom-seed.json', [
+        mcpRecord('urn:li:domain:mkt', 'domainProperties', {name: 'Marketing'}),
+        mcpRecord('urn:li:domain:finance', 'domainProperties', {name: 'Money'}),
+      ])
+      expect((await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: seed}}, sink: {type: 'datahub-rest'}}, 'dseed.yml'), lite.env())).code).to.equal(0)
+      const urn = datasetUrn('domains.t')
+      const file = writeJson(dir, 'dom-in.json', [mcpRecord(urn, 'status', {removed: false})])
+      const uuid = '2f4c9a3e-1b7d-4e2a-9c3f-5d6e7f8a9b0c'
+      const recipe = (transformer: Record<string, unknown>) => ({source: {type: 'file', config: {path: file}}, transformers: [transformer], sink: {type: 'datahub-rest'}})
+      const domains = async () => (await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects.domains.value.domains as string[]
+      let r = await ingestJson(writeRecipe(dir, recipe({type: 'simple_add_dataset_domain', config: {domains: ['Marketing', 'finance', 'urn:li:domain:given', uuid]}}), 'd1.yml'), lite.env())
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      expect(await domains()).to.deep.equal(['urn:li:domain:mkt', 'urn:li:domain:finance', 'urn:li:domain:given', `urn:li:domain:${uuid}`])
+      r = await ingestJson(writeRecipe(dir, recipe({type: 'pattern_add_dataset_domain', config: {domain_pattern: {rules: {'.*domains\\.t.*': ['Money']}}}}), 'd2.yml'), lite.env())
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      expect(await domains()).to.deep.equal(['urn:li:domain:finance'])
+      r = await ingestJson(writeRecipe(dir, recipe({type: 'simple_add_dataset_domain', config: {domains: ['Nowhere']}}), 'd3.yml'), lite.env())
+      expect(r.code).to.equal(1)
+      expect(r.result.error.message).to.match(/domains: domain 'Nowhere' doesn't seem to be provisioned/)
+      expect(await domains()).to.deep.equal(['urn:li:domain:finance'])
     })
 
     it('datahub-lineage-file with preserve_upstream keeps the server’s upstreams', async () => {
