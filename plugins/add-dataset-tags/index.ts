@@ -1,8 +1,10 @@
 /**
  * Transformers `simple_add_dataset_tags` (`tag_urns`) and `pattern_add_dataset_tags`
- * (`tag_pattern.rules`: urn regex → tag urns): add tags to datasets' globalTags.
+ * (`tag_pattern.rules`: urn regex → tag urns): add tags to datasets' globalTags. After the stream,
+ * every tag added during the run gets its `tagKey`, as DataHub's AddDatasetTags does at the end of
+ * the stream, so the tag exists as an entity (found by search, listed on the tags page).
  */
-import {listEdit, transformerPair} from '../../src/sdk/index.js'
+import {listEdit, mcp, transformerPair} from '../../src/sdk/index.js'
 
 interface Tag {
   tag: string
@@ -16,4 +18,5 @@ export const {simple, pattern} = transformerPair<Tag>({
   patternKey: 'tag_pattern',
   itemSchema: {type: 'string', pattern: '^urn:li:tag:'},
   toAdditions: (urns) => urns.map((tag) => ({tag})),
+  endOfStream: (added) => added.map(({tag}) => mcp(tag, 'tagKey', {name: tag.slice('urn:li:tag:'.length)})),
 })

@@ -111,8 +111,18 @@ function patchMerge<A>(edit: AspectEdit<A>, patchKey: (item: A) => string, serve
   return union(edit, out)
 }
 
-/** Builds the stream function of a dataset transformer. */
-export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: string) => A[], settings: TransformerSettings, ctx: PluginContext): Transform {
+/**
+ * Builds the stream function of a dataset transformer. `endOfStream` gets every item added to a
+ * dataset during the run (each once) and answers proposals to send after the stream (DataHub's
+ * `handle_end_of_stream`: the tags transformer creates the tags it added).
+ */
+export function datasetTransform<A>(
+  edit: AspectEdit<A>,
+  additionsFor: (urn: string) => A[],
+  settings: TransformerSettings,
+  ctx: PluginContext,
+  endOfStream?: (added: A[]) => ProposalInput[],
+): Transform {
   const patch = settings.semantics === 'PATCH'
   const replace = settings.replace_existing ?? false
   const serverValue = async (urn: string): Promise<Record<string, any> | undefined> => {
@@ -138,6 +148,10 @@ export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: str
     if (patch && !(await ctx.graph())) ctx.report.warning('no server', `semantics PATCH: no server answers, so ${edit.aspectName} is merged with the stream only`)
     // Datasets seen, and whether their aspect came through the stream (then it was edited in place).
     const seen = new Map<string, boolean>()
+    const added = new Map<string, A>()
+    const note = (additions: A[]): void => {
+      if (endOfStream) for (const a of additions) if (!added.has(edit.key(a))) added.set(edit.key(a), a)
+    }
     for await (const wu of stream) {
       for (const p of wu.proposals) {
         const urn = p.entityUrn
@@ -147,6 +161,7 @@ export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: str
         seen.set(urn, true)
         const additions = additionsFor(urn)
         if (additions.length === 0 && !replace) continue
+        note(additions)
         p.aspect = {json: await combine(urn, parseAspect(p), additions)}
         ctx.report.count('aspectsChanged')
       }
@@ -156,8 +171,15 @@ export function datasetTransform<A>(edit: AspectEdit<A>, additionsFor: (urn: str
       if (handled) continue
       const additions = additionsFor(urn)
       if (additions.length === 0) continue
+      note(additions)
       ctx.report.count('aspectsAdded')
       yield {id: `txform-${edit.aspectName}-${urn}`, kind: 'mcp', proposals: [mcp(urn, edit.aspectName, await combine(urn, undefined, additions))]}
+    }
+    if (endOfStream && added.size > 0) {
+      for (const p of endOfStream([...added.values()])) {
+        ctx.report.count('endOfStreamProposals')
+        yield {id: `txform-end-${String(p.aspectName)}-${String(p.entityUrn)}`, kind: 'mcp', proposals: [p]}
+      }
     }
   }
 }
@@ -207,6 +229,8 @@ export function transformerPair<A>(opts: {
    * value it cannot resolve.
    */
   resolve?: (values: string[], ctx: PluginContext, where: string) => Promise<Map<string, string>>
+  /** Proposals to send after the stream, from every item the run added (see datasetTransform). */
+  endOfStream?: (added: A[]) => ProposalInput[]
 }): {simple: TransformerPlugin; pattern: TransformerPlugin} {
   const resolved = async (values: string[], ctx: PluginContext, where: string): Promise<(v: string) => string> => {
     if (!opts.resolve) return (v) => v
@@ -226,7 +250,7 @@ export function transformerPair<A>(opts: {
       const values = config[opts.simpleKey] as string[]
       const map = await resolved(values, ctx, opts.simpleKey)
       const additions = opts.toAdditions(values.map(map), config)
-      return datasetTransform(opts.edit, () => additions, config as TransformerSettings, ctx)
+      return datasetTransform(opts.edit, () => additions, config as TransformerSettings, ctx, opts.endOfStream)
     },
   }
   const pattern: TransformerPlugin<Record<string, any>> = {
@@ -267,7 +291,7 @@ export function transformerPair<A>(opts: {
         }
         return a
       }
-      return datasetTransform(opts.edit, additionsFor, config as TransformerSettings, ctx)
+      return datasetTransform(opts.edit, additionsFor, config as TransformerSettings, ctx, opts.endOfStream)
     },
   }
   return {simple, pattern}

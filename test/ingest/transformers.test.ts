@@ -49,6 +49,14 @@ describe('ingest: transformers', function () {
     expect(value(rows, B, 'glossaryTerms')[0].terms).to.deep.equal([{urn: 'urn:li:glossaryTerm:Sales'}])
     expect(value(rows, A, 'domains')).to.deep.equal([{domains: ['urn:li:domain:marketing']}])
     expect(rows.filter((x) => x.entityUrn === CHART).map((x) => x.aspectName)).to.deep.equal(['status'])
+    // After the stream, DataHub's AddDatasetTags creates each tag it added (its key aspect); the terms transformer does not.
+    const tagKeys = rows.flatMap((x, i) => (x.aspectName === 'tagKey' ? [[i, x.entityUrn, x.aspect.json]] : []))
+    expect(tagKeys.map((x) => x.slice(1))).to.deep.equal([
+      ['urn:li:tag:new', {name: 'new'}],
+      ['urn:li:tag:existing', {name: 'existing'}],
+    ])
+    expect(tagKeys[0]![0]).to.be.greaterThan(rows.findLastIndex((x) => x.aspectName === 'globalTags'))
+    expect(rows.filter((x) => x.aspectName === 'glossaryTermKey')).to.deep.equal([])
   })
 
   it('pattern_*: rules keyed by regex, matched from the start of the urn', async () => {
@@ -131,6 +139,18 @@ describe('ingest: transformers', function () {
       expect(await tags()).to.deep.equal(['urn:li:tag:server', 'urn:li:tag:added'])
       expect((await ingestJson(writeRecipe(dir, recipe('OVERWRITE'), 'p2.yml'), lite.env())).code).to.equal(0)
       expect(await tags()).to.deep.equal(['urn:li:tag:added'])
+    })
+
+    it('a tag a transformer adds becomes a tag entity, found by search', async () => {
+      const urn = datasetUrn('tags.created')
+      const file = writeJson(dir, 'tagkey-in.json', [mcpRecord(urn, 'status', {removed: false})])
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: file}}, transformers: [{type: 'pattern_add_dataset_tags', config: {tag_pattern: {rules: {'.*tags\\.created.*': ['urn:li:tag:Brand_New']}}}}], sink: {type: 'datahub-rest'}}, 'tagkey.yml'), lite.env())
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      const tag = (await http(`${lite.url}/entitiesV2/${encodeURIComponent('urn:li:tag:Brand_New')}`)).body
+      expect(tag.aspects.tagKey.value).to.deep.equal({name: 'Brand_New'})
+      const found = await http(`${lite.url}/entities?action=search`, {body: {input: 'Brand_New', entity: 'tag', start: 0, count: 10}})
+      expect(found.status, JSON.stringify(found.body)).to.equal(200)
+      expect(found.body.value.entities.map((e: {entity: string}) => e.entity)).to.deep.equal(['urn:li:tag:Brand_New'])
     })
 
     it('PATCH ownership: an owner the server has takes the configured type instead of being listed twice', async () => {
