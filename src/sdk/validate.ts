@@ -1,6 +1,8 @@
 /**
  * Config validation for recipes and plugin configs: one ajv instance (defaults filled in, no
- * type coercion but YAML 1.1's `yes`/`no`/`on`/`off` where a boolean belongs), errors turned into lines that name the key path and what was expected, e.g.
+ * type coercion but YAML 1.1's `yes`/`no`/`on`/`off` where a boolean belongs and numeric text
+ * where a number belongs, as DataHub's pydantic reads them), errors turned into lines that name
+ * the key path and what was expected, e.g.
  * `source.config.path: expected string, got number` or
  * `sink: unknown key 'confg' (did you mean 'config'?)`.
  */
@@ -63,9 +65,13 @@ export function describeConfigErrors(errors: readonly ErrorObject[], base: strin
         lines.push(`${at}: unknown key '${p.additionalProperty}'${hint ? ` (did you mean '${hint}'?)` : known.length > 0 ? ` (expected one of: ${known.join(', ')})` : ''}`)
         break
       }
-      case 'type':
-        lines.push(`${at}: expected ${String(p.type).replace(/,/g, ' or ')}, got ${typeName(valueAt(data, e.instancePath))}`)
+      case 'type': {
+        const got = valueAt(data, e.instancePath)
+        // Text where a number belongs is coerced when it is numeric (see coerceScalars): say it was not.
+        const numeric = typeof got === 'string' && String(p.type).split(',').some((t) => t === 'integer' || t === 'number')
+        lines.push(`${at}: expected ${String(p.type).replace(/,/g, ' or ')}, got ${typeName(got)}${numeric ? ` that is not ${String(p.type).includes('integer') ? 'a whole number' : 'a number'}` : ''}`)
         break
+      }
       case 'enum':
         lines.push(`${at}: expected one of ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}, got ${JSON.stringify(valueAt(data, e.instancePath))}`)
         break
@@ -92,24 +98,40 @@ for (const [words, value] of [[['yes', 'on', 'true'], true], [['no', 'off', 'fal
   for (const w of words) for (const form of [w, w[0]!.toUpperCase() + w.slice(1), w.toUpperCase()]) YAML11_BOOLEAN[form] = value
 }
 
+const INTEGER_TEXT = /^[+-]?\d+$/
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
+/** The scalar `text` stands for where one of `types` is expected, if any. */
+function scalarOf(text: string, types: string[]): boolean | number | undefined {
+  const t = text.trim()
+  if (types.includes('boolean') && Object.hasOwn(YAML11_BOOLEAN, t)) return YAML11_BOOLEAN[t]
+  if (types.includes('integer') && INTEGER_TEXT.test(t)) return Number(t)
+  if (types.includes('number') && NUMBER_TEXT.test(t)) return Number(t)
+  return undefined
+}
+
 /**
  * Where a boolean was expected and a YAML 1.1 word (`yes`, `No`, `on`, `OFF`, …) or a `${VAR}`
- * that expanded to `true`/`false` stands, puts the boolean in its place. YAML 1.2 (js-yaml)
- * reads those words as strings; PyYAML, and so DataHub's recipes, as booleans. Returns whether
- * anything changed.
+ * that expanded to `true`/`false` stands, puts the boolean in its place: YAML 1.2 (js-yaml)
+ * reads those words as strings; PyYAML, and so DataHub's recipes, as booleans. Where a number or
+ * an integer was expected and numeric text stands (`max_threads: ${MAX_THREADS}` expands to
+ * text), puts the number in its place, as pydantic does. Returns whether anything changed.
  */
-function yaml11Booleans(errors: readonly ErrorObject[], data: unknown): boolean {
+function coerceScalars(errors: readonly ErrorObject[], data: unknown): boolean {
   let changed = false
   for (const e of errors) {
-    if (e.keyword !== 'type' || !String((e.params as {type?: unknown}).type).split(',').includes('boolean')) continue
+    if (e.keyword !== 'type') continue
+    const types = String((e.params as {type?: unknown}).type).split(',')
+    if (!types.some((t) => t === 'boolean' || t === 'integer' || t === 'number')) continue
     const segs = e.instancePath.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
     const key = segs.pop()
     if (key === undefined) continue
     const parent = valueAt(data, segs.length === 0 ? '' : `/${segs.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`) as Record<string, unknown> | undefined
     if (parent === null || typeof parent !== 'object') continue
     const v = parent[key]
-    if (typeof v === 'string' && Object.hasOwn(YAML11_BOOLEAN, v.trim())) {
-      parent[key] = YAML11_BOOLEAN[v.trim()]
+    const scalar = typeof v === 'string' ? scalarOf(v, types) : undefined
+    if (scalar !== undefined) {
+      parent[key] = scalar
       changed = true
     }
   }
@@ -123,9 +145,9 @@ function yaml11Booleans(errors: readonly ErrorObject[], data: unknown): boolean 
 export function validateConfig(schema: JsonSchema, data: unknown, opts: {file: string; base: string; what: string}): void {
   const v = compile(schema)
   if (v(data)) return
-  // Each pass turns the YAML 1.1 words the last one found where a boolean belongs; a value
-  // reached only through one fixed before is found by the next.
-  for (let pass = 0; pass < 8 && yaml11Booleans(v.errors ?? [], data); pass++) if (v(data)) return
+  // Each pass turns the YAML 1.1 words and numeric text the last one found where a boolean or a
+  // number belongs; a value reached only through one fixed before is found by the next.
+  for (let pass = 0; pass < 8 && coerceScalars(v.errors ?? [], data); pass++) if (v(data)) return
   const problems = describeConfigErrors(v.errors ?? [], opts.base, data)
   const shown = problems.slice(0, 5)
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : ''
