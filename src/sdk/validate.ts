@@ -10,6 +10,7 @@ import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
 import {ConfigError} from '../errors.js'
 import {nearest} from '../model/registry.js'
 import {FABRIC_TYPES} from '../model/urn.js'
+import {redactSecrets} from './http.js'
 import type {JsonSchema} from './plugin.js'
 
 const ajv = new Ajv({allErrors: true, strict: false, useDefaults: true, allowUnionTypes: true, verbose: true})
@@ -22,6 +23,30 @@ function compile(schema: JsonSchema): ValidateFunction {
     cache.set(schema, v)
   }
   return v
+}
+
+/** DataHub's REDACT_KEYS and REDACT_SUFFIXES (configuration/common.py). */
+const SECRET_KEYS = new Set(['password', 'token', 'secret', 'options', 'sqlalchemy_uri'])
+const SECRET_SUFFIXES = ['_password', '_secret', '_token', '_key', '_key_id']
+
+/**
+ * Whether a config key holds a secret, by DataHub's rule (`password`, `token`, `*_secret`,
+ * `*_key`, …): its value, and everything under it, is never shown in an error.
+ */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEYS.has(key) || SECRET_SUFFIXES.some((s) => key.endsWith(s))
+}
+
+/** The string values under secret-looking keys of `data` (see isSecretKey). */
+function secretValues(data: unknown, secret = false, out: string[] = []): string[] {
+  if (typeof data === 'string') {
+    if (secret) out.push(data)
+  } else if (Array.isArray(data)) {
+    for (const x of data) secretValues(x, secret, out)
+  } else if (data !== null && typeof data === 'object') {
+    for (const [k, x] of Object.entries(data)) secretValues(x, secret || isSecretKey(k), out)
+  }
+  return out
 }
 
 function typeName(v: unknown): string {
@@ -148,7 +173,9 @@ export function validateConfig(schema: JsonSchema, data: unknown, opts: {file: s
   // Each pass turns the YAML 1.1 words and numeric text the last one found where a boolean or a
   // number belongs; a value reached only through one fixed before is found by the next.
   for (let pass = 0; pass < 8 && coerceScalars(v.errors ?? [], data); pass++) if (v(data)) return
-  const problems = describeConfigErrors(v.errors ?? [], opts.base, data)
+  // No line shows a secret's value, whatever check it failed.
+  const secrets = secretValues(data)
+  const problems = describeConfigErrors(v.errors ?? [], opts.base, data).map((line) => redactSecrets(line, secrets))
   const shown = problems.slice(0, 5)
   const more = problems.length > shown.length ? ` (and ${problems.length - shown.length} more)` : ''
   throw new ConfigError(`Invalid ${opts.what} in ${opts.file}: ${shown.join('; ')}${more}`, problems)
