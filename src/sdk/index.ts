@@ -37,7 +37,7 @@ export {
 } from '../errors.js'
 export {readDataFile, readText} from './files.js'
 export {containerUrn, datahubGuid, type ContainerKey} from '../model/container-key.js'
-export {ALLOW_DENY_SCHEMA, allowDeny, type AllowDeny} from './patterns.js'
+export {ALLOW_DENY_SCHEMA, allowDeny, pythonRegex, type AllowDeny} from './patterns.js'
 export {
   aspectWorkUnit,
   globalTags,

@@ -13,7 +13,7 @@
  * An aspect present in the stream is changed in place; datasets whose stream had no such aspect
  * get a new proposal after the source's last work unit.
  */
-import {ConfigError} from '../errors.js'
+import {pythonRegex} from './patterns.js'
 import {mcp, type PluginContext, type ProposalInput, type Transform, type TransformerPlugin, type WorkUnit, type WorkUnitStream, type JsonSchema} from './plugin.js'
 
 export type Semantics = 'OVERWRITE' | 'PATCH'
@@ -184,15 +184,12 @@ export function datasetTransform<A>(
   }
 }
 
-/** Compiles the `rules` of a pattern transformer (regex → values). */
+/**
+ * Compiles the `rules` of a pattern transformer (regex → values): Python regexes, as DataHub's
+ * recipes write them (see pythonRegex).
+ */
 export function compileRules<T>(rules: Record<string, T[]>, where: string): Array<[RegExp, T[]]> {
-  return Object.entries(rules).map(([pattern, values]) => {
-    try {
-      return [new RegExp(`^(?:${pattern})`), values] as [RegExp, T[]]
-    } catch (e) {
-      throw new ConfigError(`${where}: rule '${pattern}' is not a valid regular expression: ${(e as Error).message}`)
-    }
-  })
+  return Object.entries(rules).map(([pattern, values]) => [pythonRegex(pattern, '', `${where} rule`), values] as [RegExp, T[]])
 }
 
 /**

@@ -97,6 +97,14 @@ describe('duckdb source', function () {
     expect(aspect(records, ds('main.scratch'), 'container')).to.deep.equal({container: md5Urn('{"database":"shop","instance":"PROD","platform":"duckdb","schema":"main"}')})
   })
 
+  it("table_pattern takes Python regexes as DataHub's recipes write them: a leading (?i) ignores case", async () => {
+    const {code, stderr, records} = await run({table_pattern: {allow: ['(?i)SHOP\\.SALES\\.ORD'], ignoreCase: false}, include_views: false})
+    expect(code, stderr).to.equal(0)
+    expect([...new Set(records.filter((r) => r.entityUrn.startsWith('urn:li:dataset:')).map((r) => r.entityUrn))]).to.deep.equal([ds('sales.orders')])
+    const bad = await run({table_pattern: {deny: ['(?x) scratch']}})
+    expect(bad.code).to.equal(1)
+  })
+
   it('views: definition, table lineage and column lineage from the parsed SQL', async () => {
     const {records} = await whole()
     const view = ds('sales.big_orders')

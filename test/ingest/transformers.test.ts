@@ -103,6 +103,22 @@ describe('ingest: transformers', function () {
     })
   })
 
+  it('pattern_*: Python regex rules — a leading (?i)/(?s)/(?m) becomes a flag; Python-only syntax JavaScript cannot express is refused saying so', async () => {
+    const rows = await run('pyflags', [
+      {type: 'pattern_add_dataset_tags', config: {tag_pattern: {rules: {'(?i).*ORDERS.*': ['urn:li:tag:orders'], '\\A(?P<u>urn):li:dataset:.*(?P=u):li:dataPlatform:hive,hr\\.': ['urn:li:tag:hr']}}}},
+    ])
+    expect(value(rows, A, 'globalTags')[0].tags.map((t: {tag: string}) => t.tag)).to.deep.equal(['urn:li:tag:existing', 'urn:li:tag:orders'])
+    expect(value(rows, B, 'globalTags')[0].tags.map((t: {tag: string}) => t.tag)).to.deep.equal(['urn:li:tag:hr'])
+    for (const [rule, re] of [
+      ['(?x) .* orders', /tag_pattern\.rules rule: '\(\?x\) \.\* orders' uses Python's inline flag \(\?x\), which JavaScript regular expressions cannot express/],
+      ['.*(?i)orders', /tag_pattern\.rules rule: '\.\*\(\?i\)orders' uses a Python inline flag group that is not at the start/],
+    ] as const) {
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers: [{type: 'pattern_add_dataset_tags', config: {tag_pattern: {rules: {[rule]: ['urn:li:tag:x']}}}}]}, 'pyflags-bad.yml'), offlineEnv(dir))
+      expect(r.code).to.equal(1)
+      expect(r.result.error.message).to.match(re)
+    }
+  })
+
   it('replace_existing drops what the stream carried', async () => {
     const rows = await run('replace', [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:only'], replace_existing: true}}])
     expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:only'}]}])
