@@ -103,7 +103,7 @@ export class PathSpec {
     }
     re += escapeRegex(this.include.slice(last))
     this.parser = new RegExp(`^${re}$`, 's')
-    this.tablesOk = allowDeny(config.tables_pattern)
+    this.tablesOk = allowDeny(config.tables_pattern, true, 'tables_pattern')
   }
 
   /** The folder to walk (the include up to its first variable or wildcard), or a single file. */

@@ -158,8 +158,8 @@ const plugin: SourcePlugin<DeltaLakeConfig> = {
     const root = await fs.stat(completePath)
     if (!root?.isDirectory) throw new ConfigError(`delta-lake: ${completePath} does not exist or is not a directory (base_path)`)
     const containers = new FolderContainers({platform, instance: config.platform_instance, env})
-    const tableOk = allowDeny(config.table_pattern)
-    const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
+    const tableOk = allowDeny(config.table_pattern, true, 'source.config.table_pattern')
+    const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p, true, `source.config.domain.${urn}`)}))
     let stopped = false
     let found = 0
 

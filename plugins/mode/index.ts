@@ -129,7 +129,7 @@ class ModeWalker {
     this.connect = config.connect_uri.replace(/\/+$/, '')
     this.ws = `api/${config.workspace}`
     // DataHub's AllowDenyPattern ignores case unless told otherwise.
-    this.allowSpace = allowDeny(config.space_pattern as never)
+    this.allowSpace = allowDeny(config.space_pattern as never, true, 'source.config.space_pattern')
   }
 
   private message(e: unknown): string {

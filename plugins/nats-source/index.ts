@@ -147,7 +147,7 @@ class NatsSource implements Source {
     }
     try {
       const jsm = await jetstreamManager(nc)
-      const wanted = allowDeny(this.config.stream_pattern, false)
+      const wanted = allowDeny(this.config.stream_pattern, false, 'source.config.stream_pattern')
       const infos: StreamInfo[] = []
       for await (const info of jsm.streams.list()) if (wanted(info.config.name)) infos.push(info)
       infos.sort((a, b) => a.config.name.localeCompare(b.config.name))

@@ -311,7 +311,7 @@ class PostgresDialect implements SqlDialect {
     try {
       if (this.config.database) return [this.config.database]
       const r = await client.query("SELECT datname FROM pg_database WHERE datname NOT IN ('template0', 'template1') AND datallowconn ORDER BY datname")
-      const ok = allowDeny(this.config.database_pattern)
+      const ok = allowDeny(this.config.database_pattern, true, 'source.config.database_pattern')
       return r.rows.map((x) => x.datname as string).filter(ok)
     } finally {
       await client.end()

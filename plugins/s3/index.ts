@@ -99,9 +99,9 @@ const plugin: SourcePlugin<S3Config> = {
     const report = ctx.report
     const duck = new Duck()
     const containers = new FolderContainers({platform, instance: config.platform_instance, env})
-    const profileOk = allowDeny(config.profile_patterns)
-    const columnOk = allowDeny(config.profiling.allow_deny_patterns)
-    const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
+    const profileOk = allowDeny(config.profile_patterns, true, 'source.config.profile_patterns')
+    const columnOk = allowDeny(config.profiling.allow_deny_patterns, true, 'source.config.profiling.allow_deny_patterns')
+    const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p, true, `source.config.domain.${urn}`)}))
     let stopped = false
     let tablesTotal = 0
 

@@ -305,11 +305,11 @@ export async function* sqlWorkunits({dialect, databases, config, ctx, report}: S
   const instanceUrn = inst ? `urn:li:dataPlatformInstance:(urn:li:dataPlatform:${platform},${inst})` : undefined
   const platformInstance = instanceUrn ? {platform: `urn:li:dataPlatform:${platform}`, instance: instanceUrn} : {platform: `urn:li:dataPlatform:${platform}`}
   const pathPrefix = instanceUrn ? [{id: instanceUrn, urn: instanceUrn}] : []
-  const schemaOk = allowDeny(config.schema_pattern)
-  const tableOk = allowDeny(config.table_pattern)
-  const viewOk = allowDeny(config.view_pattern ?? config.table_pattern)
-  const profileOk = allowDeny(config.profile_pattern)
-  const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p)}))
+  const schemaOk = allowDeny(config.schema_pattern, true, 'source.config.schema_pattern')
+  const tableOk = allowDeny(config.table_pattern, true, 'source.config.table_pattern')
+  const viewOk = allowDeny(config.view_pattern ?? config.table_pattern, true, config.view_pattern ? 'source.config.view_pattern' : 'source.config.table_pattern')
+  const profileOk = allowDeny(config.profile_pattern, true, 'source.config.profile_pattern')
+  const domains = Object.entries(config.domain ?? {}).map(([urn, p]) => ({urn: urn.startsWith('urn:li:domain:') ? urn : `urn:li:domain:${urn}`, ok: allowDeny(p, true, `source.config.domain.${urn}`)}))
   const domainOf = (name: string): string | undefined => domains.filter((d) => d.ok(name)).pop()?.urn
   if (config.classification?.enabled) report.warning('classification', 'classification is not supported by mdcli; columns are not classified')
   const profiling = settleProfiling(config.profiling)

@@ -103,6 +103,7 @@ describe('duckdb source', function () {
     expect([...new Set(records.filter((r) => r.entityUrn.startsWith('urn:li:dataset:')).map((r) => r.entityUrn))]).to.deep.equal([ds('sales.orders')])
     const bad = await run({table_pattern: {deny: ['(?x) scratch']}})
     expect(bad.code).to.equal(1)
+    expect(bad.stderr).to.include("source.config.table_pattern.deny[0]: '(?x) scratch' uses Python's inline flag (?x)")
   })
 
   it('views: definition, table lineage and column lineage from the parsed SQL', async () => {
