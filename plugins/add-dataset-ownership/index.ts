@@ -3,7 +3,8 @@
  * (`owner_pattern.rules`: urn regex → owner urns): add owners to datasets. `ownership_type`
  * (default DATAOWNER) may be an ownership type name or an `urn:li:ownershipType:` urn (CUSTOM).
  * With semantics PATCH, an owner the server already lists takes the configured type rather than
- * being listed twice.
+ * being listed twice. `default_actor` (a user urn) is the actor of the `lastModified` stamp the
+ * transformer gives an ownership aspect that has none (default `urn:li:corpuser:datahub`).
  */
 import {ConfigError, listEdit, transformerPair} from '../../src/sdk/index.js'
 
@@ -22,12 +23,13 @@ function owners(urns: string[], config: Record<string, any>): Owner[] {
   return urns.map((u) => ({owner: u, type: custom ? 'CUSTOM' : t.toUpperCase(), ...(custom ? {typeUrn: t} : {})}))
 }
 
-const edit = {
-  ...listEdit<Owner>('ownership', 'owners', (o) => `${o.owner}|${o.typeUrn ?? o.type}`, {field: 'lastModified', actor: 'urn:li:corpuser:datahub'}),
+const edit = (config: Record<string, any>) => ({
+  // `default_actor` (DataHub's key) stamps `lastModified` when the aspect has no stamp yet.
+  ...listEdit<Owner>('ownership', 'owners', (o) => `${o.owner}|${o.typeUrn ?? o.type}`, {field: 'lastModified', actor: String(config.default_actor ?? 'urn:li:corpuser:datahub')}),
   // PATCH: an owner the server has keeps its place and takes the configured type (DataHub:
   // "if owner ids match, but the ownership type differs, we prefer the transformers opinion").
   patchKey: (o: Owner) => o.owner,
-}
+})
 
 export const {simple, pattern} = transformerPair<Owner>({
   edit,
@@ -35,6 +37,6 @@ export const {simple, pattern} = transformerPair<Owner>({
   simpleKey: 'owner_urns',
   patternKey: 'owner_pattern',
   itemSchema: {type: 'string', pattern: '^urn:li:(corpuser|corpGroup):'},
-  extraProps: {ownership_type: {type: 'string', default: 'DATAOWNER'}},
+  extraProps: {ownership_type: {type: 'string', default: 'DATAOWNER'}, default_actor: {type: 'string', pattern: '^urn:li:(corpuser|corpGroup):'}},
   toAdditions: owners,
 })

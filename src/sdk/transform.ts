@@ -211,7 +211,8 @@ export const SEMANTICS_SCHEMA: JsonSchema = {enum: ['OVERWRITE', 'PATCH'], defau
 
 /** Builds the `simple_` and `pattern_` transformer pair of one aspect. */
 export function transformerPair<A>(opts: {
-  edit: AspectEdit<A>
+  /** The aspect edit, or a function of the transformer's config answering it (an audit stamp's actor). */
+  edit: AspectEdit<A> | ((config: Record<string, any>) => AspectEdit<A>)
   description: string
   /** Config key of the simple form (`owner_urns`) and its item schema. */
   simpleKey: string
@@ -229,6 +230,7 @@ export function transformerPair<A>(opts: {
   /** Proposals to send after the stream, from every item the run added (see datasetTransform). */
   endOfStream?: (added: A[]) => ProposalInput[]
 }): {simple: TransformerPlugin; pattern: TransformerPlugin} {
+  const editOf = (config: Record<string, any>): AspectEdit<A> => (typeof opts.edit === 'function' ? opts.edit(config) : opts.edit)
   const resolved = async (values: string[], ctx: PluginContext, where: string): Promise<(v: string) => string> => {
     if (!opts.resolve) return (v) => v
     const map = await opts.resolve([...new Set(values)], ctx, where)
@@ -247,7 +249,7 @@ export function transformerPair<A>(opts: {
       const values = config[opts.simpleKey] as string[]
       const map = await resolved(values, ctx, opts.simpleKey)
       const additions = opts.toAdditions(values.map(map), config)
-      return datasetTransform(opts.edit, () => additions, config as TransformerSettings, ctx, opts.endOfStream)
+      return datasetTransform(editOf(config), () => additions, config as TransformerSettings, ctx, opts.endOfStream)
     },
   }
   const pattern: TransformerPlugin<Record<string, any>> = {
@@ -288,7 +290,7 @@ export function transformerPair<A>(opts: {
         }
         return a
       }
-      return datasetTransform(opts.edit, additionsFor, config as TransformerSettings, ctx, opts.endOfStream)
+      return datasetTransform(editOf(config), additionsFor, config as TransformerSettings, ctx, opts.endOfStream)
     },
   }
   return {simple, pattern}

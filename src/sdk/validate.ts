@@ -1,7 +1,8 @@
 /**
  * Config validation for recipes and plugin configs: one ajv instance (defaults filled in, no
- * type coercion but YAML 1.1's `yes`/`no`/`on`/`off` where a boolean belongs and numeric text
- * where a number belongs, as DataHub's pydantic reads them), errors turned into lines that name
+ * type coercion but YAML 1.1's `yes`/`no`/`on`/`off` where a boolean belongs, numeric text
+ * where a number belongs and any case of an upper-case enum name, as DataHub's pydantic reads
+ * them), errors turned into lines that name
  * the key path and what was expected, e.g.
  * `source.config.path: expected string, got number` or
  * `sink: unknown key 'confg' (did you mean 'config'?)`.
@@ -140,20 +141,31 @@ function scalarOf(text: string, types: string[]): boolean | number | undefined {
  * that expanded to `true`/`false` stands, puts the boolean in its place: YAML 1.2 (js-yaml)
  * reads those words as strings; PyYAML, and so DataHub's recipes, as booleans. Where a number or
  * an integer was expected and numeric text stands (`max_threads: ${MAX_THREADS}` expands to
- * text), puts the number in its place, as pydantic does. Returns whether anything changed.
+ * text), puts the number in its place, as pydantic does. Where one of an enum of upper-case names
+ * was expected (DataHub's ConfigEnum: `semantics`, the sink's `mode`), puts the upper-cased
+ * value in its place, as ConfigEnum does. Returns whether anything changed.
  */
 function coerceScalars(errors: readonly ErrorObject[], data: unknown): boolean {
   let changed = false
   for (const e of errors) {
-    if (e.keyword !== 'type') continue
-    const types = String((e.params as {type?: unknown}).type).split(',')
-    if (!types.some((t) => t === 'boolean' || t === 'integer' || t === 'number')) continue
+    const types = e.keyword === 'type' ? String((e.params as {type?: unknown}).type).split(',') : []
+    const allowed = e.keyword === 'enum' ? ((e.params as {allowedValues?: unknown[]}).allowedValues ?? []) : []
+    // An enum of upper-case names is DataHub's ConfigEnum, which upper-cases what it reads.
+    const configEnum = allowed.length > 0 && allowed.every((a) => typeof a === 'string' && a === a.toUpperCase())
+    if (!configEnum && !types.some((t) => t === 'boolean' || t === 'integer' || t === 'number')) continue
     const segs = e.instancePath.split('/').slice(1).map((x) => x.replace(/~1/g, '/').replace(/~0/g, '~'))
     const key = segs.pop()
     if (key === undefined) continue
     const parent = valueAt(data, segs.length === 0 ? '' : `/${segs.map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`) as Record<string, unknown> | undefined
     if (parent === null || typeof parent !== 'object') continue
     const v = parent[key]
+    if (configEnum) {
+      if (typeof v === 'string' && v !== v.toUpperCase() && allowed.includes(v.toUpperCase())) {
+        parent[key] = v.toUpperCase()
+        changed = true
+      }
+      continue
+    }
     const scalar = typeof v === 'string' ? scalarOf(v, types) : undefined
     if (scalar !== undefined) {
       parent[key] = scalar

@@ -26,6 +26,12 @@ describe('recipes: config values as DataHub reads them', function () {
       expect(r.result.sink.report.info).to.include({maxThreads: 3, batchSize: 7})
       expect(r.result.sink.recordsWritten).to.equal(1)
     })
+
+    it("enum values in any case, as DataHub's ConfigEnum reads them (sink mode: async_batch)", async () => {
+      const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input, read_mode: 'stream'}}, sink: {type: 'datahub-rest', config: {mode: 'async_batch'}}}, 'enum.yml'), lite.env())
+      expect(r.code, r.stderr + r.stdout).to.equal(0)
+      expect(r.result.sink.recordsWritten).to.equal(1)
+    })
   })
 
   it('text that is not a number is refused naming the key', async () => {

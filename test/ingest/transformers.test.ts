@@ -119,6 +119,13 @@ describe('ingest: transformers', function () {
     }
   })
 
+  it('ownership: default_actor stamps the lastModified the transformer gives an ownership aspect', async () => {
+    const rows = await run('actor', [{type: 'simple_add_dataset_ownership', config: {owner_urns: ['urn:li:corpuser:x'], default_actor: 'urn:li:corpuser:etl'}}])
+    expect(value(rows, B, 'ownership')[0].lastModified.actor).to.equal('urn:li:corpuser:etl')
+    const plain = await run('actor-default', [{type: 'simple_add_dataset_ownership', config: {owner_urns: ['urn:li:corpuser:x']}}])
+    expect(value(plain, B, 'ownership')[0].lastModified.actor).to.equal('urn:li:corpuser:datahub')
+  })
+
   it('replace_existing drops what the stream carried', async () => {
     const rows = await run('replace', [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:only'], replace_existing: true}}])
     expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:only'}]}])
@@ -151,7 +158,8 @@ describe('ingest: transformers', function () {
       const file = writeJson(dir, 'patch-in.json', [mcpRecord(urn, 'status', {removed: false})])
       const tags = async () => ((await http(`${lite.url}/entitiesV2/${encodeURIComponent(urn)}`)).body.aspects.globalTags.value.tags as Array<{tag: string}>).map((t) => t.tag)
       const recipe = (semantics: string) => ({source: {type: 'file', config: {path: file}}, transformers: [{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:added'], semantics}}], sink: {type: 'datahub-rest'}})
-      expect((await ingestJson(writeRecipe(dir, recipe('PATCH'), 'p1.yml'), lite.env())).code).to.equal(0)
+      // In any case, as DataHub's ConfigEnum reads it.
+      expect((await ingestJson(writeRecipe(dir, recipe('patch'), 'p1.yml'), lite.env())).code).to.equal(0)
       expect(await tags()).to.deep.equal(['urn:li:tag:server', 'urn:li:tag:added'])
       expect((await ingestJson(writeRecipe(dir, recipe('OVERWRITE'), 'p2.yml'), lite.env())).code).to.equal(0)
       expect(await tags()).to.deep.equal(['urn:li:tag:added'])
