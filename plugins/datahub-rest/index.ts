@@ -14,10 +14,12 @@
  *   or reported failed, never dropped.
  *
  * Server and token: the sink config, else METADATA_GMS_URL / METADATA_GMS_TOKEN, else the config
- * file written by `mdcli init`.
+ * file written by `mdcli init`. An https server's TLS takes DataHub's keys: `ca_certificate_path`
+ * (the CAs to trust), `client_certificate_path` (a PEM with the client certificate and its key),
+ * `disable_ssl_verification`.
  */
 import pRetry from 'p-retry'
-import {type BatchOutcome, type ServerClient as MdcliClient, type ProposalInput, ConnectionError, MdcliError, type PluginContext, type Sink, type SinkPlugin, type WorkUnit, stripWhere, configuredServer, connectServer, configSchema, type ConfigOf} from '../../src/sdk/index.js'
+import {type BatchOutcome, type ServerClient as MdcliClient, type ProposalInput, ConnectionError, MdcliError, type PluginContext, type Sink, type SinkPlugin, type WorkUnit, stripWhere, configuredServer, connectServer, configSchema, tlsOf, TLS_CONFIG_PROPERTIES, type ConfigOf} from '../../src/sdk/index.js'
 
 export type RestSinkConfig = ConfigOf<typeof CONFIG>
 
@@ -174,6 +176,8 @@ const CONFIG = configSchema({
     // DataHub's async modes; mdcli always batches.
     mode: {enum: ['ASYNC', 'SYNC', 'ASYNC_BATCH']},
     max_pending_requests: {type: 'integer', minimum: 1},
+    // DataHub's DatahubClientConfig TLS keys, for an https server.
+    ...TLS_CONFIG_PROPERTIES,
   },
   additionalProperties: false,
 })
@@ -183,11 +187,13 @@ const plugin: SinkPlugin<RestSinkConfig> = {
   configSchema: CONFIG,
   serverTarget(config, env) {
     const configured = configuredServer(env)
-    return {server: config.server ?? configured.server, token: config.token ?? configured.token, serverFrom: config.server ? "the recipe's sink.config.server" : configured.serverFrom}
+    const tls = {disable_ssl_verification: config.disable_ssl_verification, ca_certificate_path: config.ca_certificate_path, client_certificate_path: config.client_certificate_path}
+    return {server: config.server ?? configured.server, token: config.token ?? configured.token, serverFrom: config.server ? "the recipe's sink.config.server" : configured.serverFrom, tls}
   },
   async create(config, ctx: PluginContext): Promise<Sink> {
     const {server, token, serverFrom} = plugin.serverTarget!(config, ctx.env)
-    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000, onRequest: ctx.onRequest, serverFrom})
+    const tls = tlsOf(config, ctx.resolvePath, 'sink.config')
+    const client = await connectServer({server, token: token ?? undefined, timeoutMs: config.timeout_sec * 1000, onRequest: ctx.onRequest, serverFrom, ...(tls ? {tls} : {})})
     try {
       // Fail fast on a wrong address, before the source reads anything.
       ctx.report.info('gmsVersion', await client.serverVersion())

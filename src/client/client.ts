@@ -37,6 +37,18 @@ export interface ClientOptions {
   /** Where `server` came from ("gms.server in ~/.mdclienv", "METADATA_GMS_URL"), named when it cannot be reached. */
   serverFrom?: string
   onRequest?: RequestLog
+  /** TLS settings of an https server (DataHub's DatahubClientConfig: CA, client certificate, no verification). */
+  tls?: ClientTls
+}
+
+/** What an https server connection trusts and presents; ignored for http. */
+export interface ClientTls {
+  /** False: the server's certificate is not checked (`disable_ssl_verification`). */
+  rejectUnauthorized?: boolean
+  /** PEM of the certificate authorities to trust instead of the system's (`ca_certificate_path`). */
+  ca?: Buffer
+  /** PEM holding the client certificate and its key (`client_certificate_path`). */
+  cert?: Buffer
 }
 
 export interface EnvelopedAspect {
@@ -148,7 +160,10 @@ export class MdcliClient {
     const https = this.server.startsWith('https:') ? (createRequire(import.meta.url)('node:https') as typeof import('node:https')) : undefined
     this.send = https ? https.request : httpRequest
     this.ownsAgent = !opts.agent
-    this.agent = opts.agent ?? (https ? new https.Agent({keepAlive: true, maxSockets: 32}) : new HttpAgent({keepAlive: true, maxSockets: 32}))
+    const tls = opts.tls
+    // One PEM file may hold the certificate and the key (requests' `cert`); each reader takes its own block.
+    const tlsOptions = tls ? {...(tls.rejectUnauthorized === false ? {rejectUnauthorized: false} : {}), ...(tls.ca ? {ca: tls.ca} : {}), ...(tls.cert ? {cert: tls.cert, key: tls.cert} : {})} : {}
+    this.agent = opts.agent ?? (https ? new https.Agent({keepAlive: true, maxSockets: 32, ...tlsOptions}) : new HttpAgent({keepAlive: true, maxSockets: 32}))
   }
 
   static fromSettings(s: Settings, extra: Partial<ClientOptions> = {}): MdcliClient {

@@ -25,7 +25,8 @@ import {resolveSettings} from '../config/settings.js'
 import {ConfigError, MdcliError} from '../errors.js'
 import {isAbsolute, resolve} from 'node:path'
 import type {RequestLog} from '../client/client.js'
-import type {PluginContext, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from '../sdk/plugin.js'
+import {tlsOf} from '../sdk/connect.js'
+import type {PluginContext, ServerTarget, Sink, SinkPlugin, Source, SourcePlugin, Transform, TransformerPlugin, WorkUnitStream} from '../sdk/plugin.js'
 import {autoStatus, take} from './processors.js'
 import {extractStateful, statefulRun, type StatefulConfig, type StatefulRun} from './stateful.js'
 import {defaultRunId, type PluginRef, type Recipe} from './recipe.js'
@@ -177,10 +178,10 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
   let pending: Promise<MdcliClient | undefined> | undefined
   let client: MdcliClient | undefined
   let problem: string | undefined
-  const pick = (): {server: string; token?: string} | undefined => {
+  const pick = (): ServerTarget | undefined => {
     const settings = resolveSettings(env)
     const api = recipe.datahub_api
-    if (api?.server) return {server: api.server, token: api.token ?? settings.token}
+    if (api?.server) return {server: api.server, token: api.token ?? settings.token, tls: api}
     const target = sink.plugin.serverTarget?.(sink.ref.config, env)
     if (target) return target
     if (settings.serverSource !== 'default') return {server: settings.server, token: settings.token}
@@ -194,7 +195,8 @@ function graphFactory(recipe: Recipe, sink: Resolved<SinkPlugin>, env: NodeJS.Pr
           problem = 'no server is configured (no datahub_api, no datahub-rest sink, no METADATA_GMS_URL or `mdcli init`)'
           return undefined
         }
-        const c = new MdcliClient({server: target.server, token: target.token, timeoutMs: 15_000, onRequest})
+        const tls = target.tls ? tlsOf(target.tls, (p) => (isAbsolute(p) ? p : resolve(recipe.baseDir, p)), recipe.datahub_api?.server ? 'datahub_api' : 'sink.config') : undefined
+        const c = new MdcliClient({server: target.server, token: target.token ?? undefined, timeoutMs: 15_000, onRequest, ...(tls ? {tls} : {})})
         try {
           await c.config()
           client = c

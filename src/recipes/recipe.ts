@@ -33,7 +33,7 @@ export interface Recipe {
   pipeline_name?: string
   run_id?: string
   /** Server for reads (PATCH semantics, preserve_upstream) when the sink is not datahub-rest. */
-  datahub_api?: {server?: string; token?: string}
+  datahub_api?: {server?: string; token?: string; disable_ssl_verification?: boolean; ca_certificate_path?: string | null; client_certificate_path?: string | null}
   /** DataHub's failure log: records the sink refused, written as a `file` sink writes (its `log_config`). */
   failure_log?: {enabled?: boolean; log_config?: Record<string, unknown> | null}
   /** Absolute path of the recipe, or `standard input`. */
@@ -72,7 +72,7 @@ export const RECIPE_SCHEMA: JsonSchema = {
     run_id: {type: 'string', minLength: 1},
     datahub_api: {
       type: 'object',
-      properties: {server: {type: 'string'}, token: {type: ['string', 'null']}, timeout_sec: {type: 'number'}},
+      properties: {server: {type: 'string'}, token: {type: ['string', 'null']}, timeout_sec: {type: 'number'}, disable_ssl_verification: {type: 'boolean'}, ca_certificate_path: {type: ['string', 'null']}, client_certificate_path: {type: ['string', 'null']}},
       additionalProperties: true,
     },
     failure_log: {

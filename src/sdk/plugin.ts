@@ -126,6 +126,8 @@ export interface ServerTarget {
   token?: string
   /** Where `server` came from (the recipe, a variable, the config file), named when it cannot be reached. */
   serverFrom?: string
+  /** DataHub's TLS keys of the connection (paths relative to the recipe). */
+  tls?: {disable_ssl_verification?: boolean; ca_certificate_path?: string | null; client_certificate_path?: string | null}
 }
 
 export interface SinkPlugin<C = any> extends PluginBase {

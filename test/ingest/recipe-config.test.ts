@@ -1,4 +1,8 @@
-import {writeFileSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {request as httpRequest} from 'node:http'
+import {createServer as createHttpsServer, type Server} from 'node:https'
+import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {expect} from 'chai'
 import {cleanup, tempDir, useLite} from '../helpers/lite.js'
@@ -31,6 +35,59 @@ describe('recipes: config values as DataHub reads them', function () {
       const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input, read_mode: 'stream'}}, sink: {type: 'datahub-rest', config: {mode: 'async_batch'}}}, 'enum.yml'), lite.env())
       expect(r.code, r.stderr + r.stdout).to.equal(0)
       expect(r.result.sink.recordsWritten).to.equal(1)
+    })
+
+    describe('an https server: the sink takes DataHub’s TLS keys', () => {
+      let certs: string
+      let proxy: Server
+      let url: string
+      before(async () => {
+        // A CA, a server certificate for 127.0.0.1 and a client certificate (cert + key in one PEM, as DataHub's client_certificate_path).
+        certs = join(dir, 'certs')
+        mkdirSync(certs, {recursive: true})
+        const ssl = (...args: string[]) => execFileSync('openssl', args, {cwd: certs, stdio: 'pipe'})
+        ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=mdcli test CA')
+        writeFileSync(join(certs, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n')
+        for (const name of ['server', 'client']) {
+          ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name === 'server' ? '127.0.0.1' : 'mdcli client'}`)
+          ssl('x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', ...(name === 'server' ? ['-extfile', 'ext.cnf'] : []))
+        }
+        writeFileSync(join(certs, 'client-bundle.pem'), Buffer.concat([readFileSync(join(certs, 'client.pem')), readFileSync(join(certs, 'client.key'))]))
+        // TLS in front of the server, asking for a client certificate signed by the CA.
+        const target = new URL(lite.url)
+        proxy = createHttpsServer({key: readFileSync(join(certs, 'server.key')), cert: readFileSync(join(certs, 'server.pem')), ca: readFileSync(join(certs, 'ca.pem')), requestCert: true, rejectUnauthorized: true}, (req, res) => {
+          const up = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
+            res.writeHead(r.statusCode ?? 502, r.headers)
+            r.pipe(res)
+          })
+          up.on('error', () => res.destroy())
+          req.pipe(up)
+        })
+        await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok))
+        url = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+      })
+      after(() => new Promise<void>((ok) => proxy.close(() => ok())))
+
+      const send = (tls: Record<string, unknown>, name: string) =>
+        ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, sink: {type: 'datahub-rest', config: {server: url, retry_max_times: 0, ...tls}}}, name), lite.env())
+
+      it('ca_certificate_path and client_certificate_path (relative to the recipe), or disable_ssl_verification', async () => {
+        for (const [tls, ok, why] of [
+          [{}, false, /self-signed certificate/],
+          [{ca_certificate_path: 'certs/ca.pem'}, false, /certificate required/],
+          [{ca_certificate_path: 'certs/ca.pem', client_certificate_path: 'certs/client-bundle.pem'}, true],
+          [{disable_ssl_verification: true, client_certificate_path: join(certs, 'client-bundle.pem')}, true],
+          [{disable_ssl_verification: true}, false, /certificate required/],
+        ] as const) {
+          const r = await send(tls, 'tls.yml')
+          expect(r.code, `${JSON.stringify(tls)}: ${r.stderr}${r.stdout}`).to.equal(ok ? 0 : 1)
+          if (ok) expect(r.result.sink.recordsWritten).to.equal(1)
+          else expect(r.result.error.message).to.match(why!)
+        }
+        const missing = await send({ca_certificate_path: 'certs/nope.pem'}, 'tls-missing.yml')
+        expect(missing.code).to.equal(1)
+        expect(missing.result.error.message).to.match(/sink\.config\.ca_certificate_path: cannot read certs\/nope\.pem: ENOENT/)
+      })
     })
   })
 
