@@ -110,7 +110,10 @@ class RestSink implements Sink {
         factor: 2,
         randomize: true,
         shouldRetry: (e) => retryable(e, this.config.retry_status_codes),
-        onFailedAttempt: () => this.report.count('retries'),
+        // Called after every failed attempt, the last and a refused one too: count the retries made.
+        onFailedAttempt: (e) => {
+          if (e.retriesLeft > 0 && retryable(e, this.config.retry_status_codes)) this.report.count('retries')
+        },
       })
       this.circuitOpen = false
     } catch (e) {
