@@ -9,7 +9,7 @@
  *   is what `list-runs` and `rollback` later find the run by.
  * - processor: a named stage `(stream) => stream` (DataHub's work-unit processors). A run is the
  *   source's stream through the declared list of processors (`processorsFor`), then the sink:
- *   auto status, stale-entity removal, the transformers, preview, counting, stamping, validation.
+ *   auto status, stale-entity removal, preview, counting, the transformers, stamping, validation.
  * - capability: what a plugin declares it can do (a sink's `serverTarget`, `validatesRecords`),
  *   so the pipeline never asks for a plugin's type name.
  *
@@ -245,9 +245,12 @@ interface StageContext {
   recordFailed?: (p: ProposalInput, reason: string) => void
 }
 
+const isWorkUnit = (wu: unknown): boolean => !!wu && typeof wu === 'object' && Array.isArray((wu as {proposals?: unknown}).proposals)
+
 /**
- * Counts work units, records and aspects; drops what is not a work unit (third-party plugins are
- * plain JavaScript: the shape is checked rather than trusted).
+ * Counts the source's work units, records and aspects (DataHub's `events_produced`: what the
+ * source and its own processors produced, not what transformers add); drops what is not a work
+ * unit (third-party plugins are plain JavaScript: the shape is checked rather than trusted).
  */
 function countStage(c: StageContext): Processor {
   return {
@@ -255,12 +258,30 @@ function countStage(c: StageContext): Processor {
     async *apply(stream) {
       for await (const wu of stream) {
         c.tally.workUnits++
-        if (!wu || typeof wu !== 'object' || !Array.isArray(wu.proposals)) {
+        if (!isWorkUnit(wu)) {
           c.report().failure('invalid work unit', `work unit ${c.tally.workUnits}: expected {id, kind, proposals: [...]}, got ${JSON.stringify(wu)?.slice(0, 200)}`)
           continue
         }
         c.tally.records += wu.proposals.length
         for (const p of wu.proposals) if (p !== null && typeof p === 'object') countAspect(c.tally.aspects, p)
+        yield wu
+      }
+    },
+  }
+}
+
+/** Drops what a transformer yielded that is not a work unit, as the count stage does for the source. */
+function checkStage(c: StageContext): Processor {
+  return {
+    name: 'check',
+    async *apply(stream) {
+      let n = 0
+      for await (const wu of stream) {
+        n++
+        if (!isWorkUnit(wu)) {
+          c.report().failure('invalid work unit', `work unit ${n} after the transformers: expected {id, kind, proposals: [...]}, got ${JSON.stringify(wu)?.slice(0, 200)}`)
+          continue
+        }
         yield wu
       }
     },
@@ -320,8 +341,9 @@ function validateStage(c: StageContext): Processor {
 
 /**
  * The declared list of processors a run's stream goes through, in order: the source's own
- * (auto status, stale-entity removal), the recipe's transformers, preview, then the pipeline's
- * (count, stamp, validate).
+ * (auto status, stale-entity removal), preview (the first work units of the source, as DataHub's
+ * `--preview`), counting (the source's output), the recipe's transformers, then the pipeline's
+ * (check, stamp, validate).
  */
 export function processorsFor(opts: {
   autoStatus: boolean
@@ -333,12 +355,14 @@ export function processorsFor(opts: {
   const list: Processor[] = []
   if (opts.autoStatus) list.push({name: 'auto-status', apply: autoStatus})
   if (opts.stateful) list.push({name: 'stale-entity-removal', apply: opts.stateful.transform})
-  for (const t of opts.transforms) list.push({name: `transformer:${t.type}`, apply: t.apply})
   if (opts.preview !== undefined) {
     const n = opts.preview
     list.push({name: 'preview', apply: (s) => take(s, n)})
   }
-  list.push(countStage(opts.stage), stampStage(opts.stage), validateStage(opts.stage))
+  list.push(countStage(opts.stage))
+  for (const t of opts.transforms) list.push({name: `transformer:${t.type}`, apply: t.apply})
+  if (opts.transforms.length > 0) list.push(checkStage(opts.stage))
+  list.push(stampStage(opts.stage), validateStage(opts.stage))
   return list
 }
 

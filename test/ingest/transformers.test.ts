@@ -131,6 +131,21 @@ describe('ingest: transformers', function () {
     expect(value(rows, A, 'globalTags')).to.deep.equal([{tags: [{tag: 'urn:li:tag:only'}]}])
   })
 
+  it('what transformers add is not counted as the source’s output (events produced, records, aspects), as in DataHub', async () => {
+    const recipe = (transformers: unknown[], name: string) => writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers, sink: {type: 'file', config: {filename: join(dir, `${name}.json`)}}}, `${name}.yml`)
+    const plain = await ingestJson(recipe([], 'count-plain'), offlineEnv(dir))
+    const tagged = await ingestJson(recipe([{type: 'simple_add_dataset_tags', config: {tag_urns: ['urn:li:tag:t1', 'urn:li:tag:t2']}}, {type: 'simple_add_dataset_terms', config: {term_urns: ['urn:li:glossaryTerm:x']}}], 'count-tagged'), offlineEnv(dir))
+    expect(plain.code, plain.stderr).to.equal(0)
+    expect(tagged.code, tagged.stderr).to.equal(0)
+    // Written: the source's records, the glossaryTerms of both datasets, B's globalTags and the two tagKeys.
+    expect(readJson<unknown[]>(join(dir, 'count-tagged.json')).length).to.equal(readJson<unknown[]>(join(dir, 'count-plain.json')).length + 5)
+    for (const key of ['eventsProduced', 'summary'] as const) expect(tagged.result[key].toString().replace(/ in .*/, '')).to.equal(plain.result[key].toString().replace(/ in .*/, ''))
+    expect(tagged.result.source.workUnits).to.equal(plain.result.source.workUnits)
+    expect(tagged.result.source.records).to.equal(plain.result.source.records)
+    expect(tagged.result.source.aspects).to.deep.equal(plain.result.source.aspects)
+    expect(tagged.result.source.aspects).to.not.have.property('tag')
+  })
+
   it('rejects a bad config before running', async () => {
     const r = await ingestJson(writeRecipe(dir, {source: {type: 'file', config: {path: input}}, transformers: [{type: 'simple_add_dataset_tags', config: {tag_urns: ['pii']}}]}, 'bad.yml'), offlineEnv(dir))
     expect(r.code).to.equal(1)
