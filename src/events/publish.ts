@@ -22,8 +22,18 @@ import type {ChangeLog} from './changelog.js'
 import type {LoggedChange} from '../model/changelog.js'
 import {JetStreamPublisher} from './jetstream.js'
 import {parseQueueUrl, redact} from './queue.js'
-import type {Health} from '../server/health.js'
-import type {Metrics} from '../server/metrics.js'
+
+/**
+ * Where the publisher reports its state: the server's /health checks and /metrics fit these
+ * (declared here, by shape, so events/ does not import the server above it).
+ */
+interface HealthChecks {
+  add(name: string, check: () => {ok: boolean; reason?: string}): () => void
+}
+interface MetricsSink {
+  gauge(name: string, help: string, opts: {collect: () => number}): void
+  counter(name: string, help: string, opts: {collect: () => number}): void
+}
 
 export const DEFAULT_CHANGELOG_STREAM = 'MDCLI_CHANGELOG'
 export const DEFAULT_CHANGELOG_SUBJECT = 'mdcli.changelog'
@@ -78,8 +88,8 @@ export async function publishChangeLog(
     outbox?: ChangeOutbox
     catalog?: Catalog
     /** Adds the `changelog` check: failing while the broker is unreachable or a change is stuck. */
-    health?: Health
-    metrics?: Metrics
+    health?: HealthChecks
+    metrics?: MetricsSink
     /** Changes held in memory while waiting (default MAX_QUEUED_CHANGES). */
     maxQueued?: number
   },
