@@ -19,7 +19,7 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
   mustHoldStore(storeDir)
   let store: MetadataStore
   try {
-    store = await openStore({dir: storeDir, warn})
+    store = await openStore({dir: storeDir, warn, mustExist: true})
   } catch (error) {
     if (error instanceof MdcliError && error.code === 'E_STORE_LOCKED') {
       throw new StoreLockedError(`The store ${storeDir} is held by a running \`mdcli lite\`; stop it, or ask the server instead: \`mdcli ${serverVerb}\``)
@@ -44,7 +44,7 @@ export async function withLocalCatalog<T>(dir: string | undefined, serverVerb: s
  */
 export async function withStoreCatalog<T>(dir: string, opts: {warn: (m: string) => void; info?: (m: string) => void; outbox?: boolean; mustExist?: boolean}, fn: (catalog: Catalog) => Promise<T>): Promise<T> {
   if (opts.mustExist) mustHoldStore(dir)
-  const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {})})
+  const store = await openStore({dir, warn: opts.warn, ...(opts.info ? {info: opts.info} : {}), ...(opts.mustExist ? {mustExist: true} : {})})
   const search = await openSearchIndex({dir, warn: opts.warn})
   let outbox: {close(): void} | undefined
   try {
@@ -75,7 +75,8 @@ export function storeLocked(dir: string): boolean {
 
 /**
  * Refuses a directory that holds no store (missing or empty), naming it: a mistyped path must
- * not become a new store. A PostgreSQL URL names its store; opening it says whether it is there.
+ * not become a new store. A PostgreSQL URL is checked when it is opened with `mustExist`
+ * (a database without mdcli's schema is refused there, before anything is written to it).
  */
 export function mustHoldStore(storeDir: string): void {
   if (isStoreUrl(storeDir)) return

@@ -21,6 +21,8 @@ export interface OpenStoreOptions {
   warn?: (msg: string) => void
   /** Progress lines of a long start (the embedded store). */
   info?: (msg: string) => void
+  /** A PostgreSQL database without mdcli's schema is refused, not given one (read-only verbs). */
+  mustExist?: boolean
 }
 
 export const SEARCHABLE_TYPES: readonly string[] = entitySpecs()
@@ -45,7 +47,7 @@ export function createStore(opts: OpenStoreOptions): MetadataStore {
 export async function openStore(opts: OpenStoreOptions): Promise<MetadataStore> {
   // The PostgreSQL driver loads only for a PostgreSQL store: an embedded start does not pay for it.
   const s = isStoreUrl(opts.dir)
-    ? new (await import('./postgres/pg-store.js')).PgStore({url: opts.dir, rules: REGISTRY_RULES, warn: opts.warn})
+    ? new (await import('./postgres/pg-store.js')).PgStore({url: opts.dir, rules: REGISTRY_RULES, warn: opts.warn, ...(opts.mustExist ? {mustExist: true} : {})})
     : createStore(opts)
   await s.open()
   return s

@@ -3,6 +3,7 @@ import {existsSync, readFileSync} from 'node:fs'
 import {spawn} from 'node:child_process'
 import {join} from 'node:path'
 import {createTestDatabase, type TestDatabase} from '../helpers/pg.js'
+import pg from 'pg'
 import {BIN, cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
 import {requirePostgres, requireSharedFixtures} from '../helpers/requires.js'
 
@@ -86,5 +87,36 @@ describe('moving a catalog between the embedded store and PostgreSQL', function 
     expect(a.some((r) => r.includes('SampleKafkaDataset'))).to.equal(true)
     expect(records(f2)).to.deep.equal(a)
     expect(records(f3)).to.deep.equal(a)
+  })
+
+  it('read-only verbs and token recovery refuse a database without mdcli\'s schema, and write nothing to it', async function () {
+    const empty = await createTestDatabase(await requirePostgres(this))
+    const home = tempDir('mdcli-home-')
+    dirs.push(home)
+    const env = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1'}
+    try {
+      const file = join(home, 'backup.json')
+      for (const args of [
+        ['lite', 'export', '--store', empty.url, '--file', file],
+        ['lite', 'list-urns', '--store', empty.url],
+        ['lite', 'ls', '/', '--store', empty.url],
+        ['token', 'create', '--admin', '--store', empty.url],
+      ]) {
+        const r = await runCli(args, {env})
+        expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).to.equal(1)
+        expect(r.stderr).to.match(/No mdcli store in database postgres:\/\/.*\/mdcli_t\w*: it has no mdcli schema/)
+      }
+      expect(existsSync(file)).to.equal(false)
+      const c = new pg.Client({connectionString: empty.url})
+      await c.connect()
+      try {
+        const {rows} = await c.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public'")
+        expect(rows[0].n, 'tables created in the database').to.equal(0)
+      } finally {
+        await c.end()
+      }
+    } finally {
+      await empty.drop()
+    }
   })
 })

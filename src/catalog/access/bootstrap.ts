@@ -64,7 +64,8 @@ export async function bootstrapAccess(catalog: Catalog): Promise<{adminToken?: s
 export async function recoverAdminToken(storeDir: string, name: string): Promise<{accessToken: string; id: string}> {
   const {openSearchIndex, openStore} = await import('../../store/index.js')
   const {Catalog} = await import('../catalog.js')
-  const store = await openStore({dir: storeDir})
+  // A database without mdcli's schema is refused, as mustHoldStore refuses an empty directory.
+  const store = await openStore({dir: storeDir, mustExist: true})
   const search = await openSearchIndex({dir: storeDir})
   try {
     const catalog = new Catalog({store, search})

@@ -45,10 +45,10 @@ import type {
 } from '../types.js'
 import {existsFor} from '../core/read.js'
 import {decideUpsert, noChange, removalResult, sameValue, writesKeyRow} from '../core/write.js'
-import {migrate} from './schema.js'
+import {holdsSchema, migrate} from './schema.js'
 import {hasNul} from './nul.js'
 import {maskUrl} from './url.js'
-import {StoreUnavailableError} from '../../errors.js'
+import {FileError, StoreUnavailableError} from '../../errors.js'
 import {urnsIn} from '../reference-index.js'
 import {guardPool, isConnectionFailure} from './unavailable.js'
 
@@ -61,6 +61,11 @@ export interface PgStoreOptions {
   poolMax?: number
   /** Where the store says what went wrong in the background (the server's log). */
   warn?: (msg: string) => void
+  /**
+   * Refuse a database without mdcli's schema instead of creating it there (a command that only
+   * reads a store, or recovers its token: a mistyped database name must not become a new store).
+   */
+  mustExist?: boolean
 }
 
 const TS_EXPR = `(round(extract(epoch from createdon) * 1000))::bigint`
@@ -278,6 +283,11 @@ export class PgStore implements MetadataStore {
       await pool.end().catch(() => undefined)
       // Typed, so every command and the server say it as the store being out of reach (retry once it is back).
       throw new StoreUnavailableError(`Cannot connect to the store ${maskUrl(this.opts.url)}: ${(err as Error).message}`)
+    }
+    if (this.opts.mustExist && !(await holdsSchema(c))) {
+      c.release()
+      await pool.end().catch(() => undefined)
+      throw new FileError(`No mdcli store in database ${maskUrl(this.opts.url)}: it has no mdcli schema (table mdcli_schema_version); check the URL, or start \`mdcli lite --store <url>\` once to create a store there`)
     }
     try {
       const {latest, database} = await migrate(c)

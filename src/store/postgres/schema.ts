@@ -194,6 +194,12 @@ ALTER TABLE metadata_aspect_v2 ALTER COLUMN systemmetadata SET STATISTICS 0;
   },
 ]
 
+/** Whether mdcli ever created its schema in this database (a migration recorded there). */
+export async function holdsSchema(c: PoolClient): Promise<boolean> {
+  const {rows} = await c.query<{ok: boolean}>("SELECT to_regclass('mdcli_schema_version') IS NOT NULL AS ok")
+  return rows[0]?.ok === true
+}
+
 /**
  * Applies the migrations not yet recorded; safe to call from many processes at once. Returns
  * this build's version and the one the database was at (higher when a newer mdcli migrated it).
