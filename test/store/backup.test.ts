@@ -109,6 +109,29 @@ describe('mdcli lite export / import', function () {
     expect(again.stderr).to.include(`Note: ${storeDir} already holds entities; the file's records are added to them`)
   })
 
+  it('an import from a file cut short says what the store holds now and how to recover', async () => {
+    const env = {...process.env, HOME: work}
+    const rec = (n: number) => ({entityType: 'tag', entityUrn: `urn:li:tag:cut-${n}`, changeType: 'UPSERT', aspectName: 'tagProperties', aspect: {json: {name: `cut-${n}`}}})
+    const whole = JSON.stringify([rec(1), rec(2), rec(3), rec(4)])
+    const file = join(work, 'cut-short.json')
+    // A copy that stopped inside the fourth record.
+    writeFileSync(file, whole.slice(0, whole.lastIndexOf('{"entityType"') + 20))
+    const storeDir = join(work, 'cut')
+    const r = await runCli(['lite', 'import', '--store', storeDir, '--file', file], {env})
+    expect(r.code).to.equal(1)
+    expect(r.stderr.trim().split('\n'), r.stderr).to.have.length(1)
+    expect(r.stderr).to.match(/The import stopped: .*cut-short\.json is cut short \(line 1: the file ends .*\(truncated\?\)\)\. .*cut now holds its first 3 records: remove it \(mdcli lite nuke --store .*cut --force\) and import a whole file into an empty store\./)
+    const out = join(work, 'cut-export.json')
+    expect((await runCli(['lite', 'export', '--store', storeDir, '--file', out], {env})).code).to.equal(0)
+    const held = (JSON.parse(readFileSync(out, 'utf8')) as Array<{entityUrn: string}>).map((x) => x.entityUrn).filter((u) => u.startsWith('urn:li:tag:cut-'))
+    expect([...new Set(held)]).to.have.members(['urn:li:tag:cut-1', 'urn:li:tag:cut-2', 'urn:li:tag:cut-3'])
+    // Cut inside the first record: nothing was written, and it says so.
+    writeFileSync(file, whole.slice(0, 30))
+    const none = await runCli(['lite', 'import', '--store', join(work, 'cut-none'), '--file', file], {env})
+    expect(none.code).to.equal(1)
+    expect(none.stderr).to.match(/is cut short .*Nothing of it was written to .*cut-none\./)
+  })
+
   it('an import into a store whose change log a server publishes leaves its changes in that outbox', async () => {
     // What `lite --changelog` leaves beside its store; the next such server publishes what it holds.
     const storeDir = join(work, 'publishing')
