@@ -28,6 +28,9 @@ describe('docker: compose file and quickstart without an engine', function () {
     expect(doc.services.mdcli.depends_on.postgres.condition).to.equal('service_healthy')
     for (const p of doc.services.mdcli.ports) expect(p).to.match(/^"?127\.0\.0\.1:/)
     expect(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8')).to.match(/--no-print-token/)
+    // The token recovery it documents reads METADATA_STORE_URL inside the container: the host's
+    // shell would expand it to nothing.
+    expect(readFileSync(join(ROOT, 'docker', 'Dockerfile'), 'utf8')).to.match(/exec mdcli sh -c '[^'\n]*token create --admin --store "\$METADATA_STORE_URL"[^'\n]*'/)
     expect(doc.services.mdcli.image).to.equal('mdcli:${METADATA_VERSION:-head}')
     for (const [cmd, args] of [['docker-compose', ['-f', COMPOSE, 'config', '-q']], ['docker', ['compose', '-f', COMPOSE, 'config', '-q']]] as const) {
       const r = spawnSync(cmd, args, {encoding: 'utf8', timeout: 20000})

@@ -59,6 +59,10 @@ describe('first run: nothing half-made, a lost admin token recoverable, no token
       expect(typo.stderr).to.match(/No lite store at .*-typo/)
       expect(existsSync(`${store}-typo`)).to.equal(false)
       expect(existsSync(join(home, '.mdclienv')) ? readFileSync(join(home, '.mdclienv'), 'utf8') : undefined).to.equal(before)
+      // `--store "$METADATA_STORE_URL"` where the variable is not set: the flag is empty, and said so.
+      const blank = await runCli(['token', 'create', '--admin', '--store', ''], {env})
+      expect(blank.code).to.equal(1)
+      expect(blank.stderr.trim()).to.match(/^Error: The --store flag is empty/)
       const actor = await runCli(['token', 'create', '--admin', '--store', store, '--actor', 'urn:li:corpuser:bob'], {env})
       expect(actor.code).to.not.equal(0)
       expect(actor.stderr).to.match(/--actor.*cannot also be provided|cannot also be provided.*--actor/)

@@ -2,6 +2,7 @@ import {mustHoldStore} from '../../cli/local-store.js'
 import {maskUrl} from '../../store/postgres/url.js'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base.js'
+import {UsageError} from '../../errors.js'
 
 const DURATIONS = ['ONE_HOUR', 'ONE_DAY', 'ONE_WEEK', 'ONE_MONTH', 'THREE_MONTHS', 'SIX_MONTHS', 'ONE_YEAR', 'NO_EXPIRY']
 
@@ -56,6 +57,8 @@ MANAGE_ACCESS_TOKENS privilege). The token is printed once and never stored in c
   private async recover(storeDir: string, name: string): Promise<CreatedToken> {
     const {recoverAdminToken} = await import('../../catalog/access/bootstrap.js')
     const {resolveSettings, writeConfigFile} = await import('../../config/settings.js')
+    // `--store "$METADATA_STORE_URL"` typed on a host where the variable is not set comes out empty.
+    if (storeDir.trim() === '') throw new UsageError('The --store flag is empty: give the store directory or PostgreSQL URL (a variable such as $METADATA_STORE_URL expanded to nothing?)')
     // A mistyped path would become a new store, and its token would replace the saved one.
     mustHoldStore(storeDir)
     const {accessToken, id} = await recoverAdminToken(storeDir, name)
