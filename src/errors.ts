@@ -203,7 +203,14 @@ export class StoreIoError extends MdcliError {
   }
 
   static at(dir: string, file: string, errno: string): StoreIoError {
-    const e = new StoreIoError(`The store could not write to its disk (${errno}); the write was not saved. Check the disk that holds the store`, {errno})
+    // A file or directory of the store this user may not write is not a disk fault.
+    const denied = errno === 'EACCES' || errno === 'EPERM'
+    const e = new StoreIoError(
+      denied
+        ? `The store could not write to its disk: permission denied (${errno}); the write was not saved. Give the server's user write access to the store's directory and files`
+        : `The store could not write to its disk (${errno}); the write was not saved. Check the disk that holds the store`,
+      {errno},
+    )
     e.serverDetail = `writing ${file} (store ${dir})`
     return e
   }

@@ -110,7 +110,8 @@ export abstract class BaseCommand extends Command {
       this.logJson({error: {code: err.code, status: err.status, message: err.message, ...(err.details === undefined ? {} : {details: err.details})}})
       return
     }
-    process.stderr.write(`Error: ${err.message}\n`)
+    // A command runs on the machine whose paths the server's log would name: it names them too.
+    process.stderr.write(`Error: ${err.message}${err.serverDetail ? ` (${err.serverDetail})` : ''}\n`)
     if (this.debugEnabled && err.stack) process.stderr.write(err.stack + '\n')
   }
 }

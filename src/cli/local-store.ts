@@ -83,7 +83,10 @@ export function mustHoldStore(storeDir: string): void {
   let entries: string[]
   try {
     entries = readdirSync(storeDir)
-  } catch {
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'EACCES' || code === 'EPERM') throw new FileError(`Cannot read the store directory ${storeDir}: permission denied (${code}); run as the user who owns it, or give this user access`)
+    if (code === 'ENOTDIR') throw new FileError(`No lite store at ${storeDir}: it is a file, not a directory`)
     throw new FileError(`No lite store at ${storeDir}: the directory does not exist (start \`mdcli lite --store ${storeDir}\` to create one)`)
   }
   if (entries.length === 0) throw new FileError(`No lite store at ${storeDir}: the directory is empty`)

@@ -5,7 +5,7 @@ import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, normalizeServerUrl,
 import {MdcliClient} from '../client/client.js'
 import {rowsSentence} from '../model/counts.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
-import {UsageError} from '../errors.js'
+import {FileError, UsageError} from '../errors.js'
 import {maskUrl} from '../store/postgres/url.js'
 import {allowedHostsFromEnv, timeoutsFromEnv} from '../server/guard.js'
 
@@ -178,9 +178,20 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code
+      const err = e as NodeJS.ErrnoException & {details?: unknown; serverDetail?: string}
+      const code = err.code
+      const denied = code === 'EACCES' || code === 'EPERM'
       if (code === 'EADDRINUSE') throw new UsageError(`Port ${flags.port} on ${flags.host} is already in use; pick another with --port`)
-      if (code === 'EACCES') throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}`)
+      if (denied && (err.syscall === 'listen' || err.syscall === 'bind')) throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}: permission denied (${code}; ports below 1024 need privileges)`)
+      // The store's directory or files, not the port: name the path.
+      if (denied && err.path) {
+        const what = err.syscall === 'mkdir' ? 'create the store directory' : 'open the store'
+        throw new FileError(`Cannot ${what} ${maskUrl(storeDir)}: permission denied (${code}, ${err.syscall ?? 'open'} ${err.path})`)
+      }
+      const errno = (err.details as {errno?: string} | undefined)?.errno
+      if (code === 'E_STORE_IO' && (errno === 'EACCES' || errno === 'EPERM')) {
+        throw new FileError(`Cannot open the store ${maskUrl(storeDir)}: permission denied (${errno}${err.serverDetail ? `, ${err.serverDetail}` : ''}); this user must be able to write its directory and files`)
+      }
       throw e
     }
     if (server.sampleAspects > 0) {

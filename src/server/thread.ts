@@ -71,6 +71,11 @@ export interface WireError {
   status?: number
   details?: unknown
   stack?: string
+  /** MdcliError.serverDetail (a path on this machine): the command that started the thread is on it too. */
+  serverDetail?: string
+  /** A system error's call and path (mkdir of the store, listen), so the start names what was refused. */
+  syscall?: string
+  path?: string
 }
 
 export type ToHost =
@@ -79,10 +84,13 @@ export type ToHost =
   | {type: 'stopped'}
 
 export function toWire(e: unknown): WireError {
-  const err = e as Partial<MdcliError> & {code?: string; stack?: string}
+  const err = e as Partial<MdcliError> & {code?: string; stack?: string; syscall?: unknown; path?: unknown}
   return {
     message: err?.message ?? String(e),
     ...(typeof err?.code === 'string' ? {code: err.code} : {}),
+    ...(typeof err?.serverDetail === 'string' ? {serverDetail: err.serverDetail} : {}),
+    ...(typeof err?.syscall === 'string' ? {syscall: err.syscall} : {}),
+    ...(typeof err?.path === 'string' ? {path: err.path} : {}),
     ...(typeof err?.status === 'number' ? {status: err.status} : {}),
     ...(err?.details === undefined ? {} : {details: err.details}),
     ...(err?.stack ? {stack: err.stack} : {}),
@@ -94,9 +102,10 @@ export function fromWire(w: WireError): Error {
   if (w.code?.startsWith('E_') && typeof w.status === 'number') {
     const e = errorFromWire(w, w.status)
     if (w.stack) e.stack = w.stack
+    if (w.serverDetail) e.serverDetail = w.serverDetail
     return e
   }
-  const e = Object.assign(new Error(w.message), w.code ? {code: w.code} : {})
+  const e = Object.assign(new Error(w.message), w.code ? {code: w.code} : {}, w.syscall ? {syscall: w.syscall} : {}, w.path ? {path: w.path} : {})
   if (w.stack) e.stack = w.stack
   return e
 }

@@ -66,12 +66,12 @@ export class DirLock {
           // A full disk: no empty LOCK is left behind, and the error names the store.
           closeSync(fd)
           unlinkSync(this.path)
-          throw storeWriteError(e, this.dir, 'LOCK')
+          throw storeWriteError(e, this.dir, this.path)
         }
         closeSync(fd)
         return
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw (e as NodeJS.ErrnoException).code === undefined ? e : storeWriteError(e, this.dir, 'LOCK')
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw (e as NodeJS.ErrnoException).code === undefined ? e : storeWriteError(e, this.dir, this.path)
         const held = readFileSync(this.path, 'utf8')
         const pid = Number.parseInt(held, 10)
         if (Number.isFinite(pid) && pid !== process.pid && lockHolderAlive(held)) {
