@@ -1,4 +1,6 @@
-import {chmodSync, copyFileSync} from 'node:fs'
+import {chmodSync, copyFileSync, existsSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {lookup} from 'node:dns/promises'
+import {dirname, join, resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base.js'
 import {defaultStoreDir, defaultStoreHelp, eventsFromConfig, normalizeServerUrl, resolveSettings, savedAddress, storeIdentity, writeConfigFile} from '../config/settings.js'
@@ -6,7 +8,7 @@ import {MdcliClient} from '../client/client.js'
 import {rowsSentence} from '../model/counts.js'
 import {type ServerThread, startServerThread} from '../server/thread.js'
 import {FileError, UsageError} from '../errors.js'
-import {maskUrl} from '../store/postgres/url.js'
+import {isStoreUrl, maskUrl} from '../store/postgres/url.js'
 import {allowedHostsFromEnv, timeoutsFromEnv} from '../server/guard.js'
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
@@ -143,9 +145,14 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       ;(await import('../events/queue.js')).parseQueueUrl(changelog, 'MDCLI_CHANGELOG')
       ;(await import('../events/outbox.js')).checkOutboxStore(storeDir)
     }
+    // A name that does not resolve is refused here, in one line, before the warning and the store.
+    await resolveHost(flags.host)
     if (flags.host !== '127.0.0.1' && flags.host !== 'localhost' && flags.host !== '::1') {
       process.stderr.write(`Warning: binding to ${flags.host} makes the catalog reachable from other machines.\n`)
     }
+    // What a refused first start leaves must go with it (a busy port, an address not of this
+    // machine): a new directory, or the files written into an empty one; never a store that was there.
+    const madeByStart = isStoreUrl(storeDir) ? undefined : newPaths(storeDir)
     // graphql-js skips its development-only checks (a multi-realm guard on every type test)
     // when NODE_ENV is production; the server thread reads it when graphql loads there.
     process.env.NODE_ENV ??= 'production'
@@ -178,10 +185,12 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
         ...(changelog ? {changelog: {url: changelog, subject: changelogSubject}} : {}),
       })
     } catch (e) {
+      madeByStart?.remove()
       const err = e as NodeJS.ErrnoException & {details?: unknown; serverDetail?: string}
       const code = err.code
       const denied = code === 'EACCES' || code === 'EPERM'
       if (code === 'EADDRINUSE') throw new UsageError(`Port ${flags.port} on ${flags.host} is already in use; pick another with --port`)
+      if (code === 'EADDRNOTAVAIL') throw new UsageError(`Cannot listen on ${flags.host}:${flags.port}: --host is not an address of this machine (EADDRNOTAVAIL)`)
       if (denied && (err.syscall === 'listen' || err.syscall === 'bind')) throw new UsageError(`Not allowed to listen on ${flags.host}:${flags.port}: permission denied (${code}; ports below 1024 need privileges)`)
       // The store's directory or files, not the port: name the path.
       if (denied && err.path) {
@@ -237,5 +246,41 @@ backed by a store directory on this machine. Stop it with Ctrl-C; every acknowle
       process.stderr.write(`Error while stopping: ${(e as Error).message}\n`)
       process.exitCode = 1
     }
+  }
+}
+
+/** Refuses a --host that does not resolve, in one line naming it. */
+async function resolveHost(host: string): Promise<void> {
+  try {
+    await lookup(host)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    const why = code === 'ENOTFOUND' ? 'no such host name' : code === 'EAI_AGAIN' ? 'the name server did not answer' : (e as Error).message
+    throw new UsageError(`Cannot resolve --host ${host}: ${why}${code ? ` (${code})` : ''}; give an address of this machine (127.0.0.1, 0.0.0.0) or a name that resolves to one`)
+  }
+}
+
+/**
+ * What a start at `dir` would create: the first missing directory on its path, or, for an empty
+ * directory, whatever appears in it. `remove()` takes it away again (after a refused start).
+ */
+function newPaths(dir: string): {remove(): void} | undefined {
+  let first: string | undefined
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    first = d
+    if (dirname(d) === d) break
+  }
+  if (first) return {remove: () => rmSync(first, {recursive: true, force: true})}
+  let empty = false
+  try {
+    empty = statSync(dir).isDirectory() && readdirSync(dir).length === 0
+  } catch {
+    /* not readable: the start says so, and nothing is removed */
+  }
+  if (!empty) return undefined
+  return {
+    remove() {
+      for (const f of readdirSync(dir)) rmSync(join(dir, f), {recursive: true, force: true})
+    },
   }
 }

@@ -1,5 +1,5 @@
 import {expect} from 'chai'
-import {existsSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {createServer, type Server} from 'node:net'
 import {join} from 'node:path'
 import {cleanup, http, runCli, startLite, tempDir} from '../helpers/lite.js'
@@ -23,6 +23,12 @@ describe('first run: nothing half-made, a lost admin token recoverable, no token
       expect(r.stderr).to.match(new RegExp(`Port ${port} .* is already in use`))
       expect(r.stdout + r.stderr).not.to.match(TOKEN_RE)
       expect(existsSync(join(home, '.mdclienv'))).to.equal(false)
+      // The store directory was empty: the refused start leaves it so; a new one is not left behind.
+      expect(readdirSync(store)).to.deep.equal([])
+      const fresh = join(home, 'new', 'store')
+      const r2 = await runCli(['lite', '--port', String(port), '--store', fresh], {env})
+      expect(r2.code).to.equal(1)
+      expect(existsSync(join(home, 'new'))).to.equal(false)
       const lite = await startLite({storeDir: store, home})
       try {
         expect(lite.output()).to.contain('Created the admin user')
@@ -35,6 +41,23 @@ describe('first run: nothing half-made, a lost admin token recoverable, no token
       blocker.close()
       cleanup(store, home)
     }
+  })
+
+  it('a --host that does not resolve is refused in one line, without the warning, and creates no store', async () => {
+    const home = tempDir('mdcli-home-')
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: home, METADATA_TELEMETRY_ENABLED: 'false', NO_COLOR: '1'}
+    const r = await runCli(['lite', '--port', '0', '--host', 'no-such-host.invalid', '--store', join(home, 'store')], {env})
+    expect(r.code).to.equal(1)
+    expect(r.stderr.trim()).to.match(/^Error: Cannot resolve --host no-such-host\.invalid: (no such host name \(ENOTFOUND\)|the name server did not answer \(EAI_AGAIN\));[^\n]*$/)
+    expect(existsSync(join(home, 'store'))).to.equal(false)
+    // An empty directory given as the store is left empty by a refused start (an address not of this machine).
+    const held = join(home, 'held')
+    mkdirSync(held)
+    const bad = await runCli(['lite', '--port', '0', '--host', '192.0.2.1', '--store', join(held)], {env})
+    expect(bad.code).to.equal(1)
+    expect(bad.stderr).to.match(/Cannot listen on 192\.0\.2\.1:0: --host is not an address of this machine/)
+    expect(readdirSync(held)).to.deep.equal([])
+    expect(existsSync(join(home, '.mdclienv'))).to.equal(false)
   })
 
   it('an admin without a usable config is told how to recover, and `token create --admin --store` recovers it', async () => {
