@@ -29,6 +29,7 @@ import {Health} from './health.js'
 import {Metrics} from './metrics.js'
 import {registerOperations} from './operations.js'
 import {DEFAULT_TIMEOUTS, type HostPolicy, type HttpTimeouts} from './guard.js'
+import {trackConnections} from './drain.js'
 
 export interface ServerOptions {
   storeDir: string
@@ -275,6 +276,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     handling.then(done, done)
   })
   server.keepAliveTimeout = timeouts.idleMs
+  const connections = trackConnections(server)
   // Bind before the first start writes anything: a busy port must not leave an admin token that
   // was never shown (nothing would print it again).
   try {
@@ -407,19 +409,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         stopping = true
         // Requests held for an open that never came are answered as stopping.
         open()
-        await new Promise<void>((resolve) => {
-          // Requests in flight are answered (their writes acknowledged); each connection closes as
-          // it falls idle. One still busy at the deadline (a stalled upload) is cut: its request
-          // was never acknowledged, so nothing acknowledged is lost.
-          const idle = setInterval(() => server.closeIdleConnections(), 50)
-          const deadline = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS)
-          server.close(() => {
-            clearInterval(idle)
-            clearTimeout(deadline)
-            resolve()
-          })
-          server.closeIdleConnections()
-        })
+        // Requests in flight are answered (their writes acknowledged), and so are those that come
+        // on kept-alive connections meanwhile (503, Connection: close); a connection closes once
+        // it has stayed idle (drain.ts). One still busy at the deadline (a stalled upload) is cut:
+        // its request was never acknowledged, so nothing acknowledged is lost.
+        await connections.drain(STOP_GRACE_MS)
         await Promise.allSettled([...inflight])
         // Only now that no request is being handled: a write whose outbox entry could not be
         // written after it was saved would be answered as failed though it was saved.

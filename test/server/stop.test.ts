@@ -5,6 +5,7 @@
  */
 import {expect} from 'chai'
 import {connect} from 'node:net'
+import {Agent, fetch as undiciFetch} from 'undici'
 import {cleanup, type LiteProcess, startLite, TEST_STORE, tempDir} from '../helpers/lite.js'
 import {jetstreamManager} from '@nats-io/jetstream'
 import {connect as natsConnect} from '@nats-io/transport-node'
@@ -119,5 +120,47 @@ describe('server: a clean stop with busy and stalled clients', function () {
       await (await jetstreamManager(nc)).streams.delete(stream).catch(() => undefined)
       await nc.close()
     }
+  })
+
+  it('answers requests on kept-alive connections during the stop with 503 and Connection: close, never a reset', async function () {
+    const server = await startLite()
+    const agent = new Agent({connections: 64, keepAliveTimeout: 30_000, pipelining: 1})
+    const statuses = new Map<number, number>()
+    const failures: string[] = []
+    let closeHeaders = 0
+    let running = true
+    try {
+      let answered = 0
+      const clients = Array.from({length: 32}, async () => {
+        while (running) {
+          try {
+            const res = await undiciFetch(`${server.url}/health`, {dispatcher: agent})
+            await res.text()
+            statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+            if (res.status === 503 && res.headers.get('connection') === 'close') closeHeaders++
+            answered++
+          } catch (e) {
+            const code = ((e as {cause?: {code?: string}}).cause?.code ?? (e as Error).message) as string
+            // A new connection once the listener is closed is refused: the server has gone, as it should.
+            if (code === 'ECONNREFUSED') return
+            failures.push(`${code} (${(e as {cause?: {message?: string}}).cause?.message ?? ''})`)
+            return
+          }
+        }
+      })
+      while (answered < 500) await new Promise((r) => setTimeout(r, 10))
+      await server.stop()
+      running = false
+      await Promise.all(clients)
+    } finally {
+      running = false
+      await agent.close()
+      cleanup(server.storeDir, server.home)
+    }
+    expect(failures, `requests cut during the stop: ${failures.join(', ')}`).to.deep.equal([])
+    expect([...statuses.keys()].every((s) => s === 200 || s === 503), `statuses ${[...statuses.entries()].join(' ')}`).to.equal(true)
+    // Busy clients did reach the stop: their requests were turned away, not cut.
+    expect(statuses.get(503) ?? 0).to.be.greaterThan(0)
+    expect(closeHeaders).to.equal(statuses.get(503) ?? 0)
   })
 })
