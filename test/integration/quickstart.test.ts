@@ -28,6 +28,15 @@ describe('docker quickstart / check, telemetry', function () {
       expect(up.stdout).to.match(/mdcli is now running at http:\/\/127\.0\.0\.1:\d+/)
       const again = await runCli(['docker', 'quickstart', '--port', String(port), '--store', store], {env})
       expect(again.stdout).to.match(/already running/)
+      // The same store on another port: refused, and the running server's record is left as it is,
+      // so --stop still finds it.
+      const pidBefore = readFileSync(join(store, 'lite.pid'), 'utf8')
+      const recordBefore = readFileSync(join(home, '.mdcli', 'quickstart.json'), 'utf8')
+      const twice = await runCli(['docker', 'quickstart', '--port', String(await freePort()), '--store', store], {env})
+      expect(twice.code).to.equal(1)
+      expect(twice.stderr).to.match(new RegExp(`The store .*store is already served by process ${pidBefore} \\(not at http://127\\.0\\.0\\.1:\\d+\\)`))
+      expect(readFileSync(join(store, 'lite.pid'), 'utf8')).to.equal(pidBefore)
+      expect(readFileSync(join(home, '.mdcli', 'quickstart.json'), 'utf8')).to.equal(recordBefore)
       // Another store asked for on that port is not "already running".
       const other = await runCli(['docker', 'quickstart', '--port', String(port), '--store', join(home, 'other')], {env})
       expect(other.code).to.equal(1)
@@ -88,6 +97,33 @@ describe('docker quickstart / check, telemetry', function () {
       expect(second.stdout).to.match(/kept in .*\.mdclienv\.previous/)
     } finally {
       for (const s of ['a', 'b']) await runCli(['docker', 'quickstart', '--stop', '--store', join(home, s)], {env})
+      cleanup(home)
+    }
+  })
+
+  it('a start that fails leaves the record of the running server, so --stop still stops it', async () => {
+    const home = tempDir()
+    const env: NodeJS.ProcessEnv = {...process.env, HOME: home}
+    delete env.METADATA_GMS_URL
+    const p1 = await freePort()
+    // A port something else holds without answering HTTP: the second start's server cannot listen there.
+    const blocker = createServer((c) => c.destroy())
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', () => r()))
+    const p2 = (blocker.address() as {port: number}).port
+    try {
+      expect((await runCli(['docker', 'quickstart', '--port', String(p1), '--store', join(home, 'a')], {env})).code).to.equal(0)
+      const record = readFileSync(join(home, '.mdcli', 'quickstart.json'), 'utf8')
+      const failed = await runCli(['docker', 'quickstart', '--port', String(p2), '--store', join(home, 'b')], {env})
+      expect(failed.code).to.equal(1)
+      expect(failed.stderr).to.match(/did not come up/)
+      expect(readFileSync(join(home, '.mdcli', 'quickstart.json'), 'utf8')).to.equal(record)
+      expect(existsSync(join(home, 'b', 'lite.pid'))).to.equal(false)
+      const stop = await runCli(['docker', 'quickstart', '--stop'], {env})
+      expect(stop.code, stop.stderr).to.equal(0)
+      expect(stop.stdout).to.match(/Stopped the mdcli server/)
+    } finally {
+      blocker.close()
+      await runCli(['docker', 'quickstart', '--stop', '--store', join(home, 'a')], {env})
       cleanup(home)
     }
   })

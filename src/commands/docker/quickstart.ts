@@ -90,6 +90,12 @@ On a first start the admin token is saved to the config file, never written to t
         throw new UsageError(`The containers started but ${url} does not answer; see \`docker compose -f ${compose} logs\``)
       }
       if (compose) this.log('No container engine answered (docker info); starting mdcli lite in the background instead.')
+      // A store another server holds (on another port) cannot be served twice: its server is
+      // left as it is, and so is the record --stop finds it by.
+      const holder = lockPid(store)
+      if (holder !== undefined) {
+        throw new UsageError(`The store ${store} is already served by process ${holder} (not at ${url}): stop it first (mdcli docker quickstart --stop --store ${store}) or give another --store`)
+      }
       mkdirSync(store, {recursive: true, mode: 0o700})
       // Owner-only: the log says who did what, and the store holds token hashes.
       const logPath = join(store, 'lite.log')
@@ -99,15 +105,26 @@ On a first start the admin token is saved to the config file, never written to t
       const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'bin', 'run.js')
       const child = spawn(process.execPath, [bin, 'lite', '--port', String(flags.port), '--store', store, '--no-print-token'], {detached: true, stdio: ['ignore', log, log], env: process.env})
       child.unref()
-      writeFileSync(pidFile, String(child.pid))
-      mkdirSync(dirname(record), {recursive: true})
-      writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
+      // Recorded once the child answers, or, when it has not by the deadline, once it is seen to
+      // hold the store (its LOCK names it). Not sooner: a child that dies at its start (a port or
+      // store taken meanwhile; it takes the store's LOCK before it binds the port) must not
+      // replace the record of the server that runs, or --stop would know only the dead one.
+      let recorded = false
+      const recordOnceHeld = (answers: boolean) => {
+        if (recorded || !(answers || lockPid(store) === child.pid)) return
+        writeFileSync(pidFile, String(child.pid))
+        mkdirSync(dirname(record), {recursive: true})
+        writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
+        recorded = true
+      }
       // Ready once it answers AND has said so in its log: the first start saves the admin token
       // to the config file between the two, and the next command needs it.
       // logStart counts bytes: the log is read as bytes from there (a '…' earlier is three).
       const saidReady = () => readFileSync(logPath).subarray(logStart).toString('utf8').includes('mdcli lite listening on')
       for (let i = 0; i < 300; i++) {
-        if ((await up(client)) && saidReady()) {
+        const answers = (await up(client)) && saidReady()
+        if (answers) recordOnceHeld(true)
+        if (answers) {
           this.log(`✔ mdcli is now running at ${url} (log: ${logPath})`)
           // The background server's word on the saved address (another store's kept aside) is for the person too.
           const kept = readFileSync(logPath).subarray(logStart).toString('utf8').split('\n').find((l) => l.includes('.previous.'))
@@ -117,7 +134,9 @@ On a first start the admin token is saved to the config file, never written to t
         if (child.exitCode !== null || !alive(child.pid!)) break
         await sleep(100)
       }
-      throw new UsageError(`The server did not come up; see ${join(store, 'lite.log')}`)
+      // Still starting at the deadline (a slow first start), holding the store: --stop must find it.
+      if (child.exitCode === null && alive(child.pid!)) recordOnceHeld(false)
+      throw new UsageError(`The server did not come up; see ${join(store, 'lite.log')}${recorded ? ' (it holds the store: stop it with mdcli docker quickstart --stop)' : ''}`)
     } finally {
       await client.close()
     }
@@ -171,6 +190,17 @@ function composeFile(): string | undefined {
 /** Whether a container engine answers `docker info` within a few seconds. */
 async function engineAnswers(): Promise<boolean> {
   return (await run(process.env.MDCLI_DOCKER_BIN ?? 'docker', ['info', '--format', '{{.ServerVersion}}'], process.env, 5000)) === 0
+}
+
+/** The live process the store's LOCK names, if any. */
+function lockPid(store: string): number | undefined {
+  let held: string
+  try {
+    held = readFileSync(join(store, 'LOCK'), 'utf8')
+  } catch {
+    return undefined
+  }
+  return lockHolderAlive(held) ? Number.parseInt(held, 10) : undefined
 }
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<number | null> {
