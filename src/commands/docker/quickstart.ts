@@ -12,8 +12,10 @@ import {lockHolderAlive} from '../../store/embedded/lock.js'
 
 /**
  * With a container engine that answers, `docker quickstart` runs `docker compose up` on
- * docker/compose.yml (mdcli on PostgreSQL). Without one it starts the same server `mdcli lite`
- * runs, in the background, with its log and pid beside the store.
+ * docker/compose.yml (mdcli on PostgreSQL), or Debian's standalone `docker-compose` where the
+ * compose plugin is missing; `--stop` runs its `stop`. Without an engine, or without either
+ * compose, it starts the same server `mdcli lite` runs, in the background, with its log and pid
+ * beside the store.
  */
 export default class DockerQuickstart extends BaseCommand {
   static override summary = 'Start a local mdcli server in the background (or stop it with --stop).'
@@ -37,6 +39,7 @@ On a first start the admin token is saved to the config file, never written to t
     const pidFile = join(store, 'lite.pid')
     const url = last?.url ?? `http://127.0.0.1:${flags.port}`
     if (flags.stop) {
+      if (last?.mode === 'compose') return this.stopCompose(last, record)
       if (!existsSync(pidFile)) throw new UsageError(`No server started by quickstart for store ${store}${flags.store ? '' : ' (run with the --store it was started with)'}`)
       const pid = Number(readFileSync(pidFile, 'utf8'))
       // Only the process that holds the store is signalled: after a crash the pid may be gone,
@@ -76,20 +79,26 @@ On a first start the admin token is saved to the config file, never written to t
         return {url, state: 'running'}
       }
       // An explicit --store asks for that directory: lite, not the containers.
-      const compose = flags.store ? undefined : composeFile()
-      if (compose && (await engineAnswers())) {
-        const code = await run('docker', ['compose', '-p', 'mdcli', '-f', compose, 'up', '-d'], {...process.env, MDCLI_PORT: String(flags.port)})
-        if (code !== 0) throw new UsageError(`docker compose -f ${compose} up -d failed (exit ${code})`)
+      const composePath = flags.store ? undefined : composeFile()
+      const engine = composePath && (await engineAnswers()) ? await composeCommand() : undefined
+      if (composePath && engine) {
+        const shown = [engine.cmd, ...engine.args].join(' ')
+        const code = await run(engine.cmd, [...engine.args, '-p', 'mdcli', '-f', composePath, 'up', '-d'], {...process.env, MDCLI_PORT: String(flags.port)})
+        if (code !== 0) throw new UsageError(`${shown} -f ${composePath} up -d failed (exit ${code})`)
+        // The containers run from here on, answering or not: --stop must find them.
+        mkdirSync(dirname(record), {recursive: true})
+        writeFileSync(record, JSON.stringify({mode: 'compose', compose: composePath, command: [engine.cmd, ...engine.args], url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
         for (let i = 0; i < 600; i++) {
           if (await up(client)) {
-            this.log(`✔ mdcli (PostgreSQL, docker compose) is now running at ${url}`)
+            this.log(`✔ mdcli (PostgreSQL, ${shown}) is now running at ${url}`)
             return {url, state: 'started'}
           }
           await sleep(500)
         }
-        throw new UsageError(`The containers started but ${url} does not answer; see \`docker compose -f ${compose} logs\``)
+        throw new UsageError(`The containers started but ${url} does not answer; see \`${shown} -p mdcli -f ${composePath} logs\` (stop them with mdcli docker quickstart --stop)`)
       }
-      if (compose) this.log('No container engine answered (docker info); starting mdcli lite in the background instead.')
+      if (composePath && engine === null) this.log('A container engine answered, but neither `docker compose` nor `docker-compose` is installed; starting mdcli lite in the background instead.')
+      else if (composePath) this.log('No container engine answered (docker info); starting mdcli lite in the background instead.')
       // A store another server holds (on another port) cannot be served twice: its server is
       // left as it is, and so is the record --stop finds it by.
       const holder = lockPid(store)
@@ -114,7 +123,7 @@ On a first start the admin token is saved to the config file, never written to t
         if (recorded || !(answers || lockPid(store) === child.pid)) return
         writeFileSync(pidFile, String(child.pid))
         mkdirSync(dirname(record), {recursive: true})
-        writeFileSync(record, JSON.stringify({pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
+        writeFileSync(record, JSON.stringify({mode: 'lite', pid: child.pid, store: resolve(store), url, startedAt: new Date().toISOString()}, null, 2), {mode: 0o600})
         recorded = true
       }
       // Ready once it answers AND has said so in its log: the first start saves the admin token
@@ -141,12 +150,29 @@ On a first start the admin token is saved to the config file, never written to t
       await client.close()
     }
   }
+
+  /** Stops the containers a compose-mode quickstart started (DataHub's `quickstart --stop`: stopped, not removed). */
+  private async stopCompose(last: QuickstartRecord, record: string): Promise<{url: string; state: 'stopped'}> {
+    const [cmd, ...args] = last.command ?? ['docker', 'compose']
+    const shown = [cmd, ...args].join(' ')
+    const code = await run(cmd!, [...args, '-p', 'mdcli', '-f', last.compose!, 'stop'], process.env)
+    if (code !== 0) throw new UsageError(`${shown} -p mdcli -f ${last.compose} stop failed (${code === null ? 'could not run it' : `exit ${code}`}); the containers may still run`)
+    rmSync(record, {force: true})
+    this.log(`Stopped the mdcli containers (${shown} -p mdcli -f ${last.compose} stop; the database volume is kept).`)
+    return {url: last.url, state: 'stopped'}
+  }
 }
 
+/** What `~/.mdcli/quickstart.json` holds: a lite server in the background, or the compose project. */
 interface QuickstartRecord {
-  pid: number
-  store: string
+  /** Absent in records written before compose mode was recorded: lite. */
+  mode?: 'lite' | 'compose'
   url: string
+  pid?: number
+  store?: string
+  /** Compose mode: the compose file and the command that ran it (`docker compose` or `docker-compose`). */
+  compose?: string
+  command?: string[]
 }
 
 /** What the last quickstart started, so `--stop` finds it without repeating `--store`. */
@@ -157,7 +183,9 @@ function recordPath(): string {
 function readRecord(path: string): QuickstartRecord | undefined {
   try {
     const r = JSON.parse(readFileSync(path, 'utf8')) as Partial<QuickstartRecord>
-    return typeof r.store === 'string' && typeof r.url === 'string' ? (r as QuickstartRecord) : undefined
+    if (typeof r.url !== 'string') return undefined
+    if (r.mode === 'compose') return typeof r.compose === 'string' ? (r as QuickstartRecord) : undefined
+    return typeof r.store === 'string' ? (r as QuickstartRecord) : undefined
   } catch {
     return undefined
   }
@@ -187,9 +215,23 @@ function composeFile(): string | undefined {
   return existsSync(f) ? f : undefined
 }
 
+/** The docker CLI (MDCLI_DOCKER_BIN stands another in, for tests). */
+const dockerBin = () => process.env.MDCLI_DOCKER_BIN ?? 'docker'
+
 /** Whether a container engine answers `docker info` within a few seconds. */
 async function engineAnswers(): Promise<boolean> {
-  return (await run(process.env.MDCLI_DOCKER_BIN ?? 'docker', ['info', '--format', '{{.ServerVersion}}'], process.env, 5000)) === 0
+  return (await run(dockerBin(), ['info', '--format', '{{.ServerVersion}}'], process.env, 5000)) === 0
+}
+
+/**
+ * How compose is run here: `docker compose` when the plugin answers, else the standalone
+ * `docker-compose` (Debian's 1.x; MDCLI_DOCKER_COMPOSE_BIN stands another in), else null.
+ */
+async function composeCommand(): Promise<{cmd: string; args: string[]} | null> {
+  if ((await run(dockerBin(), ['compose', 'version'], process.env, 10_000)) === 0) return {cmd: dockerBin(), args: ['compose']}
+  const standalone = process.env.MDCLI_DOCKER_COMPOSE_BIN ?? 'docker-compose'
+  if ((await run(standalone, ['version'], process.env, 10_000)) === 0) return {cmd: standalone, args: []}
+  return null
 }
 
 /** The live process the store's LOCK names, if any. */
