@@ -191,10 +191,9 @@ export class SearchIndex {
     if (words.length === 0) return []
     const head = words.slice(0, -1)
     const last = words[words.length - 1]!
-    // The last word is also a prefix, even once it is a word of the catalog (`sale` of `sales`):
-    // typing one more letter of a word must not lose the documents that hold the longer word.
-    // One or two letters would expand to the most common words, so those match exactly.
-    const postings = last.length >= 3 ? this.terms.match(head, this.terms.expand(last, PREFIX_EXPANSIONS)) : this.terms.match(words)
+    // The last word is a prefix while it is not a word of the catalog yet (`SampleKaf`, `cust`);
+    // one or two letters would expand to the most common words, so those match exactly.
+    const postings = last.length >= 3 && !this.terms.has(last) ? this.terms.match(head, this.terms.expand(last, PREFIX_EXPANSIONS)) : this.terms.match(words)
     const key = q.trim().toLowerCase()
     const keyHash = hashText(key)
     const first: number[] = []

@@ -9,8 +9,8 @@
  * - name vector: `name_tsv`, the words of the display name and the urn alone; a match there ranks
  *   above a match only in the text.
  * - known word: a word some document is indexed under (the embedded index's vocabulary). A typed
- *   word that is known is matched whole; one that is not, by its parts. The last of the words
- *   matched is also a prefix from three letters, known or not.
+ *   word that is known is matched whole; one that is not, by its parts; the last word, when not
+ *   known, also as a prefix.
  * - name key: the lower-cased display name; a document whose name key is the query ranks first.
  */
 import type pg from 'pg'
@@ -95,34 +95,38 @@ export function searchVectors(urn: string, name: string, text: string, docHead?:
 export interface QueryPlan {
   /** The typed words, as in the query. */
   typed: string[]
-  /** Words whose being known changes the tsquery: those made of several parts (`orders2024`). */
+  /** Words whose being known changes the tsquery. */
   questions: string[]
-  /**
-   * The last typed word, when it is one of the questions and, taken whole, a prefix: a match of
-   * `'orders202':*` does not tell whether `orders202` itself is known, so it is asked outright.
-   */
-  probe?: string
 }
 
 /** The words of a query, and those of them the store must look up before it writes the tsquery. */
 export function planQuery(q: string): QueryPlan {
   const typed = q.split(SPLIT).filter((w) => w.length > 0)
+  const questions = new Set<string>()
+  typed.forEach((w, i) => {
+    const parts = wordParts(w)
+    if (parts.length > 1) questions.add(w.toLowerCase())
+    if (i === typed.length - 1) {
+      // The last word is either the typed word whole or its last part; a prefix only from 3 letters.
+      const lower = w.toLowerCase()
+      const lastPart = parts[parts.length - 1]!
+      if (lower.length >= 3) questions.add(lower)
+      if (lastPart.length >= 3) questions.add(lastPart)
+    }
+  })
   // No document is indexed under a word PostgreSQL cannot hold, so such a word is never known.
-  const questions = [...new Set(typed.filter((w) => wordParts(w).length > 1).map((w) => w.toLowerCase()))].filter((w) => !tooLong(w))
-  const last = typed[typed.length - 1]?.toLowerCase()
-  const probe = last !== undefined && last.length >= 3 && questions.includes(last) ? last : undefined
-  return {typed, questions, ...(probe !== undefined ? {probe} : {})}
+  return {typed, questions: [...questions].filter((w) => !tooLong(w))}
 }
 
 /**
  * The tsquery of a query, given which of its questioned words are known: every word must match,
- * the last one also as a prefix from three letters. Undefined when the query has no word.
+ * the last one also as a prefix when it is not a known word. Undefined when the query has no word.
  */
 export function tsqueryOf(plan: QueryPlan, known: ReadonlySet<string>): string | undefined {
   const words = plan.typed.flatMap((w) => (known.has(w.toLowerCase()) ? [w.toLowerCase()] : wordParts(w)))
   if (words.length === 0) return undefined
   const last = words[words.length - 1]!
-  const lastTerm = last.length >= 3 ? `${quoteLexeme(last)}:*` : quoteLexeme(last)
+  const lastTerm = last.length >= 3 && !known.has(last) ? `${quoteLexeme(last)}:*` : quoteLexeme(last)
   return [...words.slice(0, -1).map(quoteLexeme), lastTerm].join(' & ')
 }
 
@@ -205,34 +209,22 @@ async function knownWords(db: pg.Pool, questions: string[]): Promise<Set<string>
  * A query's words are first taken as known. When anything matches, every word of that tsquery is
  * in some document, so the guess was right; only a query that matches nothing looks its words up
  * and runs again if that changes the tsquery. Common words, whose lookup costs a read of their
- * whole posting list, are thus never looked up. The one exception is a last word of several parts
- * (`SampleKaf`): its prefix matching says nothing of the word itself, so the same statement asks
- * whether it is known (one rare word's probe), and a wrong guess runs again by its parts.
+ * whole posting list, are thus never looked up.
  */
 export async function searchDocs(db: pg.Pool, request: SearchRequest, searchableTypes: readonly string[]): Promise<SearchResponse> {
   const req = withoutNul(request)
   const q = req.query.trim()
-  if (q === '' || q === '*') return (await runSearch(db, req, searchableTypes, undefined)).res
+  if (q === '' || q === '*') return runSearch(db, req, searchableTypes, undefined)
   const plan = planQuery(q)
   // Documents leave out words PostgreSQL cannot index, so a query needing one matches nothing
   // (and PostgreSQL refuses it in a tsquery).
   if (plan.typed.some((w) => tooLong(w) && wordParts(w).some(tooLong))) return emptyResponse(req)
-  const known = new Set(plan.questions)
-  let tsquery = tsqueryOf(plan, known)
-  if (tsquery === undefined) return emptyResponse(req)
-  const first = await runSearch(db, req, searchableTypes, tsquery, plan.probe)
-  let res = first.res
-  if (plan.probe !== undefined && !first.probeKnown) {
-    known.delete(plan.probe)
-    tsquery = tsqueryOf(plan, known)!
-    res = (await runSearch(db, req, searchableTypes, tsquery)).res
-  }
-  const guessed = plan.questions.filter((w) => w !== plan.probe)
-  if (res.total > 0 || guessed.length === 0) return res
-  const looked = await knownWords(db, guessed)
-  if (plan.probe !== undefined && first.probeKnown) looked.add(plan.probe)
-  const checked = tsqueryOf(plan, looked)!
-  return checked === tsquery ? res : (await runSearch(db, req, searchableTypes, checked)).res
+  const guess = tsqueryOf(plan, new Set(plan.questions))
+  if (guess === undefined) return emptyResponse(req)
+  const res = await runSearch(db, req, searchableTypes, guess)
+  if (res.total > 0 || plan.questions.length === 0) return res
+  const tsquery = tsqueryOf(plan, await knownWords(db, plan.questions))!
+  return tsquery === guess ? res : runSearch(db, req, searchableTypes, tsquery)
 }
 
 /**
@@ -276,17 +268,7 @@ function whereOf(req: SearchRequest, types: readonly string[], tsquery: string |
   return {where: [rest[0]!, `tsv @@ ${tq}`, ...rest.slice(1)], rest, tq}
 }
 
-/**
- * One search statement. With `probe`, the statement also tells whether some document is indexed
- * under that word (`probeKnown`).
- */
-async function runSearch(
-  db: pg.Pool,
-  req: SearchRequest,
-  searchableTypes: readonly string[],
-  tsquery: string | undefined,
-  probe?: string,
-): Promise<{res: SearchResponse; probeKnown: boolean}> {
+async function runSearch(db: pg.Pool, req: SearchRequest, searchableTypes: readonly string[], tsquery: string | undefined): Promise<SearchResponse> {
   const types = req.types && req.types.length > 0 ? req.types : searchableTypes
   const q = req.query.trim()
   const cursorMode = req.after !== undefined
@@ -347,9 +329,6 @@ async function runSearch(
       ? `SELECT 1, NULL, NULL, 0, pg.entity_id, pg.urn, pg.entity_type, pg.name, ${pageCols} FROM (${page}) pg`
       : `SELECT 1, NULL, NULL, 0, d.entity_id, d.urn, d.entity_type, d.name, ${pageCols} FROM (${page}) pg JOIN mdcli_search_doc d ON d.entity_id = pg.entity_id`,
   ]
-  if (probe !== undefined) {
-    parts.push(`SELECT 3, NULL, NULL, count(*), NULL, NULL, NULL, NULL, NULL, NULL FROM (SELECT 1 FROM mdcli_search_doc WHERE tsv @@ ${p.add(quoteLexeme(probe), 'tsquery')} LIMIT 1) k`)
-  }
   for (const f of facetFields) {
     const {col, list} = FACET_COLUMNS[f]
     const name = p.add(f, 'text')
@@ -369,13 +348,11 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
   const {rows} = await db.query<ResultRow>(sql, p.values)
 
   let total = 0
-  let probeKnown = false
   const hits: ResultRow[] = []
   const facetCounts = new Map<string, Array<{value: string; count: number}>>()
   for (const r of rows) {
     if (r.part === 0) total = Number(r.n)
     else if (r.part === 1) hits.push(r)
-    else if (r.part === 3) probeKnown = Number(r.n) > 0
     else {
       let l = facetCounts.get(r.f!)
       if (!l) facetCounts.set(r.f!, (l = []))
@@ -401,13 +378,12 @@ ${parts.map((x) => `(${x})`).join('\nUNION ALL ')}`
     facets = {}
     for (const f of req.facets) facets[f] = (facetCounts.get(f) ?? []).sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : 1))
   }
-  const res = {
+  return {
     total,
     hits: hits.map((h) => ({urn: h.urn!, entityType: h.entity_type!, name: h.name!})),
     ...(facets ? {facets} : {}),
     ...(cursorMode ? {next} : {}),
   }
-  return {res, probeKnown}
 }
 
 /**
