@@ -1,10 +1,10 @@
 import {execFileSync} from 'node:child_process'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {request as httpRequest} from 'node:http'
 import {createServer as createHttpsServer, type Server} from 'node:https'
 import type {AddressInfo} from 'node:net'
 import {join} from 'node:path'
 import {expect} from 'chai'
+import {forwardTo} from '../helpers/http-forward.js'
 import {cleanup, tempDir, useLite} from '../helpers/lite.js'
 import {startReplay} from '../helpers/replay.js'
 import {datasetUrn, ingestJson, mcpRecord, offlineEnv, readJson, writeJson, writeRecipe} from './helpers.js'
@@ -56,12 +56,7 @@ describe('recipes: config values as DataHub reads them', function () {
         // TLS in front of the server, asking for a client certificate signed by the CA.
         const target = new URL(lite.url)
         proxy = createHttpsServer({key: readFileSync(join(certs, 'server.key')), cert: readFileSync(join(certs, 'server.pem')), ca: readFileSync(join(certs, 'ca.pem')), requestCert: true, rejectUnauthorized: true}, (req, res) => {
-          const up = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
-            res.writeHead(r.statusCode ?? 502, r.headers)
-            r.pipe(res)
-          })
-          up.on('error', () => res.destroy())
-          req.pipe(up)
+          forwardTo(target, req, res)
         })
         await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok))
         url = `https://127.0.0.1:${(proxy.address() as AddressInfo).port}`

@@ -1,6 +1,7 @@
-import {createServer, request as httpRequest, type Server} from 'node:http'
+import {createServer, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {expect} from 'chai'
+import {forwardTo} from '../helpers/http-forward.js'
 import {cleanup, tempDir, useLite} from '../helpers/lite.js'
 import {datasetUrn, ingestJson, mcpRecord, writeJson, writeRecipe} from './helpers.js'
 
@@ -29,12 +30,7 @@ describe('datahub-rest sink: retries counted', function () {
           return
         }
       }
-      const up = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers)
-        r.pipe(res)
-      })
-      up.on('error', () => res.destroy())
-      req.pipe(up)
+      forwardTo(target, req, res)
     })
     await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok))
     url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
