@@ -326,10 +326,8 @@ describe('events: the change log (GET /events, events tail, JetStream)', functio
       // each (the old stop: ~3 s a change); the next start publishes them first, in order.
       await proxy.cut()
       for (const n of ['d', 'e', 'f', 'g', 'h', 'i']) expect((await put(n)).code).to.equal(0)
-      const started = Date.now()
       await pub.stop()
-      const took = Date.now() - started
-      expect(took, `stop took ${took} ms`).to.be.below(15_000)
+      expect(pub.output()).to.match(/[1-9]\d* changes not yet published stay in the outbox/)
       await proxy.restore()
       pub = await startLite({storeDir, home, args})
       await until(async () => (await ours()).includes('i'), 'the stop\'s leftovers published at the next start')

@@ -548,6 +548,19 @@ const ENTITY = `query entity($urn: String!) {
   }
 }`
 
+/** Previous, "a–b of n", Next over a list paged by offset in the page itself (lineage, a container's contents). */
+function Pager({label, start, shown, total, page, onStart}: {label: string; start: number; shown: number; total: number; page: number; onStart: (start: number) => void}) {
+  return (
+    <nav className="pager" aria-label={label}>
+      {start > 0 && <button className="link" onClick={() => onStart(Math.max(0, start - page))}>← Previous</button>}
+      <span className="meta">
+        {start + 1}–{start + shown} of {total}
+      </span>
+      {start + page < total && <button className="link" onClick={() => onStart(start + page)}>Next →</button>}
+    </nav>
+  )
+}
+
 /**
  * DOMPurify's defaults (no script, no event handlers) less what lets a description pass for the
  * app or reach past its own box: inline styles and `<style>` (a `position: fixed` sheet over the
@@ -651,13 +664,7 @@ function Lineage({urn, title, direction, first}: {urn: string; title: string; di
             ))}
           </ul>
           {result.total > LINEAGE_PAGE && (
-            <nav className="pager" aria-label={`${title} pages`}>
-              {start > 0 && <button className="link" onClick={() => setStart(Math.max(0, start - LINEAGE_PAGE))}>← Previous</button>}
-              <span className="meta">
-                {start + 1}–{start + result.relationships.length} of {result.total}
-              </span>
-              {start + LINEAGE_PAGE < result.total && <button className="link" onClick={() => setStart(start + LINEAGE_PAGE)}>Next →</button>}
-            </nav>
+            <Pager label={`${title} pages`} start={start} shown={result.relationships.length} total={result.total} page={LINEAGE_PAGE} onStart={setStart} />
           )}
         </>
       )}
@@ -742,13 +749,7 @@ function Contents({urn}: {urn: string}) {
               </li>
             ))}
           </ol>
-          <nav className="pager" aria-label="Contents pages">
-            {start > 0 && <button className="link" onClick={() => setStart(Math.max(0, start - CONTENTS_PAGE))}>← Previous</button>}
-            <span className="meta">
-              {start + 1}–{start + r.searchResults.length} of {r.total}
-            </span>
-            {start + CONTENTS_PAGE < r.total && <button className="link" onClick={() => setStart(start + CONTENTS_PAGE)}>Next →</button>}
-          </nav>
+          <Pager label="Contents pages" start={start} shown={r.searchResults.length} total={r.total} page={CONTENTS_PAGE} onStart={setStart} />
         </>
       )}
     </section>
